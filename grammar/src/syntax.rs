@@ -1,0 +1,319 @@
+//! The typed, read-only view of one Python module: imports, classes, functions, call sites,
+//! asserts, loops and decisions. Plain owned data (cheap to compare, so the database can tell
+//! when a fact did not change). Functions and classes carry an [`Anchor`]; every range inside
+//! them is relative to it, so moving a function does not change its syntax.
+
+use crate::decision::Decision;
+use crate::ids::FunctionId;
+use crate::text::{Anchor, TextRange};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Module {
+    pub imports: Vec<Import>,
+    /// Every scope that holds code: the module body (`<module>`), then each class body and each
+    /// `def`/`async def` in source order, nested ones included.
+    pub functions: Vec<Function>,
+    pub classes: Vec<Class>,
+    /// Absolute ranges of code tree-sitter could not parse.
+    pub syntax_errors: Vec<SyntaxError>,
+}
+
+impl Module {
+    pub fn function(&self, id: &FunctionId) -> Option<&Function> {
+        self.functions.iter().find(|f| &f.id == id)
+    }
+
+    pub fn class(&self, qualname: &str) -> Option<&Class> {
+        self.classes.iter().find(|c| c.qualname == qualname)
+    }
+
+    /// What a local name of this module refers to through its imports: `exists` after
+    /// `from os.path import exists` is `os.path.exists`; `np` after `import numpy as np` is
+    /// `numpy`. Later imports win, as at run time.
+    pub fn resolve_import(&self, local: &str) -> Option<&str> {
+        self.imports
+            .iter()
+            .rev()
+            .find(|i| i.local == local)
+            .map(|i| i.target.as_str())
+    }
+
+    /// The fully qualified name a dotted callee refers to, resolving its first segment through
+    /// the module's imports: `path.exists` after `from os import path` is `os.path.exists`.
+    pub fn resolve_dotted(&self, dotted: &str) -> Option<String> {
+        let (head, rest) = match dotted.split_once('.') {
+            Some((h, r)) => (h, Some(r)),
+            None => (dotted, None),
+        };
+        let target = self.resolve_import(head)?;
+        Some(match rest {
+            Some(rest) => format!("{target}.{rest}"),
+            None => target.to_owned(),
+        })
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct SyntaxError {
+    pub range: TextRange,
+    pub message: String,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Import {
+    /// The name bound in the importing scope (`os` for `import os.path`, `p` for
+    /// `from os import path as p`).
+    pub local: String,
+    /// What it refers to: `os`, `os.path`, `.models.Stack` (relative imports keep their dots).
+    pub target: String,
+    /// `from m import *`: `local` is `*` and `target` is the module.
+    pub wildcard: bool,
+    /// Absolute range of the import statement.
+    pub range: TextRange,
+    /// The qualified name of the scope holding the import (`<module>` for top-level imports).
+    pub scope: FunctionId,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FunctionKind {
+    /// The module's top-level code.
+    Module,
+    /// A class body.
+    ClassBody,
+    Def,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParamKind {
+    PositionalOnly,
+    Positional,
+    /// `*args`
+    VarPositional,
+    KeywordOnly,
+    /// `**kwargs`
+    VarKeyword,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+    /// Annotation source text.
+    pub annotation: Option<String>,
+    /// Default value source text.
+    pub default: Option<String>,
+}
+
+/// A call in a function body.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct CallSite {
+    /// The callee as written when it is a dotted name (`os.path.exists`, `self.push`, `len`);
+    /// otherwise the callee's text (`factory()()`, `d[k].get`).
+    pub callee: String,
+    /// The callee with its first name resolved through imports, when it is imported.
+    pub resolved: Option<String>,
+    /// The whole call expression.
+    pub range: TextRange,
+    pub arg_count: u32,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Assert {
+    pub range: TextRange,
+    pub test: TextRange,
+    pub message: Option<TextRange>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoopKind {
+    For,
+    While,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Loop {
+    pub kind: LoopKind,
+    /// The whole statement.
+    pub range: TextRange,
+    /// `for x in xs` / `while cond` up to the colon.
+    pub header: TextRange,
+    /// The iterable of a `for` (`range(n)`, `self._items`).
+    pub iter: Option<String>,
+}
+
+/// A write to an attribute of `self` (or `cls`) in a method body.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct FieldWrite {
+    pub field: String,
+    pub kind: FieldWriteKind,
+    /// The parameter whose value is stored unchanged (`self.x = x`).
+    pub from_param: Option<String>,
+    pub range: TextRange,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FieldWriteKind {
+    /// `self.f = v` (or annotated).
+    Assign,
+    /// `self.f += v`
+    AugAssign,
+    /// `self.f[k] = v` or `del self.f[k]`.
+    Subscript,
+    /// `self.f.append(v)` and other calls of a method on the field.
+    Mutate(String),
+}
+
+/// A `def`, a class body or the module body.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Function {
+    pub id: FunctionId,
+    pub anchor: Anchor,
+    pub syntax: FunctionSyntax,
+}
+
+/// Everything about a function that does not depend on where it stands in the file.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct FunctionSyntax {
+    pub kind: FunctionKind,
+    pub name: String,
+    /// Python's `__qualname__` (`Stack.push`, `outer.<locals>.inner`).
+    pub qualname: String,
+    /// The qualified name of the class whose body defines this function directly.
+    pub class: Option<String>,
+    pub params: Vec<Param>,
+    pub returns: Option<String>,
+    /// Decorators' source text without `@`.
+    pub decorators: Vec<String>,
+    pub is_async: bool,
+    pub is_generator: bool,
+    /// The whole definition, decorators included.
+    pub range: TextRange,
+    pub name_range: TextRange,
+    /// The statements of the body.
+    pub body: TextRange,
+    /// The body with comments dropped and whitespace normalised: what the fingerprint hashes.
+    pub normalized: String,
+    pub decisions: Vec<Decision>,
+    pub calls: Vec<CallSite>,
+    pub asserts: Vec<Assert>,
+    pub loops: Vec<Loop>,
+    /// Writes to `self.<field>` (methods only).
+    pub field_writes: Vec<FieldWrite>,
+    /// Reads of `self.<field>` (methods only), deduplicated, in first-read order.
+    pub field_reads: Vec<String>,
+}
+
+impl FunctionSyntax {
+    pub fn branch_count(&self) -> usize {
+        2 * self.decisions.len()
+    }
+
+    pub fn is_method(&self) -> bool {
+        self.class.is_some() && self.kind == FunctionKind::Def
+    }
+
+    pub fn is_staticmethod(&self) -> bool {
+        self.decorators.iter().any(|d| d == "staticmethod")
+    }
+
+    pub fn is_classmethod(&self) -> bool {
+        self.decorators.iter().any(|d| d == "classmethod")
+    }
+
+    pub fn is_property(&self) -> bool {
+        self.decorators
+            .iter()
+            .any(|d| d == "property" || d == "functools.cached_property" || d == "cached_property")
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClassKind {
+    Plain,
+    Dataclass,
+    Attrs,
+    NamedTuple,
+    Enum,
+    TypedDict,
+    Protocol,
+}
+
+/// A field declared in the class body: a dataclass/attrs/NamedTuple field, an annotated
+/// attribute or a class attribute (`count = 0`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct ClassField {
+    pub name: String,
+    pub annotation: Option<String>,
+    pub default: Option<String>,
+    /// `ClassVar[...]` or an unannotated class-body assignment.
+    pub class_level: bool,
+    /// Excluded from the generated `__init__` (`field(init=False)`, `attr.ib(init=False)`).
+    pub init: bool,
+    pub range: TextRange,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Property {
+    pub name: String,
+    pub has_setter: bool,
+    pub has_deleter: bool,
+}
+
+/// A field written by one method: the class model's raw material for assignability.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct MethodWrite {
+    /// The method's name (`__init__`, `push`).
+    pub method: String,
+    pub write: FieldWrite,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Class {
+    pub anchor: Anchor,
+    pub syntax: ClassSyntax,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct ClassSyntax {
+    pub name: String,
+    pub qualname: String,
+    pub kind: ClassKind,
+    /// Base classes' source text (keyword arguments such as `metaclass=` excluded).
+    pub bases: Vec<String>,
+    pub decorators: Vec<String>,
+    pub range: TextRange,
+    pub name_range: TextRange,
+    /// Names of the methods defined in the body, in source order.
+    pub methods: Vec<String>,
+    pub fields: Vec<ClassField>,
+    pub properties: Vec<Property>,
+    /// Writes to `self.<field>` by each method (ranges relative to the class anchor).
+    pub writes: Vec<MethodWrite>,
+}
+
+impl ClassSyntax {
+    pub fn has_method(&self, name: &str) -> bool {
+        self.methods.iter().any(|m| m == name)
+    }
+
+    pub fn property(&self, name: &str) -> Option<&Property> {
+        self.properties.iter().find(|p| p.name == name)
+    }
+
+    /// The methods that write `field`, in source order, without repeats.
+    pub fn writers_of(&self, field: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = vec![];
+        for w in self.writes.iter().filter(|w| w.write.field == field) {
+            if !out.contains(&w.method.as_str()) {
+                out.push(&w.method);
+            }
+        }
+        out
+    }
+}
