@@ -25,7 +25,7 @@ impl Module {
     }
 
     pub fn class(&self, qualname: &str) -> Option<&Class> {
-        self.classes.iter().find(|c| c.qualname == qualname)
+        self.classes.iter().find(|c| c.syntax.qualname == qualname)
     }
 
     /// What a local name of this module refers to through its imports: `exists` after
