@@ -90,10 +90,10 @@ mod tests {
     fn ids_are_readable_and_stable() {
         let f = FunctionId("Inventory.add".into());
         let d = DecisionId::new(&f, "if", "qty > 10", 1);
-        assert_eq!(d.as_str(), "Inventory.add/if@d1d0e1c6");
-        assert_eq!(d.condition(1).as_str(), "Inventory.add/if@d1d0e1c6.c1");
-        assert_eq!(d.side(false).as_str(), "Inventory.add/if@d1d0e1c6:F");
+        assert_eq!(d.as_str(), "Inventory.add/if@18b2d11e");
+        assert_eq!(d.condition(1).as_str(), "Inventory.add/if@18b2d11e.c1");
+        assert_eq!(d.side(false).as_str(), "Inventory.add/if@18b2d11e:F");
         let d2 = DecisionId::new(&f, "if", "qty > 10", 2);
-        assert_eq!(d2.as_str(), "Inventory.add/if@d1d0e1c6.2");
+        assert_eq!(d2.as_str(), "Inventory.add/if@18b2d11e.2");
     }
 }

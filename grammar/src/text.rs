@@ -145,7 +145,7 @@ mod tests {
             assert_eq!(index.offset(pos), Some(offset), "{offset} -> {pos:?}");
         }
         assert_eq!(index.line_col(3), LineCol { line: 1, col: 0 });
-        assert_eq!(index.line_col(9), LineCol { line: 2, col: 0 });
+        assert_eq!(index.line_col(8), LineCol { line: 2, col: 0 });
         assert_eq!(index.line_count(), 4);
     }
 
