@@ -1,1 +1,5 @@
-pub fn x(){}
+//! Lacuna's facts about a Python project, computed from the syntax layer: the database, the
+//! branch and MC/DC models, the agent that runs user code, exploration, explanation and the
+//! emission of pytest files. No editor protocol types live here.
+
+pub mod symbolic;

@@ -66,7 +66,9 @@ pub struct Anchor {
 
 /// A 0-based line and a 0-based column counted in UTF-8 bytes (the unit of tree-sitter and of
 /// CPython's `co_positions()`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default, Serialize, Deserialize,
+)]
 pub struct LineCol {
     pub line: u32,
     pub col: u32,
@@ -151,7 +153,10 @@ mod tests {
 
     #[test]
     fn relative_ranges_survive_moves() {
-        let anchor = Anchor { offset: 100, line: 7 };
+        let anchor = Anchor {
+            offset: 100,
+            line: 7,
+        };
         let abs = TextRange::new(120, 130);
         let rel = abs.relative_to(anchor).unwrap();
         assert_eq!(rel, TextRange::new(20, 30));
