@@ -1,0 +1,128 @@
+"""The record of one execution's symbolic events, in execution order: conditions evaluated on
+symbolic values, external calls, and side effects the sandbox blocked.
+
+Proxies and the sandbox write here; the executor pairs conditions with the branch jumps its tracer
+observed and serialises the events. This module holds no policy and imports nothing of the agent.
+"""
+
+import sys
+
+_current = None
+
+
+def current():
+    """The recorder of the execution under way, or None outside an execution."""
+    return _current
+
+
+def start(is_project_code):
+    """Begins recording. `is_project_code(code)` tells the project's code objects from the rest."""
+    global _current
+    _current = Recorder(is_project_code)
+    return _current
+
+
+def stop():
+    global _current
+    rec, _current = _current, None
+    return rec
+
+
+class Recorder:
+    __slots__ = ("is_project_code", "events", "_pending", "_calls")
+
+    def __init__(self, is_project_code):
+        self.is_project_code = is_project_code
+        # Wire-format dicts. A condition event also carries `code` and `lasti` (the code object and
+        # instruction offset where the truth value was asked for) until the executor resolves them
+        # to a source position and drops them.
+        self.events = []
+        self._pending = {}
+        self._calls = 0
+
+    def user_frame(self, depth=2):
+        """The innermost frame of project code, starting `depth` frames above the caller."""
+        frame = sys._getframe(depth)
+        while frame is not None and not self.is_project_code(frame.f_code):
+            frame = frame.f_back
+        return frame
+
+    # -- conditions -------------------------------------------------------------------------
+
+    def condition(self, expr, value, depth=2):
+        """A symbolic value's truth value was taken (`__bool__`): `expr` is the boolean
+        expression (wire form) and `value` the concrete outcome."""
+        frame = self.user_frame(depth + 1)
+        event = {"k": "constraint", "value": bool(value), "expr": expr}
+        if frame is not None:
+            event["code"] = frame.f_code
+            event["lasti"] = frame.f_lasti
+            self._pending[(id(frame), frame.f_lasti)] = len(self.events)
+        self.events.append(event)
+
+    def take_condition(self, frame, offsets):
+        """The condition recorded in `frame` at one of `offsets` (the jump and the instructions
+        that test its value), removed from the pending set; None when the value was concrete."""
+        for offset in offsets:
+            index = self._pending.pop((id(frame), offset), None)
+            if index is not None:
+                return self.events[index]
+        return None
+
+    # -- external calls ---------------------------------------------------------------------
+
+    def external_call(self, callee, arg_vars, depth=2):
+        """A call from project code into code the agent does not follow. Returns the event
+        number `n`; the return value's symbol is named `$ret:n`."""
+        n = self._calls
+        self._calls += 1
+        frame = self.user_frame(depth + 1)
+        event = {"k": "call", "n": n, "callee": callee, "arg_vars": list(arg_vars)}
+        if frame is not None:
+            event["code"] = frame.f_code
+            event["lasti"] = frame.f_lasti
+        self.events.append(event)
+        return n
+
+    def external_return(self, n, value_repr, sort):
+        """The call numbered `n` returned; `sort` is the return symbol's sort or None when the
+        value is not symbolic."""
+        event = self._call_event(n)
+        event["ret"] = {"repr": value_repr, "sort": sort}
+        if sort is not None:
+            event["ret_var"] = "$ret:%d" % n
+
+    def external_raise(self, n, exc):
+        event = self._call_event(n)
+        event["raised"] = {"type": _qualified_type(exc), "message": _safe_str(exc)}
+
+    def blocked(self, audit_event, detail, depth=2):
+        """The sandbox refused a side effect (an audit event such as `open` or
+        `subprocess.Popen`). Recorded as an external call that raised."""
+        n = self._calls
+        self._calls += 1
+        frame = self.user_frame(depth + 1)
+        event = {"k": "blocked", "n": n, "event": audit_event, "detail": detail}
+        if frame is not None:
+            event["code"] = frame.f_code
+            event["lasti"] = frame.f_lasti
+        self.events.append(event)
+        return n
+
+    def _call_event(self, n):
+        for event in reversed(self.events):
+            if event.get("n") == n:
+                return event
+        raise KeyError(n)
+
+
+def _qualified_type(exc):
+    t = type(exc)
+    return t.__qualname__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__qualname__)
+
+
+def _safe_str(value):
+    try:
+        return str(value)[:500]
+    except Exception:  # a user exception whose __str__ fails
+        return "<unprintable>"
