@@ -14,3 +14,7 @@ pub use decision::{
 pub use ids::{BranchSideId, ConditionId, DecisionId, FunctionId};
 pub use syntax::*;
 pub use text::{Anchor, LineCol, LineIndex, TextRange};
+
+mod lower;
+
+pub use lower::parse;

@@ -1,0 +1,308 @@
+//! Decisions: recognises the places where control flow splits on a boolean and lowers their
+//! tested expression to a [`BoolExpr`] over leaf conditions, with Python's evaluation order.
+//!
+//! `and`/`or`/`not` and parentheses are structure; a chained comparison `a < b < c` is the
+//! conjunction of its links `a < b` and `b < c` (CPython short-circuits it the same way); `==`/`!=`
+//! between two boolean operands is modelled at the root of a decision only. Everything else is a
+//! leaf condition.
+
+use super::source::{Source, named_children, range, token_child};
+use crate::decision::{BoolExpr, DecisionKind, MAX_CONDITIONS, Unmodelled};
+use crate::text::TextRange;
+use tree_sitter::Node;
+
+/// Deepest `and`/`or`/`not` nesting lowered; deeper decisions are reported as unmodelled.
+const MAX_DEPTH: usize = 200;
+
+/// A decision found in the tree, before it is given IDs and attached to its function.
+pub(super) struct FoundDecision {
+    pub kind: DecisionKind,
+    pub range: TextRange,
+    pub keyword: TextRange,
+    pub text: String,
+    pub lowered: Result<Lowered, Unmodelled>,
+    pub targets: [Option<TextRange>; 2],
+}
+
+pub(super) struct Lowered {
+    pub expr: BoolExpr,
+    /// Range and collapsed text of each leaf, in evaluation order.
+    pub conditions: Vec<(TextRange, String)>,
+}
+
+/// The decision `node` introduces, if any, given its tested expression. `structural` receives
+/// the IDs of the `and`/`or`/`not`/parenthesis nodes that became structure, so that the walk does
+/// not take them for boolean values in their own right.
+pub(super) fn decision_of(
+    source: &Source<'_>,
+    node: Node<'_>,
+    structural: &mut dyn FnMut(usize),
+) -> Option<FoundDecision> {
+    let (kind, test, keyword, targets) = match node.kind() {
+        "if_statement" | "elif_clause" => {
+            let kind = if node.kind() == "if_statement" {
+                DecisionKind::If
+            } else {
+                DecisionKind::Elif
+            };
+            let test = node.child_by_field_name("condition")?;
+            let keyword = node.child(0)?;
+            let alternative = if kind == DecisionKind::If {
+                let mut cursor = node.walk();
+                node.children_by_field_name("alternative", &mut cursor)
+                    .next()
+                    .map(range)
+            } else {
+                node.next_named_sibling()
+                    .filter(|n| matches!(n.kind(), "elif_clause" | "else_clause"))
+                    .map(range)
+            };
+            let consequence = node.child_by_field_name("consequence").map(range);
+            (kind, test, keyword, [consequence, alternative])
+        }
+        "while_statement" => {
+            let test = node.child_by_field_name("condition")?;
+            let body = node.child_by_field_name("body").map(range);
+            let orelse = node.child_by_field_name("alternative").map(range);
+            (DecisionKind::While, test, node.child(0)?, [body, orelse])
+        }
+        "conditional_expression" => {
+            let parts = named_children(node);
+            let [body, test, orelse] = parts.as_slice() else {
+                return None;
+            };
+            let keyword = token_child(node, "if")?;
+            (
+                DecisionKind::Ternary,
+                *test,
+                keyword,
+                [Some(range(*body)), Some(range(*orelse))],
+            )
+        }
+        "assert_statement" => {
+            let parts = named_children(node);
+            let test = *parts.first()?;
+            let message = parts.get(1).map(|m| range(*m));
+            (DecisionKind::Assert, test, node.child(0)?, [None, message])
+        }
+        "if_clause" => {
+            let test = *named_children(node).first()?;
+            let parent = node.parent()?;
+            if parent.kind() == "case_clause" {
+                let consequence = parent.child_by_field_name("consequence").map(range);
+                (
+                    DecisionKind::MatchGuard,
+                    test,
+                    node.child(0)?,
+                    [consequence, None],
+                )
+            } else {
+                let body = parent.child_by_field_name("body").map(range);
+                (
+                    DecisionKind::ComprehensionIf,
+                    test,
+                    node.child(0)?,
+                    [body, None],
+                )
+            }
+        }
+        "boolean_operator" => {
+            let keyword = node.child_by_field_name("operator")?;
+            (DecisionKind::BoolValue, node, keyword, [None, None])
+        }
+        "comparison_operator" if comparison_links(node).len() > 1 => {
+            let first_op = node.child_by_field_name("operators")?;
+            (DecisionKind::BoolValue, node, first_op, [None, None])
+        }
+        _ => return None,
+    };
+    let lowered = lower(source, test, structural);
+    if lowered.is_err() {
+        // Keep the walk from taking each inner `and`/`or` of an unmodelled decision for a
+        // decision of its own.
+        super::source::walk(test, &mut MarkStructure(structural));
+    }
+    Some(FoundDecision {
+        kind,
+        range: range(test),
+        keyword: range(keyword),
+        text: source.collapsed(test),
+        lowered,
+        targets,
+    })
+}
+
+fn lower(
+    source: &Source<'_>,
+    test: Node<'_>,
+    structural: &mut dyn FnMut(usize),
+) -> Result<Lowered, Unmodelled> {
+    let mut lowering = Lowering {
+        source,
+        conditions: vec![],
+        structural,
+    };
+    let expr = lowering.expr(test, 0, true)?;
+    if lowering.conditions.len() > MAX_CONDITIONS {
+        return Err(Unmodelled::TooManyConditions(lowering.conditions.len()));
+    }
+    Ok(Lowered {
+        expr,
+        conditions: lowering.conditions,
+    })
+}
+
+struct Lowering<'s, 'a> {
+    source: &'s Source<'a>,
+    conditions: Vec<(TextRange, String)>,
+    structural: &'s mut dyn FnMut(usize),
+}
+
+impl Lowering<'_, '_> {
+    /// `at_root`: no `and`/`or` lies between this node and the decision's root (only `not`s and
+    /// parentheses), so a boolean `==`/`!=` here is modelled.
+    fn expr(
+        &mut self,
+        node: Node<'_>,
+        depth: usize,
+        at_root: bool,
+    ) -> Result<BoolExpr, Unmodelled> {
+        if depth > MAX_DEPTH {
+            return Err(Unmodelled::TooDeep);
+        }
+        match node.kind() {
+            "parenthesized_expression" => {
+                let inner = named_children(node);
+                if let [inner] = inner.as_slice()
+                    && !matches!(inner.kind(), "yield" | "list_splat")
+                {
+                    (self.structural)(node.id());
+                    return self.expr(*inner, depth + 1, at_root);
+                }
+            }
+            "not_operator" => {
+                if let Some(arg) = node.child_by_field_name("argument") {
+                    (self.structural)(node.id());
+                    return Ok(BoolExpr::Not(Box::new(self.expr(
+                        arg,
+                        depth + 1,
+                        at_root,
+                    )?)));
+                }
+            }
+            "boolean_operator" => {
+                if let (Some(l), Some(r), Some(op)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                    node.child_by_field_name("operator"),
+                ) {
+                    (self.structural)(node.id());
+                    let l = Box::new(self.expr(l, depth + 1, false)?);
+                    let r = Box::new(self.expr(r, depth + 1, false)?);
+                    return Ok(if op.kind() == "and" {
+                        BoolExpr::And(l, r)
+                    } else {
+                        BoolExpr::Or(l, r)
+                    });
+                }
+            }
+            "comparison_operator" => {
+                let links = comparison_links(node);
+                if links.len() > 1 {
+                    (self.structural)(node.id());
+                    let mut expr: Option<BoolExpr> = None;
+                    for link in links {
+                        let leaf = self.leaf(link);
+                        expr = Some(match expr {
+                            None => leaf,
+                            Some(prev) => BoolExpr::And(Box::new(prev), Box::new(leaf)),
+                        });
+                    }
+                    return Ok(expr.expect("a chain has links"));
+                }
+                if at_root && let Some((l, r, negated)) = boolean_equality(node) {
+                    (self.structural)(node.id());
+                    let left = Box::new(self.expr(l, depth + 1, false)?);
+                    let right = Box::new(self.expr(r, depth + 1, false)?);
+                    return Ok(BoolExpr::Eq {
+                        left,
+                        right,
+                        negated,
+                    });
+                }
+            }
+            _ => {}
+        }
+        Ok(self.leaf(range(node)))
+    }
+
+    fn leaf(&mut self, range: TextRange) -> BoolExpr {
+        let index = self.conditions.len() as u16;
+        let text = super::source::collapse_whitespace(
+            &self.source.text[range.start as usize..range.end as usize],
+        );
+        self.conditions.push((range, text));
+        BoolExpr::Condition(index)
+    }
+}
+
+struct MarkStructure<'s>(&'s mut dyn FnMut(usize));
+
+impl super::source::Visit for MarkStructure<'_> {
+    fn enter(&mut self, node: Node<'_>) -> bool {
+        let structure = matches!(
+            node.kind(),
+            "boolean_operator"
+                | "not_operator"
+                | "parenthesized_expression"
+                | "comparison_operator"
+        );
+        if structure {
+            (self.0)(node.id());
+        }
+        structure
+    }
+}
+
+/// The links of a comparison, as ranges: `a < b <= c` gives `a < b` and `b <= c`. A simple
+/// comparison gives one link.
+pub(super) fn comparison_links(node: Node<'_>) -> Vec<TextRange> {
+    let operands = named_children(node);
+    if operands.len() <= 2 {
+        return vec![range(node)];
+    }
+    operands
+        .windows(2)
+        .map(|w| TextRange::new(w[0].start_byte() as u32, w[1].end_byte() as u32))
+        .collect()
+}
+
+/// `l == r` or `l != r` where both operands are themselves boolean (a comparison, `not`,
+/// `and`/`or`, `True`/`False`): the operands and whether it is `!=`.
+fn boolean_equality<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>, bool)> {
+    let operands = named_children(node);
+    let [l, r] = operands.as_slice() else {
+        return None;
+    };
+    let op = node.child_by_field_name("operators")?;
+    let negated = match op.kind() {
+        "==" => false,
+        "!=" => true,
+        _ => return None,
+    };
+    (is_boolean(*l) && is_boolean(*r)).then_some((*l, *r, negated))
+}
+
+fn is_boolean(node: Node<'_>) -> bool {
+    let mut node = node;
+    while node.kind() == "parenthesized_expression" {
+        match named_children(node).as_slice() {
+            [inner] => node = *inner,
+            _ => return false,
+        }
+    }
+    matches!(
+        node.kind(),
+        "comparison_operator" | "not_operator" | "boolean_operator" | "true" | "false"
+    )
+}

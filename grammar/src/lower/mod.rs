@@ -1,0 +1,769 @@
+//! Lowering: one walk over the tree-sitter tree that builds the typed [`Module`] view.
+//!
+//! The walk is iterative (see [`source::walk`]) and every recursive step on expressions is
+//! bounded, so no input — however deeply nested — can overflow the stack. Code inside ERROR
+//! nodes is still modelled; the error itself is reported once, at its outermost node.
+
+mod decisions;
+mod definitions;
+mod imports;
+mod source;
+
+use crate::decision::{BranchSide, Condition, Decision, DecisionKind};
+use crate::ids::{DecisionId, FunctionId};
+use crate::syntax::*;
+use crate::text::{Anchor, TextRange};
+use rustc_hash::{FxHashMap, FxHashSet};
+use source::{Source, Visit, range};
+use std::cell::RefCell;
+use tree_sitter::{Node, Parser};
+
+/// Most syntax errors reported for one file; past this, the rest add nothing.
+const MAX_SYNTAX_ERRORS: usize = 50;
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new({
+        let mut parser = Parser::new();
+        parser
+            .set_language(&tree_sitter_python::LANGUAGE.into())
+            .expect("the bundled Python grammar matches the tree-sitter version");
+        parser
+    });
+}
+
+/// Parses Python source and builds its typed view. Never fails: what does not parse is
+/// reported in [`Module::syntax_errors`] and the rest is modelled.
+pub fn parse(text: &str) -> Module {
+    let tree = PARSER.with(|p| p.borrow_mut().parse(text, None));
+    let Some(tree) = tree else {
+        return Module {
+            syntax_errors: vec![SyntaxError {
+                range: TextRange::new(0, 0),
+                message: "the parser gave up on this file".to_owned(),
+            }],
+            ..Module::default()
+        };
+    };
+    let mut lowerer = Lowerer::new(text, tree.root_node());
+    source::walk(tree.root_node(), &mut lowerer);
+    let mut module = lowerer.finish();
+    recover_definitions(text, &mut module);
+    module
+}
+
+/// tree-sitter's error recovery often swallows every definition that follows a syntax error
+/// into one ERROR node. For each error, re-parse from the first top-level `def`/`class` that
+/// starts on a later line — with everything else blanked, so offsets stay the same — and keep
+/// the definitions found there.
+fn recover_definitions(text: &str, module: &mut Module) {
+    let errors: Vec<TextRange> = module.syntax_errors.iter().map(|e| e.range).collect();
+    for error in errors {
+        let Some(restart) = restart_offset(text, error) else {
+            continue;
+        };
+        let window = restart as usize..error.end as usize;
+        let masked: Vec<u8> = text
+            .bytes()
+            .enumerate()
+            .map(|(i, b)| {
+                if window.contains(&i) || b == b'\n' {
+                    b
+                } else {
+                    b' '
+                }
+            })
+            .collect();
+        // The window starts at a line start and ends at a node boundary: it holds whole
+        // characters, and everything else is ASCII.
+        let Ok(masked) = String::from_utf8(masked) else {
+            continue;
+        };
+        let recovered = parse(&masked);
+        let mut taken: Vec<TextRange> = vec![];
+        for f in recovered.functions {
+            if f.syntax.kind != FunctionKind::Module && module.function(&f.id).is_none() {
+                taken.push(f.syntax.range.absolute(f.anchor));
+                module.functions.push(f);
+            }
+        }
+        // What the broken parse attributed to the enclosing scope now belongs to the
+        // recovered definitions.
+        for f in &mut module.functions {
+            let anchor = f.anchor;
+            let stale = |r: TextRange| {
+                let r = r.absolute(anchor);
+                taken.iter().any(|t| t.contains_range(r))
+            };
+            if taken
+                .iter()
+                .any(|t| t.contains_range(f.syntax.range.absolute(anchor)))
+            {
+                continue;
+            }
+            let s = &mut f.syntax;
+            s.decisions.retain(|d| !stale(d.range));
+            s.calls.retain(|c| !stale(c.range));
+            s.loops.retain(|l| !stale(l.range));
+            s.asserts.retain(|a| !stale(a.range));
+        }
+        for c in recovered.classes {
+            if module.class(&c.syntax.qualname).is_none() {
+                module.classes.push(c);
+            }
+        }
+        for e in recovered.syntax_errors {
+            if !module.syntax_errors.iter().any(|m| m.range == e.range) {
+                module.syntax_errors.push(e);
+            }
+        }
+    }
+    module
+        .syntax_errors
+        .sort_by_key(|e| (e.range.start, e.range.end));
+}
+
+/// The start of the first line after the error's first line, inside the error, that opens a
+/// top-level definition.
+fn restart_offset(text: &str, error: TextRange) -> Option<u32> {
+    let region = text.get(error.start as usize..error.end as usize)?;
+    let mut offset = error.start as usize;
+    for (i, line) in region.split_inclusive('\n').enumerate() {
+        let at_line_start = offset == 0 || text.as_bytes()[offset - 1] == b'\n';
+        if i > 0
+            && at_line_start
+            && ["def ", "async def ", "class ", "@"]
+                .iter()
+                .any(|k| line.starts_with(k))
+        {
+            return Some(offset as u32);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+struct FunctionBuilder {
+    function: Function,
+    /// Occurrences of each (kind, text) so far, for decision IDs.
+    decision_keys: FxHashMap<(DecisionKind, String), u32>,
+    /// The receiver's name and the class, for methods (and functions nested in them).
+    receiver: Option<(String, usize)>,
+}
+
+struct ClassBuilder {
+    class: Class,
+}
+
+struct Scope {
+    node: usize,
+    function: usize,
+    /// Prefix of the qualified names of definitions directly inside.
+    prefix: String,
+    /// Set for a class body: the class's index.
+    class: Option<usize>,
+}
+
+struct Lowerer<'a> {
+    source: Source<'a>,
+    functions: Vec<FunctionBuilder>,
+    classes: Vec<ClassBuilder>,
+    imports: Vec<Import>,
+    scopes: Vec<Scope>,
+    /// `and`/`or`/`not`/parenthesis nodes that are structure of a decision already lowered.
+    structural: FxHashSet<usize>,
+    errors: Vec<SyntaxError>,
+    error_depth: usize,
+    qualnames: FxHashMap<String, u32>,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(text: &'a str, root: Node<'_>) -> Self {
+        let source = Source { text };
+        let module = Function {
+            id: FunctionId("<module>".to_owned()),
+            anchor: Anchor::default(),
+            syntax: FunctionSyntax {
+                kind: FunctionKind::Module,
+                name: "<module>".to_owned(),
+                qualname: "<module>".to_owned(),
+                class: None,
+                params: vec![],
+                returns: None,
+                decorators: vec![],
+                is_async: false,
+                is_generator: false,
+                range: range(root),
+                name_range: TextRange::new(0, 0),
+                body: range(root),
+                normalized: source.tokens(root, &|n| is_definition(n)),
+                decisions: vec![],
+                calls: vec![],
+                asserts: vec![],
+                loops: vec![],
+                field_writes: vec![],
+                field_reads: vec![],
+            },
+        };
+        Lowerer {
+            source,
+            functions: vec![FunctionBuilder {
+                function: module,
+                decision_keys: FxHashMap::default(),
+                receiver: None,
+            }],
+            classes: vec![],
+            imports: vec![],
+            scopes: vec![Scope {
+                node: root.id(),
+                function: 0,
+                prefix: String::new(),
+                class: None,
+            }],
+            structural: FxHashSet::default(),
+            errors: vec![],
+            error_depth: 0,
+            qualnames: FxHashMap::default(),
+        }
+    }
+
+    fn scope(&self) -> &Scope {
+        self.scopes
+            .last()
+            .expect("the module scope is never popped")
+    }
+
+    fn current(&mut self) -> &mut FunctionBuilder {
+        let index = self.scope().function;
+        &mut self.functions[index]
+    }
+
+    fn unique_id(&mut self, qualname: &str) -> FunctionId {
+        let count = self.qualnames.entry(qualname.to_owned()).or_insert(0);
+        *count += 1;
+        if *count == 1 {
+            FunctionId(qualname.to_owned())
+        } else {
+            FunctionId(format!("{qualname}#{count}"))
+        }
+    }
+
+    /// A range of the current function, relative to its anchor.
+    fn relative(&mut self, r: TextRange) -> TextRange {
+        let anchor = self.current().function.anchor.offset;
+        TextRange::new(r.start.saturating_sub(anchor), r.end.saturating_sub(anchor))
+    }
+
+    fn enter_function(&mut self, node: Node<'_>) {
+        let outer = node
+            .parent()
+            .filter(|p| p.kind() == "decorated_definition")
+            .unwrap_or(node);
+        let Some(name_node) = node.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.source.text(name_node).to_owned();
+        let qualname = format!("{}{name}", self.scope().prefix);
+        let id = self.unique_id(&qualname);
+        let anchor = Anchor {
+            offset: outer.start_byte() as u32,
+            line: outer.start_position().row as u32,
+        };
+        let rel = |r: TextRange| TextRange::new(r.start - anchor.offset, r.end - anchor.offset);
+        let class_index = self.scope().class;
+        let class = class_index.map(|c| self.classes[c].class.syntax.qualname.clone());
+        let decorators = definitions::decorators(&self.source, node);
+        let params = definitions::params(&self.source, node.child_by_field_name("parameters"));
+        let is_async = source::token_child(node, "async").is_some();
+        let syntax = FunctionSyntax {
+            kind: FunctionKind::Def,
+            name: name.clone(),
+            qualname: qualname.clone(),
+            class,
+            returns: node
+                .child_by_field_name("return_type")
+                .map(|t| self.source.collapsed(t)),
+            decorators,
+            is_async,
+            is_generator: false,
+            range: rel(range(outer)),
+            name_range: rel(range(name_node)),
+            body: node
+                .child_by_field_name("body")
+                .map(|b| rel(range(b)))
+                .unwrap_or_default(),
+            normalized: self.source.tokens(outer, &|_| false),
+            decisions: vec![],
+            calls: vec![],
+            asserts: vec![],
+            loops: vec![],
+            field_writes: vec![],
+            field_reads: vec![],
+            params,
+        };
+        let receiver = match class_index {
+            Some(c) if !syntax.is_staticmethod() => syntax
+                .params
+                .first()
+                .filter(|p| matches!(p.kind, ParamKind::Positional | ParamKind::PositionalOnly))
+                .map(|p| (p.name.clone(), c)),
+            Some(_) => None,
+            None => self.current().receiver.clone(),
+        };
+        if let Some(c) = class_index {
+            self.register_method(c, &syntax);
+        }
+        self.functions.push(FunctionBuilder {
+            function: Function { id, anchor, syntax },
+            decision_keys: FxHashMap::default(),
+            receiver,
+        });
+        self.scopes.push(Scope {
+            node: node.id(),
+            function: self.functions.len() - 1,
+            prefix: format!("{qualname}.<locals>."),
+            class: None,
+        });
+    }
+
+    fn register_method(&mut self, class: usize, method: &FunctionSyntax) {
+        let class = &mut self.classes[class].class.syntax;
+        if !class.methods.contains(&method.name) {
+            class.methods.push(method.name.clone());
+        }
+        for d in &method.decorators {
+            if d == "property"
+                || d.ends_with(".cached_property")
+                || d == "cached_property"
+                || d == "functools.cached_property"
+            {
+                if class.property(&method.name).is_none() {
+                    class.properties.push(Property {
+                        name: method.name.clone(),
+                        has_setter: false,
+                        has_deleter: false,
+                    });
+                }
+            } else if let Some((prop, accessor)) = d.rsplit_once('.') {
+                let Some(p) = class.properties.iter_mut().find(|p| p.name == prop) else {
+                    continue;
+                };
+                match accessor {
+                    "setter" => p.has_setter = true,
+                    "deleter" => p.has_deleter = true,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn enter_class(&mut self, node: Node<'_>) {
+        let outer = node
+            .parent()
+            .filter(|p| p.kind() == "decorated_definition")
+            .unwrap_or(node);
+        let Some(name_node) = node.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.source.text(name_node).to_owned();
+        let qualname = format!("{}{name}", self.scope().prefix);
+        let anchor = Anchor {
+            offset: outer.start_byte() as u32,
+            line: outer.start_position().row as u32,
+        };
+        let rel = |r: TextRange| TextRange::new(r.start - anchor.offset, r.end - anchor.offset);
+        let decorators = definitions::decorators(&self.source, node);
+        let bases: Vec<String> = node
+            .child_by_field_name("superclasses")
+            .map(source::named_children)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|b| !matches!(b.kind(), "keyword_argument" | "dictionary_splat"))
+            .map(|b| self.source.collapsed(b))
+            .collect();
+        let body = node.child_by_field_name("body");
+        let (fields, properties) = body
+            .map(|b| definitions::class_body_fields(&self.source, b, anchor.offset))
+            .unwrap_or_default();
+        let kind = definitions::class_kind(&decorators, &bases);
+        let class = Class {
+            anchor,
+            syntax: ClassSyntax {
+                name: name.clone(),
+                qualname: qualname.clone(),
+                kind,
+                bases,
+                decorators: decorators.clone(),
+                range: rel(range(outer)),
+                name_range: rel(range(name_node)),
+                methods: vec![],
+                fields,
+                properties,
+                writes: vec![],
+            },
+        };
+        self.classes.push(ClassBuilder { class });
+        let id = self.unique_id(&qualname);
+        let body_function = Function {
+            id,
+            anchor,
+            syntax: FunctionSyntax {
+                kind: FunctionKind::ClassBody,
+                name,
+                qualname: qualname.clone(),
+                class: None,
+                params: vec![],
+                returns: None,
+                decorators,
+                is_async: false,
+                is_generator: false,
+                range: rel(range(outer)),
+                name_range: rel(range(name_node)),
+                body: body.map(|b| rel(range(b))).unwrap_or_default(),
+                normalized: body
+                    .map(|b| self.source.tokens(b, &|n| is_definition(n)))
+                    .unwrap_or_default(),
+                decisions: vec![],
+                calls: vec![],
+                asserts: vec![],
+                loops: vec![],
+                field_writes: vec![],
+                field_reads: vec![],
+            },
+        };
+        self.functions.push(FunctionBuilder {
+            function: body_function,
+            decision_keys: FxHashMap::default(),
+            receiver: None,
+        });
+        self.scopes.push(Scope {
+            node: node.id(),
+            function: self.functions.len() - 1,
+            prefix: format!("{qualname}."),
+            class: Some(self.classes.len() - 1),
+        });
+    }
+
+    fn add_decision(&mut self, node: Node<'_>) {
+        let structural = &mut self.structural;
+        let Some(found) = decisions::decision_of(&self.source, node, &mut |id| {
+            structural.insert(id);
+        }) else {
+            return;
+        };
+        let range = self.relative(found.range);
+        let keyword = self.relative(found.keyword);
+        let targets = found.targets.map(|t| t.map(|t| self.relative(t)));
+        let builder = self.current();
+        let occurrence = {
+            let n = builder
+                .decision_keys
+                .entry((found.kind, found.text.clone()))
+                .or_insert(0);
+            *n += 1;
+            *n
+        };
+        let id = DecisionId::new(
+            &builder.function.id,
+            found.kind.as_str(),
+            &found.text,
+            occurrence,
+        );
+        let anchor = builder.function.anchor.offset;
+        let (expr, unmodelled, conditions) = match found.lowered {
+            Ok(lowered) => {
+                let conditions = lowered
+                    .conditions
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (r, text))| Condition {
+                        id: id.condition(i as u16),
+                        index: i as u16,
+                        range: TextRange::new(r.start - anchor, r.end - anchor),
+                        text,
+                    })
+                    .collect();
+                (Some(lowered.expr), None, conditions)
+            }
+            Err(why) => (None, Some(why), vec![]),
+        };
+        let sides = [
+            BranchSide {
+                id: id.side(true),
+                outcome: true,
+                target: targets[0],
+            },
+            BranchSide {
+                id: id.side(false),
+                outcome: false,
+                target: targets[1],
+            },
+        ];
+        builder.function.syntax.decisions.push(Decision {
+            id,
+            kind: found.kind,
+            range,
+            keyword,
+            expr,
+            unmodelled,
+            conditions,
+            sides,
+        });
+    }
+
+    fn add_call(&mut self, node: Node<'_>) {
+        let Some(function) = node.child_by_field_name("function") else {
+            return;
+        };
+        let callee =
+            dotted_name(&self.source, function).unwrap_or_else(|| self.source.collapsed(function));
+        let arg_count = node
+            .child_by_field_name("arguments")
+            .map(|a| source::named_children(a).len() as u32)
+            .unwrap_or(0);
+        let r = self.relative(range(node));
+        self.current().function.syntax.calls.push(CallSite {
+            callee,
+            resolved: None,
+            range: r,
+            arg_count,
+        });
+    }
+
+    fn record_field_access(&mut self, node: Node<'_>) {
+        let Some((receiver, _)) = self.current().receiver.clone() else {
+            return;
+        };
+        if node.kind() == "attribute" {
+            if let Some(field) = definitions::receiver_field(&self.source, node, &receiver)
+                && !definitions::is_store_target(node)
+            {
+                let reads = &mut self.current().function.syntax.field_reads;
+                if !reads.iter().any(|r| r == field) {
+                    reads.push(field.to_owned());
+                }
+            }
+            return;
+        }
+        let params = self.current().function.syntax.params.clone();
+        let writes = definitions::field_writes(&self.source, node, &receiver, &params);
+        for mut w in writes {
+            w.range = self.relative(w.range);
+            self.current().function.syntax.field_writes.push(w);
+        }
+    }
+
+    fn add_loop(&mut self, node: Node<'_>) {
+        let (kind, header_end, iter) = match node.kind() {
+            "for_statement" => {
+                let right = node.child_by_field_name("right");
+                (
+                    LoopKind::For,
+                    right.map(|r| r.end_byte()),
+                    right.map(|r| self.source.collapsed(r)),
+                )
+            }
+            _ => (
+                LoopKind::While,
+                node.child_by_field_name("condition").map(|c| c.end_byte()),
+                None,
+            ),
+        };
+        let whole = range(node);
+        let header = TextRange::new(
+            whole.start,
+            header_end.map(|e| e as u32).unwrap_or(whole.end),
+        );
+        let range = self.relative(whole);
+        let header = self.relative(header);
+        self.current().function.syntax.loops.push(Loop {
+            kind,
+            range,
+            header,
+            iter,
+        });
+    }
+
+    fn add_assert(&mut self, node: Node<'_>) {
+        let parts = source::named_children(node);
+        let Some(test) = parts.first() else {
+            return;
+        };
+        let assert = Assert {
+            range: self.relative(range(node)),
+            test: self.relative(range(*test)),
+            message: parts.get(1).map(|m| self.relative(range(*m))),
+        };
+        self.current().function.syntax.asserts.push(assert);
+    }
+
+    fn mark_generator(&mut self) {
+        let index = self
+            .scopes
+            .iter()
+            .rev()
+            .find(|s| self.functions[s.function].function.syntax.kind == FunctionKind::Def)
+            .map(|s| s.function);
+        if let Some(i) = index {
+            self.functions[i].function.syntax.is_generator = true;
+        }
+    }
+
+    fn finish(mut self) -> Module {
+        // Resolve callees through the imports visible in each function: its own, then the
+        // module's.
+        for builder in &mut self.functions {
+            let id = &builder.function.id;
+            for call in &mut builder.function.syntax.calls {
+                let (head, rest) = match call.callee.split_once('.') {
+                    Some((h, r)) => (h, Some(r)),
+                    None => (call.callee.as_str(), None),
+                };
+                let import = self
+                    .imports
+                    .iter()
+                    .rev()
+                    .filter(|i| !i.wildcard && i.local == head)
+                    .find(|i| &i.scope == id)
+                    .or_else(|| {
+                        self.imports
+                            .iter()
+                            .rev()
+                            .find(|i| !i.wildcard && i.local == head && i.scope.0 == "<module>")
+                    });
+                call.resolved = import.map(|i| match rest {
+                    Some(rest) => format!("{}.{rest}", i.target),
+                    None => i.target.clone(),
+                });
+            }
+        }
+        // Each class learns the field writes of its methods, relative to the class anchor.
+        for builder in &self.functions {
+            let Some((_, class)) = &builder.receiver else {
+                continue;
+            };
+            let class = &mut self.classes[*class].class;
+            let method = if builder.function.syntax.class.as_deref() == Some(&class.syntax.qualname)
+            {
+                builder.function.syntax.name.clone()
+            } else {
+                // A function nested in a method writes on behalf of that method.
+                builder
+                    .function
+                    .syntax
+                    .qualname
+                    .strip_prefix(&format!("{}.", class.syntax.qualname))
+                    .and_then(|rest| rest.split('.').next())
+                    .unwrap_or(&builder.function.syntax.name)
+                    .to_owned()
+            };
+            for w in &builder.function.syntax.field_writes {
+                let shift = builder.function.anchor.offset - class.anchor.offset;
+                let mut write = w.clone();
+                write.range = TextRange::new(w.range.start + shift, w.range.end + shift);
+                class.syntax.writes.push(MethodWrite {
+                    method: method.clone(),
+                    write,
+                });
+            }
+        }
+        Module {
+            imports: self.imports,
+            functions: self.functions.into_iter().map(|b| b.function).collect(),
+            classes: self.classes.into_iter().map(|b| b.class).collect(),
+            syntax_errors: self.errors,
+        }
+    }
+}
+
+impl Visit for Lowerer<'_> {
+    fn enter(&mut self, node: Node<'_>) -> bool {
+        if node.is_error() || node.is_missing() {
+            if self.error_depth == 0 && self.errors.len() < MAX_SYNTAX_ERRORS {
+                // Point at the first line of the error: an ERROR node can span the rest of
+                // the file, but the mistake is where it starts.
+                let whole = range(node);
+                let first_line_end = self.source.text[whole.start as usize..whole.end as usize]
+                    .find('\n')
+                    .map_or(whole.end, |i| whole.start + i as u32);
+                self.errors.push(SyntaxError {
+                    range: TextRange::new(whole.start, first_line_end),
+                    message: source::syntax_error_message(&self.source, node),
+                });
+            }
+            if node.is_error() {
+                self.error_depth += 1;
+            }
+        }
+        match node.kind() {
+            "function_definition" => self.enter_function(node),
+            "class_definition" => self.enter_class(node),
+            "if_statement"
+            | "elif_clause"
+            | "while_statement"
+            | "conditional_expression"
+            | "if_clause" => self.add_decision(node),
+            "assert_statement" => {
+                self.add_decision(node);
+                self.add_assert(node);
+            }
+            "boolean_operator" | "comparison_operator" if !self.structural.contains(&node.id()) => {
+                self.add_decision(node)
+            }
+            "call" => {
+                self.add_call(node);
+                self.record_field_access(node);
+            }
+            "attribute" | "assignment" | "augmented_assignment" | "delete_statement" => {
+                self.record_field_access(node)
+            }
+            "import_statement" | "import_from_statement" => {
+                let scope = self.current().function.id.clone();
+                let found = imports::imports(&self.source, node, &scope);
+                self.imports.extend(found);
+            }
+            "yield" => self.mark_generator(),
+            _ => {}
+        }
+        if matches!(node.kind(), "for_statement" | "while_statement") {
+            self.add_loop(node);
+        }
+        true
+    }
+
+    fn exit(&mut self, node: Node<'_>) {
+        if node.is_error() {
+            self.error_depth -= 1;
+        }
+        if self.scopes.len() > 1 && self.scope().node == node.id() {
+            self.scopes.pop();
+        }
+    }
+}
+
+fn is_definition(node: Node<'_>) -> bool {
+    matches!(
+        node.kind(),
+        "function_definition" | "class_definition" | "decorated_definition"
+    )
+}
+
+/// `a.b.c` when the node is a chain of attribute accesses on a name.
+fn dotted_name(source: &Source<'_>, node: Node<'_>) -> Option<String> {
+    let mut parts = vec![];
+    let mut node = node;
+    loop {
+        match node.kind() {
+            "identifier" => {
+                parts.push(source.text(node));
+                break;
+            }
+            "attribute" => {
+                parts.push(source.text(node.child_by_field_name("attribute")?));
+                node = node.child_by_field_name("object")?;
+            }
+            _ => return None,
+        }
+    }
+    parts.reverse();
+    Some(parts.join("."))
+}

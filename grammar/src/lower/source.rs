@@ -1,0 +1,162 @@
+//! Small read-only helpers over tree-sitter nodes and the source text they index: node text,
+//! ranges, whitespace-collapsed text, token streams and syntax-error messages.
+
+use crate::text::TextRange;
+use tree_sitter::Node;
+
+pub(super) struct Source<'a> {
+    pub text: &'a str,
+}
+
+impl<'a> Source<'a> {
+    pub fn text(&self, node: Node<'_>) -> &'a str {
+        &self.text[node.byte_range()]
+    }
+
+    /// The node's text with every run of whitespace (line breaks and `\` continuations
+    /// included) collapsed to one space.
+    pub fn collapsed(&self, node: Node<'_>) -> String {
+        collapse_whitespace(self.text(node))
+    }
+
+    /// The token texts under `node`, comments dropped, joined by single spaces; subtrees for
+    /// which `skip` answers true are left out.
+    pub fn tokens(&self, node: Node<'_>, skip: &dyn Fn(Node<'_>) -> bool) -> String {
+        struct Tokens<'s, 'a> {
+            source: &'s Source<'a>,
+            skip: &'s dyn Fn(Node<'_>) -> bool,
+            out: String,
+        }
+        impl Visit for Tokens<'_, '_> {
+            fn enter(&mut self, n: Node<'_>) -> bool {
+                if (self.skip)(n) || n.kind() == "comment" {
+                    return false;
+                }
+                if n.child_count() == 0 || is_atomic_token(n) {
+                    if !self.out.is_empty() {
+                        self.out.push(' ');
+                    }
+                    self.out.push_str(self.source.text(n));
+                    return false;
+                }
+                true
+            }
+        }
+        let mut tokens = Tokens {
+            source: self,
+            skip,
+            out: String::new(),
+        };
+        walk(node, &mut tokens);
+        tokens.out
+    }
+}
+
+/// A pre-order visitor with exit events, driven by [`walk`] without recursion, so that deeply
+/// nested source cannot overflow the stack.
+pub(super) trait Visit {
+    /// Called on entering a node; answer whether to visit its children.
+    fn enter(&mut self, node: Node<'_>) -> bool;
+    /// Called when a node and everything under it has been visited.
+    fn exit(&mut self, _node: Node<'_>) {}
+}
+
+pub(super) fn walk(root: Node<'_>, visitor: &mut dyn Visit) {
+    let mut cursor = root.walk();
+    'outer: loop {
+        let node = cursor.node();
+        if visitor.enter(node) && cursor.goto_first_child() {
+            continue;
+        }
+        visitor.exit(node);
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'outer;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+            visitor.exit(cursor.node());
+        }
+    }
+}
+
+/// String contents are kept whole so that `"a  b"` and `"a b"` stay different.
+fn is_atomic_token(node: Node<'_>) -> bool {
+    matches!(node.kind(), "string_content" | "escape_sequence")
+}
+
+pub(super) fn range(node: Node<'_>) -> TextRange {
+    TextRange::new(node.start_byte() as u32, node.end_byte() as u32)
+}
+
+pub(super) fn collapse_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending_space = false;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.peek(), Some('\n' | '\r')) {
+            pending_space = true;
+            continue;
+        }
+        if c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space && !out.is_empty() {
+            out.push(' ');
+        }
+        pending_space = false;
+        out.push(c);
+    }
+    out
+}
+
+/// The unnamed children of `node` of the given kind (keywords and punctuation).
+pub(super) fn token_child<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).find(|c| c.kind() == kind)
+}
+
+pub(super) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment")
+        .collect()
+}
+
+/// The message for an ERROR or MISSING node.
+pub(super) fn syntax_error_message(source: &Source<'_>, node: Node<'_>) -> String {
+    if node.is_missing() {
+        let kind = node.kind();
+        return if kind.chars().all(|c| c.is_alphanumeric() || c == '_') && kind.len() > 1 {
+            format!("expected {}", kind.replace('_', " "))
+        } else {
+            format!("expected `{kind}`")
+        };
+    }
+    let mut first = node;
+    while let Some(child) = first.child(0) {
+        first = child;
+    }
+    let text = source.text(first).lines().next().unwrap_or("").trim();
+    if text.is_empty() {
+        "invalid syntax".to_owned()
+    } else {
+        let shown: String = text.chars().take(24).collect();
+        let ellipsis = if text.chars().count() > 24 { "…" } else { "" };
+        format!("invalid syntax: unexpected `{shown}{ellipsis}`")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::collapse_whitespace;
+
+    #[test]
+    fn collapses_whitespace_and_continuations() {
+        assert_eq!(collapse_whitespace("a  >\n   10"), "a > 10");
+        assert_eq!(collapse_whitespace("a and \\\n  b"), "a and b");
+        assert_eq!(collapse_whitespace("  x "), "x");
+    }
+}

@@ -1,0 +1,350 @@
+//! The syntax layer on real Python: each fixture is rendered as text (functions, decisions with
+//! their boolean structure and conditions, calls, field writes, classes) and reviewed as a
+//! snapshot.
+
+use lacuna_grammar::{BoolExpr, Decision, LineIndex, Module, TextRange, parse};
+use std::fmt::Write;
+
+fn render(text: &str) -> String {
+    let module = parse(text);
+    let index = LineIndex::new(text);
+    let mut out = String::new();
+    let pos = |r: TextRange| {
+        let s = index.line_col(r.start);
+        let e = index.line_col(r.end);
+        format!("{}:{}-{}:{}", s.line + 1, s.col + 1, e.line + 1, e.col + 1)
+    };
+    for e in &module.syntax_errors {
+        writeln!(out, "error {} {}", pos(e.range), e.message).unwrap();
+    }
+    for i in &module.imports {
+        writeln!(
+            out,
+            "import {} = {}{}",
+            i.local,
+            i.target,
+            if i.scope.0 == "<module>" {
+                String::new()
+            } else {
+                format!(" (in {})", i.scope)
+            }
+        )
+        .unwrap();
+    }
+    for f in &module.functions {
+        let s = &f.syntax;
+        let abs = |r: TextRange| pos(r.absolute(f.anchor));
+        write!(out, "\n{:?} {} [{}]", s.kind, f.id, abs(s.name_range)).unwrap();
+        if !s.params.is_empty() {
+            let params: Vec<String> = s
+                .params
+                .iter()
+                .map(|p| {
+                    let mut t = format!("{:?} {}", p.kind, p.name);
+                    if let Some(a) = &p.annotation {
+                        t += &format!(": {a}");
+                    }
+                    if let Some(d) = &p.default {
+                        t += &format!(" = {d}");
+                    }
+                    t
+                })
+                .collect();
+            write!(out, " ({})", params.join(", ")).unwrap();
+        }
+        if let Some(r) = &s.returns {
+            write!(out, " -> {r}").unwrap();
+        }
+        for (flag, on) in [("async", s.is_async), ("generator", s.is_generator)] {
+            if on {
+                write!(out, " {flag}").unwrap();
+            }
+        }
+        if !s.decorators.is_empty() {
+            write!(out, " @{}", s.decorators.join(" @")).unwrap();
+        }
+        writeln!(out).unwrap();
+        for d in &s.decisions {
+            render_decision(&mut out, d, &abs);
+        }
+        for c in &s.calls {
+            writeln!(
+                out,
+                "  call {} {}{}",
+                abs(c.range),
+                c.callee,
+                c.resolved
+                    .as_ref()
+                    .map(|r| format!(" => {r}"))
+                    .unwrap_or_default()
+            )
+            .unwrap();
+        }
+        for l in &s.loops {
+            writeln!(
+                out,
+                "  loop {:?} {} iter={:?}",
+                l.kind,
+                abs(l.header),
+                l.iter
+            )
+            .unwrap();
+        }
+        for a in &s.asserts {
+            writeln!(out, "  assert {}", abs(a.test)).unwrap();
+        }
+        for w in &s.field_writes {
+            writeln!(
+                out,
+                "  writes {} {:?} from_param={:?}",
+                w.field, w.kind, w.from_param
+            )
+            .unwrap();
+        }
+        if !s.field_reads.is_empty() {
+            writeln!(out, "  reads {}", s.field_reads.join(", ")).unwrap();
+        }
+    }
+    for c in &module.classes {
+        let s = &c.syntax;
+        writeln!(
+            out,
+            "\nclass {} {:?} bases={:?} methods={:?}",
+            s.qualname, s.kind, s.bases, s.methods
+        )
+        .unwrap();
+        for f in &s.fields {
+            writeln!(
+                out,
+                "  field {} ann={:?} default={:?} class_level={} init={}",
+                f.name, f.annotation, f.default, f.class_level, f.init
+            )
+            .unwrap();
+        }
+        for p in &s.properties {
+            writeln!(out, "  property {} setter={}", p.name, p.has_setter).unwrap();
+        }
+        for w in &s.writes {
+            writeln!(
+                out,
+                "  {} writes {} ({:?})",
+                w.method, w.write.field, w.write.kind
+            )
+            .unwrap();
+        }
+    }
+    out
+}
+
+fn render_decision(out: &mut String, d: &Decision, pos: &dyn Fn(TextRange) -> String) {
+    let expr = match &d.expr {
+        Some(e) => render_expr(e, d),
+        None => format!("unmodelled {:?}", d.unmodelled),
+    };
+    writeln!(
+        out,
+        "  {} {} {} :: {}",
+        d.kind.as_str(),
+        pos(d.range),
+        d.id,
+        expr
+    )
+    .unwrap();
+    let [t, f] = d.kind.side_names();
+    for (name, side) in [(t, &d.sides[0]), (f, &d.sides[1])] {
+        if let Some(target) = side.target {
+            writeln!(out, "    {name} -> {}", pos(target)).unwrap();
+        }
+    }
+}
+
+fn render_expr(e: &BoolExpr, d: &Decision) -> String {
+    match e {
+        BoolExpr::Condition(i) => format!("[{}]", d.conditions[*i as usize].text),
+        BoolExpr::Not(e) => format!("not {}", render_expr(e, d)),
+        BoolExpr::And(l, r) => format!("({} and {})", render_expr(l, d), render_expr(r, d)),
+        BoolExpr::Or(l, r) => format!("({} or {})", render_expr(l, d), render_expr(r, d)),
+        BoolExpr::Eq {
+            left,
+            right,
+            negated,
+        } => format!(
+            "({} {} {})",
+            render_expr(left, d),
+            if *negated { "!=" } else { "==" },
+            render_expr(right, d)
+        ),
+    }
+}
+
+#[test]
+fn decisions_of_every_kind() {
+    insta::assert_snapshot!(render(
+        r#"
+import os.path
+from os import path as p, environ
+from .models import Stack as S
+from .. import util
+
+def check(a: int, b: int = 3, *args, c, **kw) -> bool:
+    if a > 10 and (b < 3 or c):
+        return True
+    elif not (a == b):
+        pass
+    else:
+        x = a if b else c
+    while a < b < 10:
+        a += 1
+    assert a >= 0, "negative"
+    ys = [y for y in args if y % 2 and y > 0]
+    name = kw.get("name") or "anon"
+    flag = (a > 0) == (b > 0)
+    if (a > 0) != (b > 0):
+        pass
+    if os.path.exists(p.join("a", "b")) or util.ok(S()):
+        pass
+    return a is None
+
+async def gen(x, /, y):
+    for i in range(x):
+        yield i
+"#
+    ));
+}
+
+#[test]
+fn classes_fields_and_writes() {
+    insta::assert_snapshot!(render(
+        r#"
+from dataclasses import dataclass, field
+from typing import ClassVar, NamedTuple
+import enum
+
+class Stack:
+    limit = 10
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._items = []
+
+    def push(self, item):
+        if len(self._items) >= self.capacity:
+            raise OverflowError
+        self._items.append(item)
+
+    def count(self):
+        return len(self._items)
+
+    @property
+    def top(self):
+        return self._items[-1]
+
+    @property
+    def label(self):
+        return self._label
+
+    @label.setter
+    def label(self, value):
+        self._label = value
+
+    @staticmethod
+    def make(n):
+        return Stack(n)
+
+    @classmethod
+    def bump(cls):
+        cls.limit += 1
+
+@dataclass(frozen=True)
+class Point:
+    x: int
+    y: int = 0
+    tags: list = field(default_factory=list, init=False)
+    origin: ClassVar[int] = 0
+
+class Pair(NamedTuple):
+    a: int
+    b: str
+
+class Color(enum.Enum):
+    RED = 1
+    GREEN = 2
+
+def outer():
+    def inner(v):
+        return v if v else None
+    class Local:
+        def m(self):
+            self.z = 1
+    return inner
+"#
+    ));
+}
+
+#[test]
+fn match_guards_and_comprehension_ifs() {
+    insta::assert_snapshot!(render(
+        r#"
+def classify(cmd):
+    match cmd:
+        case [x, y] if x > y and y > 0:
+            return 1
+        case {"k": v} if v:
+            return 2
+        case _:
+            return 0
+
+def evens(xs):
+    return {x: y for x, y in xs if x % 2 == 0 if y}
+"#
+    ));
+}
+
+#[test]
+fn syntax_errors_keep_what_parses() {
+    insta::assert_snapshot!(render(
+        r#"
+def good(a):
+    if a > 1:
+        return a
+
+def broken(b:
+    if b:
+        return (
+
+def after(c):
+    return c or 0
+"#
+    ));
+}
+
+#[test]
+fn ids_survive_edits_above() {
+    let before = "def f(a):\n    if a > 1:\n        return 1\n    if a > 1:\n        return 2\n";
+    let after = format!("import os\n\n\ndef g():\n    return os.sep\n\n{before}");
+    let ids = |m: &Module| -> Vec<String> {
+        m.functions
+            .iter()
+            .filter(|f| f.id.0 == "f")
+            .flat_map(|f| f.syntax.decisions.iter().map(|d| d.id.0.clone()))
+            .collect()
+    };
+    let (a, b) = (parse(before), parse(&after));
+    assert_eq!(ids(&a), ids(&b));
+    assert_eq!(ids(&a).len(), 2);
+    assert_ne!(
+        ids(&a)[0],
+        ids(&a)[1],
+        "repeated decisions get distinct IDs"
+    );
+    // The function's syntax, ranges included, is unchanged by the move.
+    let f = |m: &Module| {
+        m.functions
+            .iter()
+            .find(|f| f.id.0 == "f")
+            .unwrap()
+            .syntax
+            .clone()
+    };
+    assert_eq!(f(&a), f(&b));
+}
