@@ -2,4 +2,9 @@
 //! branch and MC/DC models, the agent that runs user code, exploration, explanation and the
 //! emission of pytest files. No editor protocol types live here.
 
+pub mod config;
+pub mod db;
+pub mod diagnostic;
+pub mod model;
 pub mod symbolic;
+pub mod workspace;

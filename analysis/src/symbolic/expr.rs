@@ -130,7 +130,7 @@ impl Expr {
         Expr::App { op, args }
     }
 
-    pub fn not(self) -> Expr {
+    pub fn negate(self) -> Expr {
         match self {
             Expr::App {
                 op: Op::Not,

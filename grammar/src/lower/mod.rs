@@ -46,8 +46,9 @@ pub fn parse(text: &str) -> Module {
     };
     let mut lowerer = Lowerer::new(text, tree.root_node());
     source::walk(tree.root_node(), &mut lowerer);
+    let regions = std::mem::take(&mut lowerer.error_regions);
     let mut module = lowerer.finish();
-    recover_definitions(text, &mut module);
+    recover_definitions(text, &mut module, &regions);
     module
 }
 
@@ -55,9 +56,8 @@ pub fn parse(text: &str) -> Module {
 /// into one ERROR node. For each error, re-parse from the first top-level `def`/`class` that
 /// starts on a later line — with everything else blanked, so offsets stay the same — and keep
 /// the definitions found there.
-fn recover_definitions(text: &str, module: &mut Module) {
-    let errors: Vec<TextRange> = module.syntax_errors.iter().map(|e| e.range).collect();
-    for error in errors {
+fn recover_definitions(text: &str, module: &mut Module, regions: &[TextRange]) {
+    for &error in regions {
         let Some(restart) = restart_offset(text, error) else {
             continue;
         };
@@ -172,6 +172,8 @@ struct Lowerer<'a> {
     /// `and`/`or`/`not`/parenthesis nodes that are structure of a decision already lowered.
     structural: FxHashSet<usize>,
     errors: Vec<SyntaxError>,
+    /// Whole ranges of the outermost ERROR nodes, for recovery.
+    error_regions: Vec<TextRange>,
     error_depth: usize,
     qualnames: FxHashMap<String, u32>,
 }
@@ -221,6 +223,7 @@ impl<'a> Lowerer<'a> {
             }],
             structural: FxHashSet::default(),
             errors: vec![],
+            error_regions: vec![],
             error_depth: 0,
             qualnames: FxHashMap::default(),
         }
@@ -682,6 +685,9 @@ impl Visit for Lowerer<'_> {
                 // Point at the first line of the error: an ERROR node can span the rest of
                 // the file, but the mistake is where it starts.
                 let whole = range(node);
+                if node.is_error() {
+                    self.error_regions.push(whole);
+                }
                 let first_line_end = self.source.text[whole.start as usize..whole.end as usize]
                     .find('\n')
                     .map_or(whole.end, |i| whole.start + i as u32);

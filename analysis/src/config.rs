@@ -1,0 +1,368 @@
+//! Configuration: the `[tool.lacuna]` table of a project's `pyproject.toml`, validated, with
+//! defaults for everything. Unknown keys and wrong types are errors that name the key and the file.
+//! Parsed and checked here; the budgets and the sandbox are enforced by exploration and the agent.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Directory names never walked into (ruff's defaults, plus Lacuna's own store).
+pub const DEFAULT_EXCLUDES: &[&str] = &[
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".lacuna",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+];
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// The directory holding `pyproject.toml` (or the directory checked when there is none).
+    pub root: PathBuf,
+    /// The file the configuration was read from.
+    pub source: Option<PathBuf>,
+    /// The project's interpreter, when configured.
+    pub python: Option<PathBuf>,
+    /// Import roots, absolute.
+    pub src: Vec<PathBuf>,
+    /// Globs (relative to `root`) of the files to check; empty means every `.py` file.
+    pub include: Vec<String>,
+    /// Globs or directory names to leave out.
+    pub exclude: Vec<String>,
+    /// The module where mocks and factories live, absolute.
+    pub guidance: PathBuf,
+    /// Where the project's own tests live, absolute.
+    pub tests: Vec<PathBuf>,
+    pub budget: Budget,
+    pub mcdc: Mcdc,
+    pub sandbox: Sandbox,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
+pub struct Budget {
+    /// Wall-clock time spent generating tests for one function.
+    pub function_time_ms: u64,
+    /// Executions of one function.
+    pub function_executions: u32,
+    /// Time one execution may take before it is stopped.
+    pub execution_timeout_ms: u64,
+    /// Address-space limit of a worker.
+    pub memory_mb: u64,
+    /// Loop iterations (and recursion depth) explored before a path is cut.
+    pub loop_bound: u32,
+    /// Branch events recorded along one path before it is cut.
+    pub path_length: u32,
+    /// Time given to the solver for one query.
+    pub solver_timeout_ms: u64,
+    /// Worker processes; 0 means one fewer than the cores (at least 1).
+    pub workers: u32,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            function_time_ms: 3_000,
+            function_executions: 2_000,
+            execution_timeout_ms: 1_000,
+            memory_mb: 1_024,
+            loop_bound: 32,
+            path_length: 5_000,
+            solver_timeout_ms: 500,
+            workers: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
+pub struct Mcdc {
+    pub enabled: bool,
+    /// Count obligations of decisions with a single condition too (Clang leaves them out).
+    pub single_condition: bool,
+}
+
+impl Default for Mcdc {
+    fn default() -> Self {
+        Mcdc {
+            enabled: true,
+            single_condition: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
+pub struct Sandbox {
+    /// Directories (relative to the root) user code may write to during generation.
+    pub allow_write: Vec<PathBuf>,
+    pub allow_network: bool,
+    pub allow_subprocess: bool,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{file}: {message}")]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+struct PyProject {
+    #[serde(default)]
+    tool: Tool,
+}
+
+#[derive(Deserialize, Default)]
+struct Tool {
+    lacuna: Option<toml::Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Table {
+    python: Option<PathBuf>,
+    src: Option<Vec<PathBuf>>,
+    include: Option<Vec<String>>,
+    exclude: Option<Vec<String>>,
+    extend_exclude: Option<Vec<String>>,
+    guidance: Option<PathBuf>,
+    tests: Option<Vec<PathBuf>>,
+    #[serde(default)]
+    budget: Budget,
+    #[serde(default)]
+    mcdc: Mcdc,
+    #[serde(default)]
+    sandbox: Sandbox,
+}
+
+impl Config {
+    /// The defaults for a project rooted at `root`, without a configuration file.
+    pub fn defaults(root: &Path) -> Config {
+        Config::from_table(root, None, Table::default())
+    }
+
+    /// Finds the nearest `pyproject.toml` at or above `start` and reads its `[tool.lacuna]`
+    /// table. Without one, `start` (or its directory) is the root and the defaults apply.
+    pub fn discover(start: &Path) -> Result<Config, ConfigError> {
+        let start = if start.is_file() {
+            start.parent().unwrap_or(start)
+        } else {
+            start
+        };
+        for dir in start.ancestors() {
+            let candidate = dir.join("pyproject.toml");
+            if candidate.is_file() {
+                return Config::load(&candidate);
+            }
+        }
+        Ok(Config::defaults(start))
+    }
+
+    /// Reads one `pyproject.toml`.
+    pub fn load(file: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
+            file: file.to_owned(),
+            message: format!("cannot read: {e}"),
+        })?;
+        Config::parse(file, &text)
+    }
+
+    /// Parses the text of a `pyproject.toml` at `file`.
+    pub fn parse(file: &Path, text: &str) -> Result<Config, ConfigError> {
+        let error = |message: String| ConfigError {
+            file: file.to_owned(),
+            message,
+        };
+        let root = file.parent().unwrap_or(Path::new(".")).to_owned();
+        let pyproject: PyProject =
+            toml::from_str(text).map_err(|e| error(format!("invalid TOML: {}", e.message())))?;
+        let table = match pyproject.tool.lacuna {
+            None => Table::default(),
+            Some(value) => {
+                let table: Table = value.try_into().map_err(|e: toml::de::Error| {
+                    error(format!("[tool.lacuna]: {}", e.message().trim()))
+                })?;
+                table
+            }
+        };
+        validate(&table.budget).map_err(|m| error(format!("[tool.lacuna.budget]: {m}")))?;
+        Ok(Config::from_table(&root, Some(file.to_owned()), table))
+    }
+
+    fn from_table(root: &Path, source: Option<PathBuf>, table: Table) -> Config {
+        let abs = |p: &Path| {
+            if p.is_absolute() {
+                p.to_owned()
+            } else {
+                root.join(p)
+            }
+        };
+        let mut exclude = table
+            .exclude
+            .unwrap_or_else(|| DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect());
+        exclude.extend(table.extend_exclude.unwrap_or_default());
+        Config {
+            root: root.to_owned(),
+            source,
+            python: table.python.map(|p| {
+                // A bare command name (`python3.12`) is looked up on PATH, not in the project.
+                if p.components().count() == 1 {
+                    p
+                } else {
+                    abs(&p)
+                }
+            }),
+            src: table
+                .src
+                .unwrap_or_else(|| vec![PathBuf::from(".")])
+                .iter()
+                .map(|p| abs(p))
+                .collect(),
+            include: table.include.unwrap_or_default(),
+            exclude,
+            guidance: abs(&table
+                .guidance
+                .unwrap_or_else(|| PathBuf::from("tests/lacuna_guidance.py"))),
+            tests: table
+                .tests
+                .unwrap_or_else(|| vec![PathBuf::from("tests")])
+                .iter()
+                .map(|p| abs(p))
+                .collect(),
+            budget: table.budget,
+            mcdc: table.mcdc,
+            sandbox: table.sandbox,
+        }
+    }
+
+    /// The number of worker processes the budget asks for.
+    pub fn workers(&self) -> usize {
+        match self.budget.workers {
+            0 => std::thread::available_parallelism()
+                .map(|n| n.get().saturating_sub(1))
+                .unwrap_or(1)
+                .max(1),
+            n => n as usize,
+        }
+    }
+}
+
+fn validate(budget: &Budget) -> Result<(), String> {
+    let positive: [(&str, u64); 7] = [
+        ("function-time-ms", budget.function_time_ms),
+        ("function-executions", budget.function_executions.into()),
+        ("execution-timeout-ms", budget.execution_timeout_ms),
+        ("memory-mb", budget.memory_mb),
+        ("loop-bound", budget.loop_bound.into()),
+        ("path-length", budget.path_length.into()),
+        ("solver-timeout-ms", budget.solver_timeout_ms),
+    ];
+    for (key, value) in positive {
+        if value == 0 {
+            return Err(format!("`{key}` must be at least 1"));
+        }
+    }
+    if budget.memory_mb < 64 {
+        return Err(format!(
+            "`memory-mb` must be at least 64 (CPython needs that much to start), found {}",
+            budget.memory_mb
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(Path::new("/p/pyproject.toml"), text)
+    }
+
+    #[test]
+    fn no_table_means_defaults() {
+        let c = parse("[project]\nname = 'x'\n[tool.ruff]\nline-length = 100\n").unwrap();
+        assert_eq!(c.root, Path::new("/p"));
+        assert_eq!(c.budget, Budget::default());
+        assert_eq!(c.guidance, Path::new("/p/tests/lacuna_guidance.py"));
+        assert!(c.exclude.iter().any(|e| e == ".venv"));
+        assert_eq!(c.src, vec![PathBuf::from("/p/.")]);
+    }
+
+    #[test]
+    fn reads_every_key() {
+        let c = parse(
+            r#"
+[tool.lacuna]
+python = ".venv/bin/python"
+src = ["src"]
+include = ["src/**/*.py"]
+extend-exclude = ["legacy"]
+guidance = "tests/guide.py"
+tests = ["tests", "it"]
+[tool.lacuna.budget]
+function-time-ms = 100
+loop-bound = 8
+workers = 3
+[tool.lacuna.mcdc]
+single-condition = true
+[tool.lacuna.sandbox]
+allow-write = ["out"]
+allow-network = true
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.python.as_deref(), Some(Path::new("/p/.venv/bin/python")));
+        assert_eq!(c.src, vec![PathBuf::from("/p/src")]);
+        assert_eq!(c.budget.function_time_ms, 100);
+        assert_eq!(c.budget.loop_bound, 8);
+        assert_eq!(c.budget.execution_timeout_ms, 1_000);
+        assert_eq!(c.workers(), 3);
+        assert!(c.mcdc.single_condition && c.mcdc.enabled);
+        assert!(c.sandbox.allow_network);
+        assert!(c.exclude.iter().any(|e| e == "legacy") && c.exclude.iter().any(|e| e == ".git"));
+        assert_eq!(c.tests.len(), 2);
+    }
+
+    #[test]
+    fn errors_name_the_key_and_the_file() {
+        let e = parse("[tool.lacuna]\npyton = 'x'\n").unwrap_err();
+        assert_eq!(e.file, Path::new("/p/pyproject.toml"));
+        assert!(e.message.contains("unknown field `pyton`"), "{e}");
+        let e = parse("[tool.lacuna.budget]\nloop-bound = 'many'\n").unwrap_err();
+        assert!(
+            e.to_string().contains("loop-bound") || e.message.contains("invalid type"),
+            "{e}"
+        );
+        let e = parse("[tool.lacuna.budget]\nloop-bound = 0\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/p/pyproject.toml: [tool.lacuna.budget]: `loop-bound` must be at least 1"
+        );
+        let e = parse("[tool.lacuna\n").unwrap_err();
+        assert!(e.message.starts_with("invalid TOML"), "{e}");
+    }
+}

@@ -1,0 +1,312 @@
+//! The tracked queries: parse → functions and classes → per-function models, call edges and
+//! fingerprints → the static report of a file.
+
+use super::{Db, Project, SourceFile};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::model::calls::{CallTarget, absolute_module, call_targets};
+use crate::model::function::FunctionModel;
+use crate::workspace::{FileContents, module_name};
+use lacuna_grammar::{
+    Anchor, ClassSyntax, FunctionId, FunctionKind, FunctionSyntax, LineIndex, Module, TextRange,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
+
+/// The typed syntax of a file (empty when the file has no text).
+#[salsa::tracked(returns(ref))]
+pub fn parsed(db: &dyn Db, file: SourceFile) -> Arc<Module> {
+    match file.contents(db) {
+        FileContents::Text(text) => Arc::new(lacuna_grammar::parse(text)),
+        _ => Arc::new(Module::default()),
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn line_index(db: &dyn Db, file: SourceFile) -> Arc<LineIndex> {
+    match file.contents(db) {
+        FileContents::Text(text) => Arc::new(LineIndex::new(text)),
+        _ => Arc::new(LineIndex::default()),
+    }
+}
+
+/// A function (or class body, or module body) of a file. Identified by its file and ID; its
+/// syntax and its anchor are tracked apart, so moving it does not invalidate what depends on
+/// its syntax.
+#[salsa::tracked(debug)]
+pub struct FunctionNode<'db> {
+    #[returns(copy)]
+    pub file: SourceFile,
+    #[returns(ref)]
+    pub id: FunctionId,
+    #[tracked]
+    #[returns(ref)]
+    pub syntax: Arc<FunctionSyntax>,
+    #[tracked]
+    #[returns(copy)]
+    pub anchor: Anchor,
+}
+
+#[salsa::tracked(debug)]
+pub struct ClassNode<'db> {
+    #[returns(copy)]
+    pub file: SourceFile,
+    #[returns(ref)]
+    pub qualname: String,
+    #[tracked]
+    #[returns(ref)]
+    pub syntax: Arc<ClassSyntax>,
+    #[tracked]
+    #[returns(copy)]
+    pub anchor: Anchor,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn file_functions(db: &dyn Db, file: SourceFile) -> Vec<FunctionNode<'_>> {
+    parsed(db, file)
+        .functions
+        .iter()
+        .map(|f| FunctionNode::new(db, file, f.id.clone(), Arc::new(f.syntax.clone()), f.anchor))
+        .collect()
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn file_classes(db: &dyn Db, file: SourceFile) -> Vec<ClassNode<'_>> {
+    parsed(db, file)
+        .classes
+        .iter()
+        .map(|c| {
+            ClassNode::new(
+                db,
+                file,
+                c.syntax.qualname.clone(),
+                Arc::new(c.syntax.clone()),
+                c.anchor,
+            )
+        })
+        .collect()
+}
+
+/// The imports of a file without positions (which shift with every edit above them): local
+/// name, target, and the ID of the scope holding the import.
+#[salsa::tracked(returns(ref))]
+pub fn file_imports(db: &dyn Db, file: SourceFile) -> Arc<Vec<(String, String, FunctionId)>> {
+    Arc::new(
+        parsed(db, file)
+            .imports
+            .iter()
+            .map(|i| (i.local.clone(), i.target.clone(), i.scope.clone()))
+            .collect(),
+    )
+}
+
+/// Module names of the project's files, both ways.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ModuleIndex {
+    by_name: FxHashMap<String, SourceFile>,
+    by_file: FxHashMap<SourceFile, String>,
+}
+
+impl ModuleIndex {
+    pub fn file(&self, module: &str) -> Option<SourceFile> {
+        self.by_name.get(module).copied()
+    }
+
+    pub fn name(&self, file: SourceFile) -> Option<&str> {
+        self.by_file.get(&file).map(String::as_str)
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn module_index(db: &dyn Db, project: Project) -> Arc<ModuleIndex> {
+    let src = &project.config(db).src;
+    let mut index = ModuleIndex::default();
+    for &file in project.files(db).iter() {
+        if let Some(name) = module_name(src, file.path(db)) {
+            index.by_name.insert(name.clone(), file);
+            index.by_file.insert(file, name);
+        }
+    }
+    Arc::new(index)
+}
+
+/// The static model of one function.
+#[salsa::tracked(returns(ref))]
+pub fn function_model(db: &dyn Db, function: FunctionNode<'_>) -> Arc<FunctionModel> {
+    let mcdc = &db.project().config(db).mcdc;
+    Arc::new(FunctionModel::new(function.syntax(db), mcdc))
+}
+
+/// The hash of a function's normalised text (signature, decorators and body; comments and
+/// layout ignored).
+#[salsa::tracked(returns(copy))]
+pub fn body_hash(db: &dyn Db, function: FunctionNode<'_>) -> u64 {
+    lacuna_grammar::ids::fnv1a(function.syntax(db).normalized.as_bytes())
+}
+
+/// The workspace functions `function` calls, as far as syntax can resolve them.
+#[salsa::tracked(returns(ref))]
+pub fn callees<'db>(db: &'db dyn Db, function: FunctionNode<'db>) -> Vec<FunctionNode<'db>> {
+    let syntax = function.syntax(db);
+    let file = function.file(db);
+    let index = module_index(db, db.project());
+    let imports = file_imports(db, file);
+    let own = function.id(db);
+    let mut out: Vec<FunctionNode<'db>> = vec![];
+    let lookup = |file: SourceFile, id: &str| {
+        file_functions(db, file)
+            .iter()
+            .copied()
+            .find(|f| f.id(db).as_str() == id)
+    };
+    for call in &syntax.calls {
+        // Names imported inside the function shadow the module's.
+        let mut call = call.clone();
+        if call.resolved.is_none() {
+            let head = call.callee.split('.').next().unwrap_or(&call.callee);
+            let import = imports
+                .iter()
+                .rev()
+                .find(|(local, _, scope)| local == head && (scope == own || scope.0 == "<module>"));
+            if let Some((_, target, _)) = import {
+                let rest = &call.callee[head.len()..];
+                call.resolved = Some(format!("{target}{rest}"));
+            }
+        }
+        let found = call_targets(syntax, &call)
+            .into_iter()
+            .find_map(|target| match target {
+                CallTarget::Local(id) => lookup(file, &id),
+                CallTarget::Module { module, qualname } => {
+                    let importer = index.name(file)?;
+                    let is_package = file.path(db).ends_with("__init__.py");
+                    let module = absolute_module(importer, is_package, &module)?;
+                    lookup(index.file(&module)?, &qualname)
+                }
+            });
+        if let Some(callee) = found
+            && callee != function
+            && !out.contains(&callee)
+        {
+            out.push(callee);
+        }
+    }
+    out
+}
+
+/// A function's fingerprint: its own text and the text of every workspace function it calls,
+/// directly or not. Exploration results are keyed by it: a function is *impacted* by an edit when
+/// its fingerprint changes.
+#[salsa::tracked(returns(copy))]
+pub fn fingerprint(db: &dyn Db, function: FunctionNode<'_>) -> u64 {
+    let mut seen = FxHashSet::default();
+    let mut stack = vec![function];
+    let mut hashes = vec![];
+    while let Some(f) = stack.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        if f != function {
+            hashes.push(body_hash(db, f));
+        }
+        stack.extend(callees(db, f).iter().copied());
+    }
+    hashes.sort_unstable();
+    let mut bytes = body_hash(db, function).to_le_bytes().to_vec();
+    for h in hashes {
+        bytes.extend_from_slice(&h.to_le_bytes());
+    }
+    lacuna_grammar::ids::fnv1a(&bytes)
+}
+
+/// Per function, what `lacuna check --static` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionSummary {
+    pub id: FunctionId,
+    pub qualname: String,
+    pub kind: FunctionKind,
+    /// 1-based line of the `def` (its first decorator when it has any).
+    pub line: u32,
+    pub model: Arc<FunctionModel>,
+    pub fingerprint: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct StaticReport {
+    /// Functions (`def`s always; module and class bodies when they hold decisions).
+    pub functions: Vec<FunctionSummary>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The static facts of a file: functions with their counts, syntax errors, unreadable files and
+/// decisions too large to model.
+#[salsa::tracked(returns(ref))]
+pub fn static_report(db: &dyn Db, file: SourceFile) -> Arc<StaticReport> {
+    let mut report = StaticReport::default();
+    match file.contents(db) {
+        FileContents::Text(_) => {}
+        FileContents::BadEncoding { offset, encoding } => {
+            report.diagnostics.push(Diagnostic::new(
+                Code::UnreadableFile,
+                TextRange::new(0, 0),
+                format!("file is not valid {encoding}: invalid byte at offset {offset}"),
+            ));
+            return Arc::new(report);
+        }
+        FileContents::Unreadable(why) => {
+            report.diagnostics.push(Diagnostic::new(
+                Code::UnreadableFile,
+                TextRange::new(0, 0),
+                format!("cannot read file: {why}"),
+            ));
+            return Arc::new(report);
+        }
+        FileContents::Deleted => return Arc::new(report),
+    }
+    for e in &parsed(db, file).syntax_errors {
+        report.diagnostics.push(Diagnostic::new(
+            Code::SyntaxError,
+            e.range,
+            e.message.clone(),
+        ));
+    }
+    for &function in file_functions(db, file) {
+        let syntax = function.syntax(db);
+        let model = function_model(db, function).clone();
+        if syntax.kind != FunctionKind::Def && syntax.decisions.is_empty() {
+            continue;
+        }
+        let anchor = function.anchor(db);
+        for (id, why) in &model.unmodelled {
+            let Some(decision) = syntax.decisions.iter().find(|d| &d.id == id) else {
+                continue;
+            };
+            let message = match why {
+                lacuna_grammar::Unmodelled::TooManyConditions(n) => format!(
+                    "decision has {n} conditions (more than {}): branches are tracked, MC/DC is not",
+                    lacuna_grammar::MAX_CONDITIONS
+                ),
+                lacuna_grammar::Unmodelled::TooDeep => {
+                    "decision is nested too deeply to model: branches are tracked, MC/DC is not"
+                        .to_owned()
+                }
+            };
+            let mut d = Diagnostic::new(
+                Code::UnmodelledDecision,
+                decision.range.absolute(anchor),
+                message,
+            );
+            d.function = Some(syntax.qualname.clone());
+            report.diagnostics.push(d);
+        }
+        report.functions.push(FunctionSummary {
+            id: function.id(db).clone(),
+            qualname: syntax.qualname.clone(),
+            kind: syntax.kind,
+            line: anchor.line + 1,
+            model,
+            fingerprint: fingerprint(db, function),
+        });
+    }
+    report.diagnostics.sort_by_key(|d| (d.range.start, d.code));
+    Arc::new(report)
+}

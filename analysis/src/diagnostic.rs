@@ -1,0 +1,193 @@
+//! Diagnostics: what Lacuna tells the developer, as plain data. Each has a stable code documented
+//! in `docs/diagnostics/`, an absolute range, a one-line message, related locations and a
+//! machine-readable `data` payload for hover and code actions. The server translates these to
+//! LSP; the CLI renders them.
+
+use lacuna_grammar::TextRange;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Information => "information",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+/// Why a branch side stayed uncovered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cause {
+    /// Depends on the return value of a call generated inputs cannot control.
+    ExternalCall,
+    /// Everything after an external call that always raised (or was blocked) is unreachable.
+    ExternalException,
+    /// Depends on object state that cannot be set directly.
+    ObjectCreation,
+    /// A loop bound, recursion depth or path length was exhausted.
+    Boundary,
+    /// The solver answered unknown, timed out, or met an unmodelled operation.
+    SolverLimit,
+    /// Proven impossible: dead code.
+    Infeasible,
+    /// Not reached within the budget; no more specific cause is known.
+    Budget,
+}
+
+impl Cause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::ExternalCall | Cause::ExternalException => "external-call",
+            Cause::ObjectCreation => "object-creation",
+            Cause::Boundary => "boundary",
+            Cause::SolverLimit => "solver-limit",
+            Cause::Infeasible => "infeasible",
+            Cause::Budget => "budget",
+        }
+    }
+}
+
+/// Every diagnostic code. Codes are stable: documented, and never reused for something else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    SyntaxError,
+    UnreadableFile,
+    UnmodelledDecision,
+    UncoveredBranch(Cause),
+    McdcObligation,
+    McdcInfeasible,
+    SuspiciousAssertion,
+}
+
+impl Code {
+    pub const ALL: &'static [Code] = &[
+        Code::SyntaxError,
+        Code::UnreadableFile,
+        Code::UnmodelledDecision,
+        Code::UncoveredBranch(Cause::Budget),
+        Code::UncoveredBranch(Cause::ExternalCall),
+        Code::UncoveredBranch(Cause::ExternalException),
+        Code::UncoveredBranch(Cause::ObjectCreation),
+        Code::UncoveredBranch(Cause::Boundary),
+        Code::UncoveredBranch(Cause::SolverLimit),
+        Code::UncoveredBranch(Cause::Infeasible),
+        Code::McdcObligation,
+        Code::McdcInfeasible,
+        Code::SuspiciousAssertion,
+    ];
+
+    /// The code shown to users and used for the documentation page: `LCN101`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::SyntaxError => "LCN001",
+            Code::UnreadableFile => "LCN002",
+            Code::UnmodelledDecision => "LCN003",
+            Code::UncoveredBranch(Cause::Budget) => "LCN100",
+            Code::UncoveredBranch(Cause::ExternalCall) => "LCN101",
+            Code::UncoveredBranch(Cause::ExternalException) => "LCN102",
+            Code::UncoveredBranch(Cause::ObjectCreation) => "LCN103",
+            Code::UncoveredBranch(Cause::Boundary) => "LCN104",
+            Code::UncoveredBranch(Cause::SolverLimit) => "LCN105",
+            Code::UncoveredBranch(Cause::Infeasible) => "LCN106",
+            Code::McdcObligation => "LCN200",
+            Code::McdcInfeasible => "LCN201",
+            Code::SuspiciousAssertion => "LCN300",
+        }
+    }
+
+    /// A short name, used in documentation titles and `--format json` as `name`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::SyntaxError => "syntax-error",
+            Code::UnreadableFile => "unreadable-file",
+            Code::UnmodelledDecision => "unmodelled-decision",
+            Code::UncoveredBranch(Cause::Budget) => "uncovered-budget",
+            Code::UncoveredBranch(Cause::ExternalCall) => "uncovered-external-call",
+            Code::UncoveredBranch(Cause::ExternalException) => "uncovered-external-exception",
+            Code::UncoveredBranch(Cause::ObjectCreation) => "uncovered-object-creation",
+            Code::UncoveredBranch(Cause::Boundary) => "uncovered-boundary",
+            Code::UncoveredBranch(Cause::SolverLimit) => "uncovered-solver-limit",
+            Code::UncoveredBranch(Cause::Infeasible) => "infeasible-branch",
+            Code::McdcObligation => "mcdc-obligation",
+            Code::McdcInfeasible => "mcdc-infeasible",
+            Code::SuspiciousAssertion => "suspicious-assertion",
+        }
+    }
+
+    /// The `kind` field of the JSON document.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Code::SyntaxError => "syntax-error",
+            Code::UnreadableFile => "unreadable-file",
+            Code::UnmodelledDecision => "unmodelled-decision",
+            Code::UncoveredBranch(_) => "uncovered-branch",
+            Code::McdcObligation | Code::McdcInfeasible => "mcdc-obligation",
+            Code::SuspiciousAssertion => "suspicious-assertion",
+        }
+    }
+
+    pub fn cause(self) -> Option<Cause> {
+        match self {
+            Code::UncoveredBranch(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn default_severity(self) -> Severity {
+        match self {
+            Code::SyntaxError | Code::UnreadableFile => Severity::Error,
+            Code::UnmodelledDecision => Severity::Information,
+            Code::UncoveredBranch(Cause::Infeasible) => Severity::Hint,
+            Code::UncoveredBranch(_) => Severity::Warning,
+            Code::McdcObligation | Code::McdcInfeasible => Severity::Information,
+            Code::SuspiciousAssertion => Severity::Warning,
+        }
+    }
+}
+
+/// A place a diagnostic points to besides its own range (the external call, a field write…).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Related {
+    /// `None`: the diagnostic's own file.
+    pub path: Option<PathBuf>,
+    pub range: TextRange,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    /// Absolute byte range in the file.
+    pub range: TextRange,
+    pub message: String,
+    /// The qualified name of the function it is about, when there is one.
+    pub function: Option<String>,
+    pub related: Vec<Related>,
+    /// Machine-readable facts for hover and code actions.
+    pub data: Option<serde_json::Value>,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, range: TextRange, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: code.default_severity(),
+            range,
+            message: message.into(),
+            function: None,
+            related: vec![],
+            data: None,
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! The static model of one function: its decisions and branch sides, and the MC/DC obligations
+//! the configuration asks for. Built from the function's position-independent syntax only.
+
+use crate::config::Mcdc;
+use lacuna_grammar::{Decision, DecisionId, FunctionSyntax, Unmodelled};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FunctionModel {
+    pub decisions: usize,
+    pub branch_sides: usize,
+    pub conditions: usize,
+    /// (decision, condition, value) triples counted under the configuration.
+    pub obligations: usize,
+    /// Decisions present in the source that have no boolean model.
+    pub unmodelled: Vec<(DecisionId, Unmodelled)>,
+}
+
+impl FunctionModel {
+    pub fn new(syntax: &FunctionSyntax, mcdc: &Mcdc) -> Self {
+        let decisions = &syntax.decisions;
+        FunctionModel {
+            decisions: decisions.len(),
+            branch_sides: syntax.branch_count(),
+            conditions: decisions.iter().map(|d| d.conditions.len()).sum(),
+            obligations: decisions
+                .iter()
+                .filter(|d| has_obligations(d, mcdc))
+                .map(Decision::obligation_count)
+                .sum(),
+            unmodelled: decisions
+                .iter()
+                .filter_map(|d| Some((d.id.clone(), d.unmodelled.clone()?)))
+                .collect(),
+        }
+    }
+}
+
+/// Whether MC/DC obligations are tracked for `decision` under the configuration: MC/DC is on,
+/// the decision is modelled, and it has two conditions or more (or single-condition decisions
+/// were asked for).
+pub fn has_obligations(decision: &Decision, mcdc: &Mcdc) -> bool {
+    mcdc.enabled
+        && decision.expr.is_some()
+        && (decision.conditions.len() >= 2
+            || (mcdc.single_condition && !decision.conditions.is_empty()))
+}

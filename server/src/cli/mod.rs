@@ -1,0 +1,53 @@
+//! Command-line interface: argument definitions and dispatch to the commands.
+
+mod check;
+mod json;
+mod render;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lacuna",
+    version,
+    about = "Generates tests for Python code and explains what they cannot reach, and why."
+)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Check files or directories (default: the current directory).
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Files or directories to check.
+    pub paths: Vec<PathBuf>,
+    /// Only the static model: decisions, branch sides, MC/DC obligations; run no code.
+    #[arg(long = "static")]
+    pub static_only: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Read the configuration from this `pyproject.toml` instead of discovering it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command {
+        Command::Check(check) => check::run(check),
+    }
+}
