@@ -137,7 +137,7 @@ struct PyProject {
 
 #[derive(Deserialize, Default)]
 struct Tool {
-    lacuna: Option<toml::Value>,
+    lacuna: Option<Table>,
 }
 
 #[derive(Deserialize, Default)]
@@ -198,16 +198,8 @@ impl Config {
         };
         let root = file.parent().unwrap_or(Path::new(".")).to_owned();
         let pyproject: PyProject =
-            toml::from_str(text).map_err(|e| error(format!("invalid TOML: {}", e.message())))?;
-        let table = match pyproject.tool.lacuna {
-            None => Table::default(),
-            Some(value) => {
-                let table: Table = value.try_into().map_err(|e: toml::de::Error| {
-                    error(format!("[tool.lacuna]: {}", e.message().trim()))
-                })?;
-                table
-            }
-        };
+            toml::from_str(text).map_err(|e| error(describe_toml_error(text, &e)))?;
+        let table = pyproject.tool.lacuna.unwrap_or_default();
         validate(&table.budget).map_err(|m| error(format!("[tool.lacuna.budget]: {m}")))?;
         Ok(Config::from_table(&root, Some(file.to_owned()), table))
     }
@@ -267,6 +259,35 @@ impl Config {
                 .max(1),
             n => n as usize,
         }
+    }
+}
+
+/// `line 3: [tool.lacuna.budget] `loop-bound`: invalid type…`: where the error is, which table
+/// and key it is in, and what is wrong.
+fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim();
+    let Some(span) = e.span() else {
+        return format!("invalid configuration: {message}");
+    };
+    let before = &text[..span.start.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line_text = text[line_start..].lines().next().unwrap_or("");
+    let table = before
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|l| format!("{} ", l.split('#').next().unwrap_or(l).trim()))
+        .unwrap_or_default();
+    let key = line_text
+        .split_once('=')
+        .map(|(k, _)| format!("`{}`: ", k.trim()))
+        .unwrap_or_default();
+    if message.starts_with("unknown field") || !table.contains("tool.lacuna") {
+        format!("line {line}: {table}{message}")
+    } else {
+        format!("line {line}: {table}{key}{message}")
     }
 }
 
@@ -363,6 +384,6 @@ allow-network = true
             "/p/pyproject.toml: [tool.lacuna.budget]: `loop-bound` must be at least 1"
         );
         let e = parse("[tool.lacuna\n").unwrap_err();
-        assert!(e.message.starts_with("invalid TOML"), "{e}");
+        assert!(e.message.starts_with("line 1"), "{e}");
     }
 }

@@ -75,10 +75,17 @@ pub struct LineCol {
 }
 
 /// Line starts of one text, for converting between byte offsets and line/column positions.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct LineIndex {
     starts: Vec<u32>,
     len: u32,
+}
+
+/// The index of an empty text: one line.
+impl Default for LineIndex {
+    fn default() -> Self {
+        LineIndex::new("")
+    }
 }
 
 impl LineIndex {
@@ -149,6 +156,14 @@ mod tests {
         assert_eq!(index.line_col(3), LineCol { line: 1, col: 0 });
         assert_eq!(index.line_col(8), LineCol { line: 2, col: 0 });
         assert_eq!(index.line_count(), 4);
+    }
+
+    #[test]
+    fn empty_index_answers() {
+        let index = LineIndex::default();
+        assert_eq!(index.line_col(0), LineCol { line: 0, col: 0 });
+        assert_eq!(index.line_col(7), LineCol { line: 0, col: 0 });
+        assert_eq!(index.line_count(), 1);
     }
 
     #[test]
