@@ -17,4 +17,4 @@ pub use text::{Anchor, LineCol, LineIndex, TextRange};
 
 mod lower;
 
-pub use lower::parse;
+pub use lower::{PreviousParse, parse, parse_after};

@@ -196,8 +196,9 @@ pub struct FunctionSyntax {
     pub name_range: TextRange,
     /// The statements of the body.
     pub body: TextRange,
-    /// The body with comments dropped and whitespace normalised: what the fingerprint hashes.
-    pub normalized: String,
+    /// FNV-1a hash of the definition's tokens (comments and layout ignored): two functions with
+    /// the same code have the same hash wherever they stand and however they are laid out.
+    pub text_hash: u64,
     pub decisions: Vec<Decision>,
     pub calls: Vec<CallSite>,
     pub asserts: Vec<Assert>,

@@ -348,3 +348,29 @@ fn ids_survive_edits_above() {
     };
     assert_eq!(f(&a), f(&b));
 }
+
+#[test]
+fn incremental_parses_equal_fresh_parses() {
+    let mut text = String::from(
+        "import os\n\ndef f(a, b):\n    if a > 1 and b:\n        return 'é'\n    return 0\n\nclass C:\n    def m(self):\n        self.x = 1\n",
+    );
+    let edits: &[(&str, &str)] = &[
+        ("a > 1", "a > 100 or not b"),
+        ("return 'é'", "return 'ê' if a else b"),
+        ("import os\n", ""),
+        ("self.x = 1", "self.x = [y for y in range(3) if y]"),
+        ("def m(self):", "def m(self:"),
+        ("def m(self:", "def m(self):"),
+    ];
+    let (_, mut previous) = lacuna_grammar::parse_after(&text, None);
+    for (from, to) in edits {
+        text = text.replacen(from, to, 1);
+        let (incremental, next) = lacuna_grammar::parse_after(&text, previous.as_ref());
+        assert_eq!(
+            incremental,
+            parse(&text),
+            "after replacing {from:?} with {to:?}"
+        );
+        previous = next;
+    }
+}

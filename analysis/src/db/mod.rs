@@ -20,6 +20,9 @@ use std::sync::{Arc, Mutex};
 pub trait Db: salsa::Database {
     /// The project the database holds.
     fn project(&self) -> Project;
+
+    /// Previous parses, for incremental re-parsing.
+    fn parses(&self) -> &ParseCache;
 }
 
 /// A Python file. Files are never removed from the database; a deleted file's contents become
@@ -49,6 +52,43 @@ pub type EventLog = Arc<Mutex<Vec<String>>>;
 pub struct Database {
     storage: salsa::Storage<Self>,
     project: Option<Project>,
+    parses: Arc<ParseCache>,
+}
+
+/// The last parse of recently edited files, so that re-parsing after an edit is incremental.
+/// Not part of any query's value: a parse reusing it gives exactly the same result as a fresh
+/// one, only faster. Bounded: files not edited lately fall out.
+#[derive(Default)]
+pub struct ParseCache {
+    entries: Mutex<Vec<(SourceFile, lacuna_grammar::PreviousParse)>>,
+    /// Files parsed once: a tree is kept only from a file's second parse on, so a one-shot
+    /// check of a whole project pays nothing for the cache.
+    seen: Mutex<rustc_hash::FxHashSet<SourceFile>>,
+}
+
+impl ParseCache {
+    const CAPACITY: usize = 32;
+
+    /// Parses `text` for `file`, reusing and then replacing the file's previous parse.
+    pub fn parse(&self, file: SourceFile, text: &str) -> lacuna_grammar::Module {
+        let previous = {
+            let mut entries = self.entries.lock().expect("parse cache lock");
+            entries
+                .iter()
+                .position(|(f, _)| *f == file)
+                .map(|i| entries.remove(i).1)
+        };
+        let edited = !self.seen.lock().expect("parse cache lock").insert(file);
+        let (module, next) = lacuna_grammar::parse_after(text, previous.as_ref());
+        if let Some(next) = next.filter(|_| edited) {
+            let mut entries = self.entries.lock().expect("parse cache lock");
+            if entries.len() >= Self::CAPACITY {
+                entries.remove(0);
+            }
+            entries.push((file, next));
+        }
+        module
+    }
 }
 
 #[salsa::db]
@@ -60,6 +100,10 @@ impl Db for Database {
         self.project
             .expect("the database is created through `Workspace::new`, which sets the project")
     }
+
+    fn parses(&self) -> &ParseCache {
+        &self.parses
+    }
 }
 
 impl Default for Database {
@@ -67,6 +111,7 @@ impl Default for Database {
         Database {
             storage: salsa::Storage::new(None),
             project: None,
+            parses: Arc::default(),
         }
     }
 }
@@ -83,6 +128,7 @@ impl Database {
                 }
             }))),
             project: None,
+            parses: Arc::default(),
         }
     }
 }

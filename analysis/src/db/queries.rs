@@ -16,7 +16,7 @@ use std::sync::Arc;
 #[salsa::tracked(returns(ref))]
 pub fn parsed(db: &dyn Db, file: SourceFile) -> Arc<Module> {
     match file.contents(db) {
-        FileContents::Text(text) => Arc::new(lacuna_grammar::parse(text)),
+        FileContents::Text(text) => Arc::new(db.parses().parse(file, text)),
         _ => Arc::new(Module::default()),
     }
 }
@@ -140,7 +140,7 @@ pub fn function_model(db: &dyn Db, function: FunctionNode<'_>) -> Arc<FunctionMo
 /// layout ignored).
 #[salsa::tracked(returns(copy))]
 pub fn body_hash(db: &dyn Db, function: FunctionNode<'_>) -> u64 {
-    lacuna_grammar::ids::fnv1a(function.syntax(db).normalized.as_bytes())
+    function.syntax(db).text_hash
 }
 
 /// The workspace functions `function` calls, as far as syntax can resolve them.

@@ -34,7 +34,76 @@ thread_local! {
 /// Parses Python source and builds its typed view. Never fails: what does not parse is
 /// reported in [`Module::syntax_errors`] and the rest is modelled.
 pub fn parse(text: &str) -> Module {
-    let tree = PARSER.with(|p| p.borrow_mut().parse(text, None));
+    parse_after(text, None).0
+}
+
+/// A parse kept to make the next parse of an edited version of the same file incremental.
+pub struct PreviousParse {
+    text: std::sync::Arc<str>,
+    tree: tree_sitter::Tree,
+}
+
+/// Like [`parse`], reusing `previous` — the parse of an earlier version of the same file —
+/// so that tree-sitter re-parses only around what changed. The result is the same as a fresh
+/// parse; the returned [`PreviousParse`] serves the next call.
+pub fn parse_after(
+    text: &str,
+    previous: Option<&PreviousParse>,
+) -> (Module, Option<PreviousParse>) {
+    let old_tree = previous.map(|p| {
+        let mut tree = p.tree.clone();
+        tree.edit(&text_edit(&p.text, text));
+        tree
+    });
+    let tree = PARSER.with(|p| p.borrow_mut().parse(text, old_tree.as_ref()));
+    let module = lower_tree(text, tree.as_ref());
+    let next = tree.map(|tree| PreviousParse {
+        text: std::sync::Arc::from(text),
+        tree,
+    });
+    (module, next)
+}
+
+/// The single edit turning `old` into `new`: their common prefix and suffix are kept.
+fn text_edit(old: &str, new: &str) -> tree_sitter::InputEdit {
+    let (o, n) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = o.iter().zip(n).take_while(|(a, b)| a == b).count();
+    while !new.is_char_boundary(prefix) || !old.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = o.len().min(n.len()) - prefix;
+    let suffix = o
+        .iter()
+        .rev()
+        .zip(n.iter().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut suffix = suffix;
+    while !old.is_char_boundary(o.len() - suffix) || !new.is_char_boundary(n.len() - suffix) {
+        suffix -= 1;
+    }
+    let point = |text: &str, offset: usize| {
+        let before = &text.as_bytes()[..offset];
+        let row = before.iter().filter(|&&b| b == b'\n').count();
+        let column = offset
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+        tree_sitter::Point { row, column }
+    };
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: o.len() - suffix,
+        new_end_byte: n.len() - suffix,
+        start_position: point(old, prefix),
+        old_end_position: point(old, o.len() - suffix),
+        new_end_position: point(new, n.len() - suffix),
+    }
+}
+
+fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>) -> Module {
     let Some(tree) = tree else {
         return Module {
             syntax_errors: vec![SyntaxError {
@@ -176,6 +245,56 @@ struct Lowerer<'a> {
     error_regions: Vec<TextRange>,
     error_depth: usize,
     qualnames: FxHashMap<String, u32>,
+    interesting: &'static KindSet,
+}
+
+/// The node kinds the walk acts on, by numeric ID: most nodes (names, operators, punctuation)
+/// are passed over without looking at their kind's name.
+struct KindSet(Vec<bool>);
+
+impl KindSet {
+    const NAMES: &'static [&'static str] = &[
+        "function_definition",
+        "class_definition",
+        "if_statement",
+        "elif_clause",
+        "while_statement",
+        "conditional_expression",
+        "if_clause",
+        "assert_statement",
+        "boolean_operator",
+        "comparison_operator",
+        "call",
+        "attribute",
+        "assignment",
+        "augmented_assignment",
+        "delete_statement",
+        "import_statement",
+        "import_from_statement",
+        "for_statement",
+        "yield",
+    ];
+
+    fn get() -> &'static KindSet {
+        static SET: std::sync::OnceLock<KindSet> = std::sync::OnceLock::new();
+        SET.get_or_init(|| {
+            let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+            let mut set = vec![false; language.node_kind_count()];
+            for id in 0..language.node_kind_count() as u16 {
+                if language
+                    .node_kind_for_id(id)
+                    .is_some_and(|name| Self::NAMES.contains(&name))
+                {
+                    set[id as usize] = true;
+                }
+            }
+            KindSet(set)
+        })
+    }
+
+    fn contains(&self, id: u16) -> bool {
+        self.0.get(id as usize).copied().unwrap_or(false)
+    }
 }
 
 impl<'a> Lowerer<'a> {
@@ -197,7 +316,7 @@ impl<'a> Lowerer<'a> {
                 range: range(root),
                 name_range: TextRange::new(0, 0),
                 body: range(root),
-                normalized: source.tokens(root, &|n| is_definition(n)),
+                text_hash: source.token_hash(root, &|n| is_definition(n)),
                 decisions: vec![],
                 calls: vec![],
                 asserts: vec![],
@@ -226,6 +345,7 @@ impl<'a> Lowerer<'a> {
             error_regions: vec![],
             error_depth: 0,
             qualnames: FxHashMap::default(),
+            interesting: KindSet::get(),
         }
     }
 
@@ -294,7 +414,7 @@ impl<'a> Lowerer<'a> {
                 .child_by_field_name("body")
                 .map(|b| rel(range(b)))
                 .unwrap_or_default(),
-            normalized: self.source.tokens(outer, &|_| false),
+            text_hash: self.source.token_hash(outer, &|_| false),
             decisions: vec![],
             calls: vec![],
             asserts: vec![],
@@ -422,8 +542,8 @@ impl<'a> Lowerer<'a> {
                 range: rel(range(outer)),
                 name_range: rel(range(name_node)),
                 body: body.map(|b| rel(range(b))).unwrap_or_default(),
-                normalized: body
-                    .map(|b| self.source.tokens(b, &|n| is_definition(n)))
+                text_hash: body
+                    .map(|b| self.source.token_hash(b, &|n| is_definition(n)))
                     .unwrap_or_default(),
                 decisions: vec![],
                 calls: vec![],
@@ -533,25 +653,26 @@ impl<'a> Lowerer<'a> {
     }
 
     fn record_field_access(&mut self, node: Node<'_>) {
-        let Some((receiver, _)) = self.current().receiver.clone() else {
+        let index = self.scope().function;
+        let anchor = self.functions[index].function.anchor.offset;
+        let builder = &mut self.functions[index];
+        let Some((receiver, _)) = &builder.receiver else {
             return;
         };
+        let syntax = &mut builder.function.syntax;
         if node.kind() == "attribute" {
-            if let Some(field) = definitions::receiver_field(&self.source, node, &receiver)
+            if let Some(field) = definitions::receiver_field(&self.source, node, receiver)
                 && !definitions::is_store_target(node)
+                && !syntax.field_reads.iter().any(|r| r == field)
             {
-                let reads = &mut self.current().function.syntax.field_reads;
-                if !reads.iter().any(|r| r == field) {
-                    reads.push(field.to_owned());
-                }
+                syntax.field_reads.push(field.to_owned());
             }
             return;
         }
-        let params = self.current().function.syntax.params.clone();
-        let writes = definitions::field_writes(&self.source, node, &receiver, &params);
+        let writes = definitions::field_writes(&self.source, node, receiver, &syntax.params);
         for mut w in writes {
-            w.range = self.relative(w.range);
-            self.current().function.syntax.field_writes.push(w);
+            w.range = TextRange::new(w.range.start - anchor, w.range.end - anchor);
+            syntax.field_writes.push(w);
         }
     }
 
@@ -680,6 +801,9 @@ impl<'a> Lowerer<'a> {
 
 impl Visit for Lowerer<'_> {
     fn enter(&mut self, node: Node<'_>) -> bool {
+        if !self.interesting.contains(node.kind_id()) && !node.is_error() && !node.is_missing() {
+            return true;
+        }
         if node.is_error() || node.is_missing() {
             if self.error_depth == 0 && self.errors.len() < MAX_SYNTAX_ERRORS {
                 // Point at the first line of the error: an ERROR node can span the rest of

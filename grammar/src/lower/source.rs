@@ -19,13 +19,13 @@ impl<'a> Source<'a> {
         collapse_whitespace(self.text(node))
     }
 
-    /// The token texts under `node`, comments dropped, joined by single spaces; subtrees for
-    /// which `skip` answers true are left out.
-    pub fn tokens(&self, node: Node<'_>, skip: &dyn Fn(Node<'_>) -> bool) -> String {
+    /// FNV-1a hash of the token texts under `node`, each followed by a separator, comments
+    /// dropped; subtrees for which `skip` answers true are left out.
+    pub fn token_hash(&self, node: Node<'_>, skip: &dyn Fn(Node<'_>) -> bool) -> u64 {
         struct Tokens<'s, 'a> {
             source: &'s Source<'a>,
             skip: &'s dyn Fn(Node<'_>) -> bool,
-            out: String,
+            hash: u64,
         }
         impl Visit for Tokens<'_, '_> {
             fn enter(&mut self, n: Node<'_>) -> bool {
@@ -33,10 +33,10 @@ impl<'a> Source<'a> {
                     return false;
                 }
                 if n.child_count() == 0 || is_atomic_token(n) {
-                    if !self.out.is_empty() {
-                        self.out.push(' ');
+                    for &b in self.source.text(n).as_bytes().iter().chain(&[0xff]) {
+                        self.hash ^= u64::from(b);
+                        self.hash = self.hash.wrapping_mul(0x0000_0100_0000_01b3);
                     }
-                    self.out.push_str(self.source.text(n));
                     return false;
                 }
                 true
@@ -45,10 +45,10 @@ impl<'a> Source<'a> {
         let mut tokens = Tokens {
             source: self,
             skip,
-            out: String::new(),
+            hash: 0xcbf2_9ce4_8422_2325,
         };
         walk(node, &mut tokens);
-        tokens.out
+        tokens.hash
     }
 }
 
