@@ -5,6 +5,7 @@
 pub mod config;
 pub mod db;
 pub mod diagnostic;
+pub mod explore;
 pub mod model;
 pub mod symbolic;
 pub mod workspace;

@@ -172,12 +172,12 @@ impl Expr {
                     .ok_or_else(|| ExprError(format!("bad sort for variable `{name}`")))?;
                 Expr::var(name, sort)
             }
-            "int" if items.len() == 2 => match arg(1)? {
+            "int" if items.len() == 2 && !arg(1)?.is_array() => match arg(1)? {
                 Value::String(s) if is_decimal(s) => Expr::Int(Arc::from(s.as_str())),
                 Value::Number(n) if n.is_i64() || n.is_u64() => Expr::Int(Arc::from(n.to_string())),
                 other => return Err(ExprError(format!("bad int literal {other}"))),
             },
-            "bool" if items.len() == 2 => Expr::Bool(
+            "bool" if items.len() == 2 && !arg(1)?.is_array() => Expr::Bool(
                 arg(1)?
                     .as_bool()
                     .ok_or_else(|| ExprError("bad bool literal".into()))?,

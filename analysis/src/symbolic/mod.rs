@@ -6,6 +6,8 @@
 
 mod expr;
 mod path;
+mod python;
 
 pub use expr::{Expr, ExprError, Op, Sort};
 pub use path::{PathStep, VarPath, VarRoot};
+pub use python::python_str_literal;

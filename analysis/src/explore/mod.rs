@@ -1,0 +1,6 @@
+//! Exploration: dynamic symbolic execution of one function at a time. The solver answers
+//! "which inputs take this path, with this condition flipped?"; the search (frontier, targets,
+//! budgets) and object construction build on it.
+
+pub mod smt;
+pub mod solver;

@@ -1,0 +1,478 @@
+//! Translation of symbolic expressions to SMT-LIB 2 text for z3, with Python's semantics:
+//! floor division and modulo, true division on reals, negative string indices, slices clamped
+//! to the string, `int()` truncating towards zero, `True == 1`.
+//!
+//! Operations z3 does not model (or the agent marked opaque) are reported, not approximated:
+//! the caller turns them into a "solver limit" explanation.
+
+use crate::symbolic::{Expr, Op, Sort};
+use rustc_hash::FxHashMap;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// A set of assertions in SMT-LIB form, with the variables they declare.
+#[derive(Clone, Debug, Default)]
+pub struct Smt {
+    /// `(declare-const …)` lines.
+    pub declarations: String,
+    /// One `(assert …)` body per assertion, in order (without the `assert`).
+    pub assertions: Vec<String>,
+    /// Every variable, with its sort, in first-use order.
+    pub vars: Vec<(Arc<str>, Sort)>,
+}
+
+/// What stops an expression from being translated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Untranslatable {
+    /// Operations the solver does not model (`math.sin`, `str.lower` on a symbolic string…).
+    Unsupported(Vec<Arc<str>>),
+    /// Ill-sorted: the agent recorded something inconsistent.
+    Malformed(String),
+}
+
+#[derive(Default)]
+pub struct Translator {
+    vars: FxHashMap<Arc<str>, Sort>,
+    order: Vec<(Arc<str>, Sort)>,
+    unsupported: Vec<Arc<str>>,
+}
+
+impl Translator {
+    /// Translates one boolean assertion.
+    pub fn assertion(&mut self, e: &Expr) -> Result<String, Untranslatable> {
+        let (text, sort) = self.term(e)?;
+        let text = match sort {
+            Sort::Bool => text,
+            other => truthiness(&text, other),
+        };
+        if !self.unsupported.is_empty() {
+            return Err(Untranslatable::Unsupported(std::mem::take(
+                &mut self.unsupported,
+            )));
+        }
+        Ok(text)
+    }
+
+    /// The declarations of every variable seen so far.
+    pub fn finish(self) -> (String, Vec<(Arc<str>, Sort)>) {
+        let mut decls = String::new();
+        for (name, sort) in &self.order {
+            let _ = writeln!(
+                decls,
+                "(declare-const {} {})",
+                smt_name(name),
+                smt_sort(*sort)
+            );
+        }
+        (decls, self.order)
+    }
+
+    fn declare(&mut self, name: &Arc<str>, sort: Sort) -> Result<(), Untranslatable> {
+        match self.vars.get(name) {
+            Some(s) if *s != sort => Err(Untranslatable::Malformed(format!(
+                "variable `{name}` used as {} and as {}",
+                s.as_str(),
+                sort.as_str()
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                self.vars.insert(name.clone(), sort);
+                self.order.push((name.clone(), sort));
+                Ok(())
+            }
+        }
+    }
+
+    fn term(&mut self, e: &Expr) -> Result<(String, Sort), Untranslatable> {
+        Ok(match e {
+            Expr::Var { name, sort } => {
+                self.declare(name, *sort)?;
+                (smt_name(name), *sort)
+            }
+            Expr::Int(d) => (int_literal(d), Sort::Int),
+            Expr::Bool(b) => (b.to_string(), Sort::Bool),
+            Expr::Str(s) => (str_literal(s), Sort::Str),
+            Expr::Real(x) => {
+                if !x.is_finite() {
+                    self.unsupported.push(Arc::from("float inf/nan"));
+                    ("0.0".into(), Sort::Real)
+                } else {
+                    (real_literal(*x), Sort::Real)
+                }
+            }
+            Expr::App { op, args } => self.app(op, args)?,
+        })
+    }
+
+    fn terms(&mut self, args: &[Expr]) -> Result<Vec<(String, Sort)>, Untranslatable> {
+        args.iter().map(|a| self.term(a)).collect()
+    }
+
+    fn app(&mut self, op: &Op, args: &[Expr]) -> Result<(String, Sort), Untranslatable> {
+        let malformed =
+            || Untranslatable::Malformed(format!("`{}` with {} arguments", op.name(), args.len()));
+        let t = self.terms(args)?;
+        Ok(match (op, t.as_slice()) {
+            (Op::Add, [(a, Sort::Str), (b, Sort::Str)]) | (Op::StrConcat, [(a, _), (b, _)]) => {
+                (format!("(str.++ {a} {b})"), Sort::Str)
+            }
+            (Op::Add | Op::Sub | Op::Mul, [_, ..]) if t.iter().all(|x| x.1 != Sort::Str) => {
+                let (items, sort) = numeric(&t);
+                let sym = match op {
+                    Op::Add => "+",
+                    Op::Sub => "-",
+                    _ => "*",
+                };
+                (format!("({sym} {})", items.join(" ")), sort)
+            }
+            (Op::FloorDiv | Op::Mod, [_, _]) => {
+                let (items, sort) = numeric(&t);
+                let (a, b) = (&items[0], &items[1]);
+                match sort {
+                    Sort::Int => {
+                        let q = format!("(ite (> {b} 0) (div {a} {b}) (div (- {a}) (- {b})))");
+                        if *op == Op::FloorDiv {
+                            (q, Sort::Int)
+                        } else {
+                            (format!("(- {a} (* {b} {q}))"), Sort::Int)
+                        }
+                    }
+                    _ => {
+                        let q = format!("(to_real (to_int (/ {a} {b})))");
+                        if *op == Op::FloorDiv {
+                            (q, Sort::Real)
+                        } else {
+                            (format!("(- {a} (* {b} {q}))"), Sort::Real)
+                        }
+                    }
+                }
+            }
+            (Op::TrueDiv, [_, _]) => {
+                let (a, b) = (to_real(&t[0]), to_real(&t[1]));
+                (format!("(/ {a} {b})"), Sort::Real)
+            }
+            (Op::Pow, [base, (exp, Sort::Int)]) => match exp.parse::<u32>() {
+                Ok(0) => (
+                    if base.1 == Sort::Real { "1.0" } else { "1" }.into(),
+                    base.1,
+                ),
+                Ok(n) if n <= 8 => (
+                    format!("(* {})", vec![base.0.clone(); n as usize].join(" ")),
+                    base.1,
+                ),
+                _ => {
+                    self.unsupported
+                        .push(Arc::from("** with a symbolic or large exponent"));
+                    (base.0.clone(), base.1)
+                }
+            },
+            (Op::Neg, [(a, s)]) => (format!("(- {a})"), *s),
+            (Op::Abs, [(a, s)]) => {
+                let zero = if *s == Sort::Real { "0.0" } else { "0" };
+                (format!("(ite (>= {a} {zero}) {a} (- {a}))"), *s)
+            }
+            (Op::Min | Op::Max, [_, _]) => {
+                let (items, sort) = numeric(&t);
+                let cmp = if *op == Op::Min { "<=" } else { ">=" };
+                let (a, b) = (&items[0], &items[1]);
+                (format!("(ite ({cmp} {a} {b}) {a} {b})"), sort)
+            }
+            (Op::Eq | Op::Ne, [a, b]) => {
+                let eq = equality(a, b);
+                if *op == Op::Eq {
+                    (eq, Sort::Bool)
+                } else {
+                    (format!("(not {eq})"), Sort::Bool)
+                }
+            }
+            (Op::Lt | Op::Le | Op::Gt | Op::Ge, [a, b]) => {
+                let sym = match op {
+                    Op::Lt => "<",
+                    Op::Le => "<=",
+                    Op::Gt => ">",
+                    _ => ">=",
+                };
+                if a.1 == Sort::Str && b.1 == Sort::Str {
+                    match op {
+                        Op::Lt => (format!("(str.< {} {})", a.0, b.0), Sort::Bool),
+                        Op::Le => (format!("(str.<= {} {})", a.0, b.0), Sort::Bool),
+                        Op::Gt => (format!("(str.< {} {})", b.0, a.0), Sort::Bool),
+                        _ => (format!("(str.<= {} {})", b.0, a.0), Sort::Bool),
+                    }
+                } else if a.1 == Sort::Str || b.1 == Sort::Str {
+                    return Err(Untranslatable::Malformed(
+                        "ordering a str with a number".into(),
+                    ));
+                } else {
+                    let (items, _) = numeric(&t);
+                    (format!("({sym} {} {})", items[0], items[1]), Sort::Bool)
+                }
+            }
+            (Op::Not, [a]) => (format!("(not {})", as_bool(a)), Sort::Bool),
+            (Op::And | Op::Or, _) => {
+                if t.is_empty() {
+                    return Ok(((*op == Op::And).to_string(), Sort::Bool));
+                }
+                let sym = if *op == Op::And { "and" } else { "or" };
+                let items: Vec<String> = t.iter().map(as_bool).collect();
+                (format!("({sym} {})", items.join(" ")), Sort::Bool)
+            }
+            (Op::Ite, [c, a, b]) => {
+                if a.1 == b.1 {
+                    (format!("(ite {} {} {})", as_bool(c), a.0, b.0), a.1)
+                } else {
+                    let (items, sort) = numeric(&[a.clone(), b.clone()]);
+                    (
+                        format!("(ite {} {} {})", as_bool(c), items[0], items[1]),
+                        sort,
+                    )
+                }
+            }
+            (Op::IntToReal, [a]) => (to_real(a), Sort::Real),
+            (Op::RealToInt, [(a, Sort::Real)]) => (
+                format!("(ite (>= {a} 0.0) (to_int {a}) (- (to_int (- {a}))))"),
+                Sort::Int,
+            ),
+            (Op::RealToInt, [(a, Sort::Int)]) => (a.clone(), Sort::Int),
+            (Op::BoolToInt, [a]) => (format!("(ite {} 1 0)", as_bool(a)), Sort::Int),
+            (Op::IntToStr, [(a, Sort::Int)]) => (
+                format!(
+                    "(ite (>= {a} 0) (str.from_int {a}) (str.++ \"-\" (str.from_int (- {a}))))"
+                ),
+                Sort::Str,
+            ),
+            (Op::StrToInt, [(s, Sort::Str)]) => (format!("(str.to_int {s})"), Sort::Int),
+            (Op::StrLen, [(s, _)]) => (format!("(str.len {s})"), Sort::Int),
+            (Op::StrAt, [(s, _), (i, _)]) => {
+                let i = py_index(s, i);
+                (format!("(str.at {s} {i})"), Sort::Str)
+            }
+            (Op::StrSlice, [(s, _), (a, _), (b, _)]) => {
+                let (a, b) = (py_bound(s, a), py_bound(s, b));
+                (
+                    format!("(ite (< {a} {b}) (str.substr {s} {a} (- {b} {a})) \"\")"),
+                    Sort::Str,
+                )
+            }
+            (Op::StrContains, [(h, _), (n, _)]) => (format!("(str.contains {h} {n})"), Sort::Bool),
+            (Op::StrStartsWith, [(s, _), (p, _)]) => {
+                (format!("(str.prefixof {p} {s})"), Sort::Bool)
+            }
+            (Op::StrEndsWith, [(s, _), (p, _)]) => (format!("(str.suffixof {p} {s})"), Sort::Bool),
+            (Op::StrFind, [(s, _), (n, _)]) => (format!("(str.indexof {s} {n} 0)"), Sort::Int),
+            (Op::StrIsDigit, [(s, _)]) => (
+                format!("(str.in_re {s} (re.+ (re.range \"0\" \"9\")))"),
+                Sort::Bool,
+            ),
+            (Op::StrIsAlpha, [(s, _)]) => (
+                format!(
+                    "(str.in_re {s} (re.+ (re.union (re.range \"a\" \"z\") (re.range \"A\" \"Z\"))))"
+                ),
+                Sort::Bool,
+            ),
+            (Op::StrReplace, [(s, _), (a, _), (b, _)]) => {
+                // Python replaces every occurrence; SMT-LIB 2.6's `str.replace_all` is z3 ≥ 4.8.
+                (format!("(str.replace_all {s} {a} {b})"), Sort::Str)
+            }
+            (Op::StrLower | Op::StrUpper | Op::StrStrip | Op::StrCount | Op::Opaque(_), _) => {
+                self.unsupported.push(Arc::from(op.name()));
+                let sort = match op {
+                    Op::StrCount => Sort::Int,
+                    Op::Opaque(_) => Sort::Bool,
+                    _ => Sort::Str,
+                };
+                (default_of(sort).into(), sort)
+            }
+            _ => return Err(malformed()),
+        })
+    }
+}
+
+fn default_of(sort: Sort) -> &'static str {
+    match sort {
+        Sort::Int => "0",
+        Sort::Bool => "false",
+        Sort::Str => "\"\"",
+        Sort::Real => "0.0",
+    }
+}
+
+/// Python's truth value of a non-boolean term.
+fn truthiness(text: &str, sort: Sort) -> String {
+    match sort {
+        Sort::Bool => text.to_owned(),
+        Sort::Int => format!("(not (= {text} 0))"),
+        Sort::Real => format!("(not (= {text} 0.0))"),
+        Sort::Str => format!("(> (str.len {text}) 0)"),
+    }
+}
+
+fn as_bool((text, sort): &(String, Sort)) -> String {
+    truthiness(text, *sort)
+}
+
+fn to_real((text, sort): &(String, Sort)) -> String {
+    match sort {
+        Sort::Real => text.clone(),
+        Sort::Bool => format!("(ite {text} 1.0 0.0)"),
+        _ => format!("(to_real {text})"),
+    }
+}
+
+fn to_int((text, sort): &(String, Sort)) -> String {
+    match sort {
+        Sort::Bool => format!("(ite {text} 1 0)"),
+        _ => text.clone(),
+    }
+}
+
+/// Brings numeric operands to a common sort: any real makes all real; booleans count as 0/1.
+fn numeric(terms: &[(String, Sort)]) -> (Vec<String>, Sort) {
+    if terms.iter().any(|t| t.1 == Sort::Real) {
+        (terms.iter().map(to_real).collect(), Sort::Real)
+    } else {
+        (terms.iter().map(to_int).collect(), Sort::Int)
+    }
+}
+
+/// Python `==`: numbers (and booleans) compare numerically; other sorts never equal each other.
+fn equality(a: &(String, Sort), b: &(String, Sort)) -> String {
+    let numeric_sort = |s: Sort| matches!(s, Sort::Int | Sort::Real | Sort::Bool);
+    if a.1 == b.1 {
+        format!("(= {} {})", a.0, b.0)
+    } else if numeric_sort(a.1) && numeric_sort(b.1) {
+        let (items, _) = numeric(&[a.clone(), b.clone()]);
+        format!("(= {} {})", items[0], items[1])
+    } else {
+        "false".to_owned()
+    }
+}
+
+/// A Python index into `s`: negative counts from the end.
+fn py_index(s: &str, i: &str) -> String {
+    format!("(ite (< {i} 0) (+ (str.len {s}) {i}) {i})")
+}
+
+/// A Python slice bound: negative counts from the end, then clamped to `[0, len]`.
+fn py_bound(s: &str, i: &str) -> String {
+    let raw = py_index(s, i);
+    format!("(ite (< {raw} 0) 0 (ite (> {raw} (str.len {s})) (str.len {s}) {raw}))")
+}
+
+pub fn smt_sort(sort: Sort) -> &'static str {
+    match sort {
+        Sort::Int => "Int",
+        Sort::Bool => "Bool",
+        Sort::Str => "String",
+        Sort::Real => "Real",
+    }
+}
+
+/// A quoted SMT-LIB symbol; `|` and `\` (not allowed inside quotes) are replaced.
+pub fn smt_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 2);
+    out.push('|');
+    for c in name.chars() {
+        match c {
+            '|' => out.push_str("<bar>"),
+            '\\' => out.push_str("<bs>"),
+            c => out.push(c),
+        }
+    }
+    out.push('|');
+    out
+}
+
+fn int_literal(d: &str) -> String {
+    match d.strip_prefix('-') {
+        Some(abs) => format!("(- {abs})"),
+        None => d.to_owned(),
+    }
+}
+
+fn real_literal(x: f64) -> String {
+    // The shortest decimal that reads back as the same float (floats are modelled as reals).
+    let text = format!("{:?}", x.abs());
+    let body = if text.contains('e') {
+        // `1e300`: write the integer or fraction out in full.
+        let (mantissa, exp) = text.split_once('e').expect("checked");
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let m: f64 = mantissa.parse().unwrap_or(0.0);
+        if exp >= 0 {
+            format!(
+                "(* {m:?} {}.0)",
+                format_args!("1{}", "0".repeat(exp as usize))
+            )
+        } else {
+            format!(
+                "(/ {m:?} {}.0)",
+                format_args!("1{}", "0".repeat((-exp) as usize))
+            )
+        }
+    } else {
+        text
+    };
+    if x < 0.0 { format!("(- {body})") } else { body }
+}
+
+/// An SMT-LIB string literal: printable ASCII as is (`"` doubled), everything else escaped.
+pub fn str_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\"\""),
+            ' '..='~' if c != '\\' => out.push(c),
+            c => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Decodes a string value as z3 prints it (`\u{e9}` escapes, `""` for a quote).
+pub fn unescape_z3_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek() == Some(&'u') {
+            chars.next();
+            let code: String = if chars.peek() == Some(&'{') {
+                chars.next();
+                chars.by_ref().take_while(|c| *c != '}').collect()
+            } else {
+                chars.by_ref().take(4).collect()
+            };
+            match u32::from_str_radix(&code, 16).ok().and_then(char::from_u32) {
+                Some(decoded) => out.push(decoded),
+                None => {
+                    out.push_str("\\u");
+                    out.push_str(&code);
+                }
+            }
+        } else if c == '"' && chars.peek() == Some(&'"') {
+            chars.next();
+            out.push('"');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals() {
+        assert_eq!(str_literal("a\"é\\"), "\"a\"\"\\u{e9}\\u{5c}\"");
+        assert_eq!(unescape_z3_string("a\"\"\\u{e9}\\u{5c}"), "a\"é\\");
+        assert_eq!(int_literal("-12"), "(- 12)");
+        assert_eq!(real_literal(-0.5), "(- 0.5)");
+        assert_eq!(real_literal(1e20), "(* 1.0 100000000000000000000.0)");
+        assert_eq!(smt_name("$ret:3[\"a|b\"]"), "|$ret:3[\"a<bar>b\"]|");
+    }
+}

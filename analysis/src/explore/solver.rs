@@ -1,0 +1,293 @@
+//! The solver: z3 behind a small interface. Assertions are translated to SMT-LIB
+//! ([`super::smt`]) and parsed by z3, answers are cached by query text, and a path's negations
+//! are solved incrementally (the common prefix asserted once, each negation pushed and popped).
+//!
+//! `z3::Solver` is not `Send`: a `Solver` lives and dies on the thread that explores a function.
+
+use super::smt::{Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
+use crate::symbolic::{Expr, Sort};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A concrete value for a variable, from a model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// Decimal digits (Python ints are unbounded).
+    Int(String),
+    Bool(bool),
+    Str(String),
+    Real(f64),
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Model {
+    pub values: FxHashMap<Arc<str>, Value>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    Sat(Model),
+    Unsat,
+    /// z3 gave up (timeout, incompleteness): its reason.
+    Unknown(String),
+    /// The assertions use operations the solver does not model.
+    Unsupported(Vec<Arc<str>>),
+}
+
+impl Answer {
+    pub fn model(&self) -> Option<&Model> {
+        match self {
+            Answer::Sat(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// Counters for benchmarks and explanations.
+#[derive(Clone, Debug, Default)]
+pub struct SolverStats {
+    pub queries: u64,
+    pub cache_hits: u64,
+    pub time: Duration,
+}
+
+pub struct Solver {
+    timeout_ms: u64,
+    cache: FxHashMap<String, Answer>,
+    pub stats: SolverStats,
+}
+
+impl Solver {
+    pub fn new(timeout_ms: u64) -> Self {
+        Solver {
+            timeout_ms,
+            cache: FxHashMap::default(),
+            stats: SolverStats::default(),
+        }
+    }
+
+    /// Is the conjunction of `assertions` satisfiable, and by what values?
+    pub fn check(&mut self, assertions: &[Expr]) -> Answer {
+        let smt = match translate(assertions) {
+            Ok(smt) => smt,
+            Err(Untranslatable::Unsupported(ops)) => return Answer::Unsupported(ops),
+            Err(Untranslatable::Malformed(why)) => return Answer::Unknown(why),
+        };
+        let key = format!("{}{}", smt.declarations, smt.assertions.join("\n"));
+        if let Some(answer) = self.cache.get(&key) {
+            self.stats.cache_hits += 1;
+            return answer.clone();
+        }
+        let z3 = self.new_z3();
+        let answer = match load(&z3, &smt.declarations, &smt.assertions) {
+            Ok(()) => self.run(&z3, &smt),
+            Err(why) => Answer::Unknown(why),
+        };
+        self.cache.insert(key, answer.clone());
+        answer
+    }
+
+    /// For a path `prefix` (the conditions of an execution, in order) and the indices `flip` of
+    /// conditions to negate, the answer for each `prefix[..i] ∧ ¬prefix[i]`, sharing work
+    /// between them. An index whose condition cannot be translated answers `Unsupported`.
+    pub fn negations(&mut self, prefix: &[Expr], flip: &[usize]) -> Vec<(usize, Answer)> {
+        let mut translator = Translator::default();
+        let mut translated: Vec<Result<String, Untranslatable>> =
+            prefix.iter().map(|e| translator.assertion(e)).collect();
+        let (declarations, vars) = translator.finish();
+        let smt = Smt {
+            declarations,
+            assertions: vec![],
+            vars,
+        };
+        let z3 = self.new_z3();
+        let mut out = vec![];
+        let mut asserted = 0;
+        let mut flips: Vec<usize> = flip.to_vec();
+        flips.sort_unstable();
+        for i in flips {
+            if i >= prefix.len() {
+                continue;
+            }
+            // Assert the conditions before `i` that translate (the others are left out: the
+            // query is then an over-approximation, and a model is re-checked by running it).
+            while asserted < i {
+                if let Ok(a) = &translated[asserted]
+                    && let Err(why) = load(&z3, &smt.declarations, std::slice::from_ref(a))
+                {
+                    translated[asserted] = Err(Untranslatable::Malformed(why));
+                }
+                asserted += 1;
+            }
+            let negated = match &mut translated[i] {
+                Ok(a) => format!("(not {a})"),
+                Err(Untranslatable::Unsupported(ops)) => {
+                    out.push((i, Answer::Unsupported(ops.clone())));
+                    continue;
+                }
+                Err(Untranslatable::Malformed(why)) => {
+                    out.push((i, Answer::Unknown(why.clone())));
+                    continue;
+                }
+            };
+            let key = format!(
+                "{}{}{negated}",
+                smt.declarations,
+                translated[..i]
+                    .iter()
+                    .flatten()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            if let Some(answer) = self.cache.get(&key) {
+                self.stats.cache_hits += 1;
+                out.push((i, answer.clone()));
+                continue;
+            }
+            z3.push();
+            let answer = match load(&z3, &smt.declarations, std::slice::from_ref(&negated)) {
+                Ok(()) => self.run(&z3, &smt),
+                Err(why) => Answer::Unknown(why),
+            };
+            z3.pop(1);
+            self.cache.insert(key, answer.clone());
+            out.push((i, answer));
+        }
+        out
+    }
+
+    fn new_z3(&self) -> z3::Solver {
+        let z3 = z3::Solver::new();
+        let mut params = z3::Params::new();
+        params.set_u32("timeout", self.timeout_ms.min(u64::from(u32::MAX)) as u32);
+        z3.set_params(&params);
+        z3
+    }
+
+    fn run(&mut self, z3: &z3::Solver, smt: &Smt) -> Answer {
+        let start = Instant::now();
+        let result = z3.check();
+        self.stats.queries += 1;
+        self.stats.time += start.elapsed();
+        match result {
+            z3::SatResult::Unsat => Answer::Unsat,
+            z3::SatResult::Unknown => Answer::Unknown(
+                z3.get_reason_unknown()
+                    .unwrap_or_else(|| "unknown".to_owned()),
+            ),
+            z3::SatResult::Sat => match z3.get_model() {
+                Some(model) => Answer::Sat(extract(&model, &smt.vars)),
+                None => Answer::Unknown("no model".to_owned()),
+            },
+        }
+    }
+}
+
+/// Adds assertions to `z3`. Declarations are scoped to one parse, so they come with every
+/// call. z3 ignores text it cannot parse, so the number of assertions is checked: a rejected
+/// query must never pass for a satisfiable one.
+fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<(), String> {
+    let before = z3.get_assertions().len();
+    let mut text = String::with_capacity(declarations.len() + 64 * assertions.len());
+    text.push_str(declarations);
+    for a in assertions {
+        text.push_str("(assert ");
+        text.push_str(a);
+        text.push_str(")\n");
+    }
+    z3.from_string(text);
+    let added = z3.get_assertions().len() - before;
+    if added == assertions.len() {
+        Ok(())
+    } else {
+        Err(format!(
+            "z3 rejected the query ({added} of {} assertions loaded)",
+            assertions.len()
+        ))
+    }
+}
+
+/// Translates a conjunction; every variable is declared.
+pub fn translate(assertions: &[Expr]) -> Result<Smt, Untranslatable> {
+    let mut translator = Translator::default();
+    let mut texts = Vec::with_capacity(assertions.len());
+    let mut unsupported: Vec<Arc<str>> = vec![];
+    for a in assertions {
+        match translator.assertion(a) {
+            Ok(t) => texts.push(t),
+            Err(Untranslatable::Unsupported(ops)) => {
+                for op in ops {
+                    if !unsupported.contains(&op) {
+                        unsupported.push(op);
+                    }
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if !unsupported.is_empty() {
+        return Err(Untranslatable::Unsupported(unsupported));
+    }
+    let (declarations, vars) = translator.finish();
+    Ok(Smt {
+        declarations,
+        assertions: texts,
+        vars,
+    })
+}
+
+/// Reads each declared variable's value out of a model (completing unconstrained ones).
+fn extract(model: &z3::Model, vars: &[(Arc<str>, Sort)]) -> Model {
+    use z3::ast::{Bool, Int, Real, String as ZString};
+    let mut values = FxHashMap::default();
+    for (name, sort) in vars {
+        let symbol = smt_name(name);
+        let symbol = &symbol[1..symbol.len() - 1];
+        let value = match sort {
+            Sort::Int => model
+                .eval(&Int::new_const(symbol), true)
+                .map(|v| Value::Int(int_text(&v.to_string()))),
+            Sort::Bool => model
+                .eval(&Bool::new_const(symbol), true)
+                .and_then(|v| v.as_bool())
+                .map(Value::Bool),
+            Sort::Str => model
+                .eval(&ZString::new_const(symbol), true)
+                .and_then(|v| v.as_string())
+                .map(|s| Value::Str(unescape_z3_string(&s))),
+            Sort::Real => model
+                .eval(&Real::new_const(symbol), true)
+                .map(|v| Value::Real(real_value(&v.to_string()))),
+        };
+        if let Some(value) = value {
+            values.insert(name.clone(), value);
+        }
+    }
+    Model { values }
+}
+
+/// `(- 12)` → `-12`.
+fn int_text(s: &str) -> String {
+    let s = s.trim();
+    match s.strip_prefix("(-").and_then(|r| r.strip_suffix(')')) {
+        Some(abs) => format!("-{}", abs.trim()),
+        None => s.to_owned(),
+    }
+}
+
+/// `(/ 1.0 3.0)`, `(- 2.5)`, `7.0`, `(- (/ 1.0 3.0))` → the nearest float.
+fn real_value(s: &str) -> f64 {
+    let s = s.trim();
+    if let Some(inner) = s.strip_prefix("(-").and_then(|r| r.strip_suffix(')')) {
+        return -real_value(inner);
+    }
+    if let Some(inner) = s.strip_prefix("(/").and_then(|r| r.strip_suffix(')')) {
+        let parts: Vec<&str> = inner.split_whitespace().collect();
+        if let [n, d] = parts.as_slice() {
+            return real_value(n) / real_value(d);
+        }
+    }
+    s.trim_end_matches('?').parse().unwrap_or(f64::NAN)
+}
