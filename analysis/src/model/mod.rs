@@ -3,3 +3,4 @@
 
 pub mod calls;
 pub mod function;
+pub mod mcdc;
