@@ -130,7 +130,7 @@ pub fn print(files: &[CheckedFile]) -> anyhow::Result<()> {
                         summary.conditions += s.model.conditions;
                         summary.obligations += s.model.obligations;
                         Function {
-                            name: &s.qualname,
+                            name: s.id.as_str(),
                             kind: match s.kind {
                                 FunctionKind::Module => "module",
                                 FunctionKind::ClassBody => "class",

@@ -26,7 +26,7 @@ pub fn print(files: &[CheckedFile]) {
             let _ = writeln!(
                 out,
                 "  {}:{}  {} branch sides, {} decisions, {} conditions, {} MC/DC obligations",
-                f.qualname,
+                f.id,
                 f.line,
                 f.model.branch_sides,
                 f.model.decisions,
