@@ -130,3 +130,27 @@ fn bad_files_get_diagnostics_not_crashes() {
     assert_eq!(by_path("chain.py")["diagnostics"][0]["code"], "LCN003");
     let _ = by_path("deep.py");
 }
+
+#[test]
+fn the_example_project() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = lacuna(&root, &["check", "--static", "--format", "json", "examples"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Per function: name, line, branch sides, obligations — the facts later stages build on.
+    let mut table = String::new();
+    for file in doc["files"].as_array().unwrap() {
+        table.push_str(&format!("{}\n", file["path"].as_str().unwrap()));
+        for f in file["functions"].as_array().unwrap() {
+            table.push_str(&format!(
+                "  {}:{} branches={} obligations={}\n",
+                f["name"].as_str().unwrap(),
+                f["line"],
+                f["branches"]["total"],
+                f["obligations"]["total"]
+            ));
+        }
+    }
+    table.push_str(&format!("summary {}\n", doc["summary"]));
+    insta::assert_snapshot!(table);
+}
