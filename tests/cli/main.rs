@@ -134,7 +134,10 @@ fn bad_files_get_diagnostics_not_crashes() {
 #[test]
 fn the_example_project() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let out = lacuna(&root, &["check", "--static", "--format", "json", "examples"]);
+    let out = lacuna(
+        &root,
+        &["check", "--static", "--format", "json", "examples"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // Per function: name, line, branch sides, obligations — the facts later stages build on.
