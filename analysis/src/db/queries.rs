@@ -4,6 +4,7 @@
 use super::{Db, Project, SourceFile};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::calls::{CallTarget, absolute_module, call_targets};
+use crate::model::class::ClassModel;
 use crate::model::function::FunctionModel;
 use crate::workspace::{FileContents, module_name};
 use lacuna_grammar::{
@@ -134,6 +135,20 @@ pub fn module_index(db: &dyn Db, project: Project) -> Arc<ModuleIndex> {
 pub fn function_model(db: &dyn Db, function: FunctionNode<'_>) -> Arc<FunctionModel> {
     let mcdc = &db.project().config(db).mcdc;
     Arc::new(FunctionModel::new(function.syntax(db), mcdc))
+}
+
+/// The model of a class: fields, their writers and readers, assignability.
+#[salsa::tracked(returns(ref))]
+pub fn class_model(db: &dyn Db, class: ClassNode<'_>) -> Arc<ClassModel> {
+    let syntax = class.syntax(db);
+    let functions = file_functions(db, class.file(db));
+    let methods: Vec<(&str, &FunctionSyntax)> = functions
+        .iter()
+        .map(|f| f.syntax(db))
+        .filter(|s| s.class.as_deref() == Some(syntax.qualname.as_str()))
+        .map(|s| (s.name.as_str(), &**s))
+        .collect();
+    Arc::new(ClassModel::new(syntax, &methods))
 }
 
 /// The hash of a function's normalised text (signature, decorators and body; comments and

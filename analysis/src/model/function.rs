@@ -1,10 +1,11 @@
 //! The static model of one function: its decisions and branch sides, and the MC/DC obligations
 //! the configuration asks for. Built from the function's position-independent syntax only.
 
+use super::mcdc::McdcTable;
 use crate::config::Mcdc;
 use lacuna_grammar::{Decision, DecisionId, FunctionSyntax, Unmodelled};
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionModel {
     pub decisions: usize,
     pub branch_sides: usize,
@@ -13,6 +14,9 @@ pub struct FunctionModel {
     pub obligations: usize,
     /// Decisions present in the source that have no boolean model.
     pub unmodelled: Vec<(DecisionId, Unmodelled)>,
+    /// The MC/DC table of each decision, in the order of `FunctionSyntax::decisions`; `None`
+    /// for unmodelled decisions.
+    pub tables: Vec<Option<McdcTable>>,
 }
 
 impl FunctionModel {
@@ -30,6 +34,10 @@ impl FunctionModel {
             unmodelled: decisions
                 .iter()
                 .filter_map(|d| Some((d.id.clone(), d.unmodelled.clone()?)))
+                .collect(),
+            tables: decisions
+                .iter()
+                .map(|d| d.expr.as_ref().map(McdcTable::new))
                 .collect(),
         }
     }

@@ -2,5 +2,6 @@
 //! for fingerprints, and (in submodules) MC/DC tables and class models.
 
 pub mod calls;
+pub mod class;
 pub mod function;
 pub mod mcdc;

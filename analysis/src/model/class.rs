@@ -1,0 +1,253 @@
+//! The model of a class: its fields, which methods write and read each one, and whether a
+//! field is *assignable* — settable by whoever builds an instance — in the sense of Covana's
+//! field declaration hierarchy, adapted to Python: a constructor parameter or a property setter
+//! stores into it, or it is a public field of a dataclass, attrs class or NamedTuple. A field
+//! only changed by other methods (`Stack._items`, changed by `push`) is not assignable.
+
+use lacuna_grammar::{ClassKind, ClassSyntax, FieldWriteKind, FunctionSyntax, ParamKind};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Assignable {
+    /// `__init__` stores a parameter into the field (`self.capacity = capacity`).
+    Constructor { param: String },
+    /// A property setter stores into it (`@label.setter` → `self._label = value`).
+    Setter { property: String },
+    /// A public field of a dataclass / attrs class / NamedTuple: a generated constructor
+    /// parameter.
+    GeneratedInit,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldModel {
+    pub name: String,
+    /// How whoever builds an instance can set it, if they can.
+    pub assignable: Option<Assignable>,
+    /// Methods (other than `__init__`) that write it, in source order, and how.
+    pub writers: Vec<(String, FieldWriteKind)>,
+    /// Methods that read it.
+    pub readers: Vec<String>,
+    /// Declared in the class body (`count = 0`, `x: int`), not only assigned in methods.
+    pub declared: bool,
+    /// A class-level attribute (`ClassVar`, or unannotated in the body).
+    pub class_level: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClassModel {
+    pub qualname: String,
+    pub kind: ClassKind,
+    pub fields: Vec<FieldModel>,
+    /// Public methods (no leading underscore), with their positional parameter names
+    /// (receiver excluded): the calls an object can be driven through.
+    pub public_methods: Vec<(String, Vec<String>)>,
+    /// `__init__`'s parameters (receiver excluded), when the class defines one.
+    pub init_params: Option<Vec<String>>,
+}
+
+impl ClassModel {
+    /// `methods`: the class's methods by name, as defined in its body.
+    pub fn new(class: &ClassSyntax, methods: &[(&str, &FunctionSyntax)]) -> ClassModel {
+        let mut fields: Vec<FieldModel> = vec![];
+        let entry = |fields: &mut Vec<FieldModel>, name: &str| -> usize {
+            match fields.iter().position(|f| f.name == name) {
+                Some(i) => i,
+                None => {
+                    fields.push(FieldModel {
+                        name: name.to_owned(),
+                        assignable: None,
+                        writers: vec![],
+                        readers: vec![],
+                        declared: false,
+                        class_level: false,
+                    });
+                    fields.len() - 1
+                }
+            }
+        };
+        let generated_init = matches!(
+            class.kind,
+            ClassKind::Dataclass | ClassKind::Attrs | ClassKind::NamedTuple
+        );
+        for f in &class.fields {
+            let i = entry(&mut fields, &f.name);
+            fields[i].declared = true;
+            fields[i].class_level = f.class_level;
+            if generated_init && !f.class_level && f.init && !f.name.starts_with('_') {
+                fields[i].assignable = Some(Assignable::GeneratedInit);
+            }
+        }
+        let setter_of = |method: &str| -> Option<String> {
+            let (_, syntax) = methods.iter().rev().find(|(name, _)| *name == method)?;
+            syntax.decorators.iter().find_map(|d| {
+                d.strip_suffix(".setter")
+                    .filter(|p| *p == method)
+                    .map(str::to_owned)
+            })
+        };
+        for w in &class.writes {
+            let i = entry(&mut fields, &w.write.field);
+            let field = &mut fields[i];
+            if w.method == "__init__" {
+                if let (Some(param), FieldWriteKind::Assign) = (&w.write.from_param, &w.write.kind)
+                    && field.assignable.is_none()
+                {
+                    field.assignable = Some(Assignable::Constructor {
+                        param: param.clone(),
+                    });
+                }
+                continue;
+            }
+            if let Some(property) = setter_of(&w.method)
+                && field.assignable.is_none()
+            {
+                field.assignable = Some(Assignable::Setter { property });
+            }
+            if !field.writers.iter().any(|(m, _)| *m == w.method) {
+                field.writers.push((w.method.clone(), w.write.kind.clone()));
+            }
+        }
+        for (name, syntax) in methods {
+            for read in &syntax.field_reads {
+                let i = entry(&mut fields, read);
+                if !fields[i].readers.iter().any(|m| m == name) {
+                    fields[i].readers.push((*name).to_owned());
+                }
+            }
+        }
+        let positional = |syntax: &FunctionSyntax| -> Vec<String> {
+            syntax
+                .params
+                .iter()
+                .skip(usize::from(!syntax.is_staticmethod()))
+                .filter(|p| {
+                    matches!(
+                        p.kind,
+                        ParamKind::Positional | ParamKind::PositionalOnly | ParamKind::KeywordOnly
+                    )
+                })
+                .map(|p| p.name.clone())
+                .collect()
+        };
+        let mut public_methods = vec![];
+        for (name, syntax) in methods {
+            let accessor = syntax.is_property()
+                || syntax.decorators.iter().any(|d| {
+                    d.ends_with(".setter") || d.ends_with(".getter") || d.ends_with(".deleter")
+                });
+            if !name.starts_with('_') && !accessor && !public_methods.iter().any(|(m, _)| m == name)
+            {
+                public_methods.push(((*name).to_owned(), positional(syntax)));
+            }
+        }
+        ClassModel {
+            qualname: class.qualname.clone(),
+            kind: class.kind,
+            fields,
+            public_methods,
+            init_params: methods
+                .iter()
+                .find(|(name, _)| *name == "__init__")
+                .map(|(_, s)| positional(s)),
+        }
+    }
+
+    pub fn field(&self, name: &str) -> Option<&FieldModel> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(source: &str, class: &str) -> ClassModel {
+        let module = lacuna_grammar::parse(source);
+        let c = module.class(class).unwrap();
+        let methods: Vec<(&str, &FunctionSyntax)> = module
+            .functions
+            .iter()
+            .filter(|f| f.syntax.class.as_deref() == Some(class))
+            .map(|f| (f.syntax.name.as_str(), &f.syntax))
+            .collect();
+        ClassModel::new(&c.syntax, &methods)
+    }
+
+    #[test]
+    fn assignability() {
+        let m = model(
+            r#"
+class Stack:
+    limit = 10
+    def __init__(self, capacity, name="s"):
+        self.capacity = capacity
+        self._items = []
+        self.label = name.upper()
+    def push(self, item):
+        if len(self._items) >= self.capacity:
+            raise OverflowError
+        self._items.append(item)
+    @property
+    def tag(self):
+        return self._tag
+    @tag.setter
+    def tag(self, value):
+        self._tag = value
+"#,
+            "Stack",
+        );
+        let f = |n: &str| m.field(n).unwrap().clone();
+        assert_eq!(
+            f("capacity").assignable,
+            Some(Assignable::Constructor {
+                param: "capacity".into()
+            })
+        );
+        assert_eq!(f("_items").assignable, None);
+        assert_eq!(
+            f("_items").writers,
+            vec![("push".to_owned(), FieldWriteKind::Mutate("append".into()))]
+        );
+        assert_eq!(f("_items").readers, vec!["push".to_owned()]);
+        assert_eq!(
+            f("label").assignable,
+            None,
+            "computed from a parameter, not stored as is"
+        );
+        assert_eq!(
+            f("_tag").assignable,
+            Some(Assignable::Setter {
+                property: "tag".into()
+            })
+        );
+        assert!(f("limit").class_level && f("limit").declared);
+        assert_eq!(
+            m.init_params,
+            Some(vec!["capacity".to_owned(), "name".to_owned()])
+        );
+        assert_eq!(
+            m.public_methods,
+            vec![("push".to_owned(), vec!["item".to_owned()])]
+        );
+    }
+
+    #[test]
+    fn dataclass_fields_are_assignable() {
+        let m = model(
+            r#"
+from dataclasses import dataclass, field
+@dataclass
+class Item:
+    sku: str
+    _secret: int = 0
+    tags: list = field(default_factory=list, init=False)
+"#,
+            "Item",
+        );
+        assert_eq!(
+            m.field("sku").unwrap().assignable,
+            Some(Assignable::GeneratedInit)
+        );
+        assert_eq!(m.field("_secret").unwrap().assignable, None);
+        assert_eq!(m.field("tags").unwrap().assignable, None);
+    }
+}
