@@ -1,0 +1,218 @@
+"""Containers with a symbolic length and symbolic elements, and the symbolic `range`.
+
+A `SymList` named `xs` has the length variable `xs.__len__` and elements named `xs[0]`,
+`xs[1]`, …; iterating it records, before each step, whether the length exceeds the index —
+the condition a `for` loop tests — so the solver can ask for longer or shorter lists.
+"""
+
+from . import recorder
+from .sym import Sym, SymInt, concrete, expr_of, make
+
+
+def _record(expr, value):
+    rec = recorder.current()
+    if rec is not None:
+        rec.condition(expr, value, depth=3)
+
+
+class _Sized(Sym):
+    """Length bookkeeping shared by the containers: `_e` is the length expression."""
+
+    __slots__ = ()
+
+    def sym_len(self):
+        return SymInt(self._base_len(), self._e, self._d)
+
+    def _grow(self, delta):
+        self._e = ["+", self._e, ["int", str(delta)]] if delta >= 0 else \
+            ["-", self._e, ["int", str(-delta)]]
+        self._d += 1
+
+    def __bool__(self):
+        v = self._base_len() > 0
+        _record([">", self._e, ["int", "0"]], v)
+        return v
+
+    def _iterate(self, items):
+        n = len(items)
+        for i in range(n + 1):
+            more = i < n
+            _record([">", self._e, ["int", str(i)]], more)
+            if not more:
+                return
+            yield items[i]
+
+
+class SymList(list, _Sized):
+    def __init__(self, items, length_expr, depth=1):
+        list.__init__(self, items)
+        self._e = length_expr
+        self._d = depth
+
+    def _base_len(self):
+        return list.__len__(self)
+
+    def _concrete(self):
+        return [concrete(x) for x in list.__iter__(self)]
+
+    def __iter__(self):
+        return self._iterate(list(list.__iter__(self)))
+
+    def append(self, item):
+        list.append(self, item)
+        self._grow(1)
+
+    def extend(self, items):
+        items = list(items)
+        list.extend(self, items)
+        self._grow(len(items))
+
+    def insert(self, index, item):
+        list.insert(self, concrete(index), item)
+        self._grow(1)
+
+    def pop(self, *args):
+        item = list.pop(self, *[concrete(a) for a in args])
+        self._grow(-1)
+        return item
+
+    def remove(self, item):
+        list.remove(self, item)
+        self._grow(-1)
+
+    def clear(self):
+        list.clear(self)
+        self._e = ["int", "0"]
+
+    def __getitem__(self, key):
+        return list.__getitem__(self, concrete(key))
+
+    def __reduce_ex__(self, protocol):
+        return (list, (self._concrete(),))
+
+    def copy(self):
+        return list(list.__iter__(self))
+
+
+class SymTuple(tuple, _Sized):
+    def __new__(cls, items, length_expr, depth=1):
+        obj = tuple.__new__(cls, items)
+        obj._e = length_expr
+        obj._d = depth
+        return obj
+
+    def _base_len(self):
+        return tuple.__len__(self)
+
+    def _concrete(self):
+        return tuple(concrete(x) for x in tuple.__iter__(self))
+
+    def __iter__(self):
+        return self._iterate(tuple(tuple.__iter__(self)))
+
+    def __getitem__(self, key):
+        return tuple.__getitem__(self, concrete(key))
+
+    def __reduce_ex__(self, protocol):
+        return (tuple, (self._concrete(),))
+
+
+class SymDict(dict, _Sized):
+    """A dict whose values are symbolic (`cfg["mode"]`) and whose length is `cfg.__len__`."""
+
+    def __init__(self, items, length_expr, depth=1):
+        dict.__init__(self, items)
+        self._e = length_expr
+        self._d = depth
+
+    def _base_len(self):
+        return dict.__len__(self)
+
+    def _concrete(self):
+        return {concrete(k): concrete(v) for k, v in dict.items(self)}
+
+    def __setitem__(self, key, value):
+        if key not in self:
+            self._grow(1)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key):
+        dict.__delitem__(self, key)
+        self._grow(-1)
+
+    def pop(self, key, *default):
+        present = dict.__contains__(self, key)
+        value = dict.pop(self, key, *default)
+        if present:
+            self._grow(-1)
+        return value
+
+    def setdefault(self, key, default=None):
+        if not dict.__contains__(self, key):
+            self._grow(1)
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args, **kwargs):
+        for k, v in dict(*args, **kwargs).items():
+            self[k] = v
+
+    def clear(self):
+        dict.clear(self)
+        self._e = ["int", "0"]
+
+    def __reduce_ex__(self, protocol):
+        return (dict, (self._concrete(),))
+
+    def copy(self):
+        return dict(dict.items(self))
+
+
+class SymRange:
+    """`range(n)` (or `range(a, b)`) with symbolic bounds: each step of a loop over it records
+    `i < stop` (for a positive step), so the loop's iteration count is visible to the solver."""
+
+    def __init__(self, *args):
+        self._args = args
+        self._range = range(*[concrete(a) for a in args])
+
+    def __len__(self):
+        return len(self._range)
+
+    def __contains__(self, item):
+        return concrete(item) in self._range
+
+    def __getitem__(self, key):
+        return self._range[concrete(key)]
+
+    def __reversed__(self):
+        return reversed(self._range)
+
+    def __repr__(self):
+        return repr(self._range)
+
+    def __eq__(self, other):
+        return self._range == other
+
+    def __hash__(self):
+        return hash(self._range)
+
+    def __getattr__(self, name):
+        return getattr(self._range, name)
+
+    def __iter__(self):
+        args = self._args
+        start = args[0] if len(args) >= 2 else 0
+        stop = args[1] if len(args) >= 2 else args[0]
+        step = concrete(args[2]) if len(args) == 3 else 1
+        stop_expr = expr_of(stop)
+        start_expr = expr_of(start)
+        for k, value in enumerate(self._range):
+            if step > 0 and stop_expr is not None and start_expr is not None:
+                i_expr = ["+", start_expr, ["int", str(k * step)]]
+                _record(["<", i_expr, stop_expr], True)
+                yield make(value, i_expr, 2)
+            else:
+                yield value
+        if step > 0 and stop_expr is not None and start_expr is not None:
+            k = len(self._range)
+            _record(["<", ["+", start_expr, ["int", str(k * step)]], stop_expr], False)

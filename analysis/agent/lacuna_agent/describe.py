@@ -1,0 +1,139 @@
+"""Signatures at run time: the parameters of a function with their annotations resolved into
+type trees, so the generator knows which inputs to build (`Optional[int]`, `List[Item]`, an
+`Enum`, a project class and its constructor)."""
+
+import dataclasses
+import enum
+import inspect
+import sys
+import typing
+
+MAX_DEPTH = 3
+
+
+def _name(cls):
+    return "%s:%s" % (cls.__module__, cls.__qualname__)
+
+
+def type_tree(t, is_project_class, depth=0):
+    if t is inspect.Parameter.empty or t is typing.Any or t is object:
+        return {"kind": "any"}
+    if t is None or t is type(None):
+        return {"kind": "none"}
+    for prim, kind in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str")):
+        if t is prim:
+            return {"kind": kind}
+    if depth > MAX_DEPTH:
+        return {"kind": "any"}
+    origin = typing.get_origin(t)
+    args = typing.get_args(t)
+    sub = lambda x: type_tree(x, is_project_class, depth + 1)  # noqa: E731
+    if origin is typing.Union or (sys.version_info >= (3, 10) and _is_union_type(t)):
+        members = [a for a in args if a is not type(None)]
+        if len(members) < len(args):
+            inner = sub(members[0]) if len(members) == 1 else \
+                {"kind": "union", "of": [sub(a) for a in members]}
+            return {"kind": "optional", "of": inner}
+        return {"kind": "union", "of": [sub(a) for a in members]}
+    if origin is typing.Literal:
+        return {"kind": "literal", "values": [a for a in args if isinstance(a, (bool, int, float, str))]}
+    if origin in (list, typing.List, set, frozenset) or t in (list, set):
+        kind = "set" if origin in (set, frozenset) or t is set else "list"
+        return {"kind": kind, "of": sub(args[0]) if args else {"kind": "any"}}
+    if origin in (tuple, typing.Tuple) or t is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return {"kind": "list", "of": sub(args[0])}
+        return {"kind": "tuple", "items": [sub(a) for a in args]}
+    if origin in (dict, typing.Dict) or t is dict:
+        return {"kind": "dict", "key": sub(args[0]) if args else {"kind": "str"},
+                "value": sub(args[1]) if len(args) > 1 else {"kind": "any"}}
+    if isinstance(t, type) and issubclass(t, enum.Enum):
+        return {"kind": "enum", "class": _name(t), "members": [m.name for m in t]}
+    if isinstance(t, type) and is_project_class(t):
+        return describe_class(t, is_project_class, depth + 1)
+    if isinstance(t, type):
+        return {"kind": "class", "class": _name(t), "external": True}
+    return {"kind": "any"}
+
+
+def _is_union_type(t):
+    import types
+    return isinstance(t, types.UnionType)
+
+
+def describe_class(cls, is_project_class, depth):
+    init = []
+    try:
+        init = parameters(cls.__init__, is_project_class, depth, skip_first=True)
+    except (TypeError, ValueError):
+        pass
+    if dataclasses.is_dataclass(cls):
+        # The generated `__init__`'s annotations do not always resolve; the class's do.
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:
+            hints = {}
+        for entry in init:
+            if entry["type"] == {"kind": "any"} and entry["name"] in hints:
+                entry["type"] = type_tree(hints[entry["name"]], is_project_class, depth)
+    methods = []
+    for name, member in vars(cls).items():
+        if name.startswith("_") or not inspect.isfunction(member):
+            continue
+        try:
+            methods.append({"name": name,
+                            "params": parameters(member, is_project_class, depth, skip_first=True)})
+        except (TypeError, ValueError):
+            continue
+    return {"kind": "class", "class": _name(cls), "init": init, "methods": methods,
+            "dataclass": dataclasses.is_dataclass(cls)}
+
+
+def parameters(func, is_project_class, depth=0, skip_first=False):
+    sig = inspect.signature(func)
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:
+        hints = {}
+    out = []
+    for i, p in enumerate(sig.parameters.values()):
+        if skip_first and i == 0 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            continue
+        annotation = hints.get(p.name, p.annotation)
+        entry = {
+            "name": p.name,
+            "kind": p.kind.name.lower(),
+            "type": type_tree(annotation, is_project_class, depth),
+        }
+        if p.default is not p.empty:
+            try:
+                entry["default"] = repr(p.default)[:200]
+            except Exception:
+                entry["default"] = "<unprintable>"
+        out.append(entry)
+    return out
+
+
+def describe(target, owner, is_project_class):
+    """The description of a function or method `target` (defined in class `owner`, if any)."""
+    raw = inspect.getattr_static(owner, target.__name__) if owner is not None else target
+    kind = "function"
+    if isinstance(raw, staticmethod):
+        kind = "staticmethod"
+    elif isinstance(raw, classmethod):
+        kind = "classmethod"
+    elif owner is not None:
+        kind = "method"
+    func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+    try:
+        params = parameters(func, is_project_class, 0, skip_first=kind in ("method", "classmethod"))
+    except (TypeError, ValueError) as e:
+        return {"kind": kind, "error": str(e), "params": []}
+    out = {"kind": kind, "params": params}
+    if owner is not None:
+        out["owner"] = describe_class(owner, is_project_class, 1)
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        out["file"] = code.co_filename
+        out["line"] = code.co_firstlineno
+    return out

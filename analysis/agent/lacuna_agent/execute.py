@@ -1,0 +1,315 @@
+"""One execution, end to end: import the target's module as project code, build the inputs,
+install mocks, run the function under the tracer, the sandbox and a timer, and report what
+happened — return value or exception, branches with their conditions, external calls, lines."""
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import io
+import os
+import signal
+import sys
+import traceback
+
+from . import describe as describing
+from . import interpose, positions, recorder, values
+from .sym import Sym, concrete
+
+MAX_OUTPUT = 4096
+
+
+class ExecutionTimeout(BaseException):
+    """Raised in user code when its time is up (a BaseException, so `except Exception` in user
+    code does not swallow it)."""
+
+
+class ProjectLoader(importlib.abc.Loader):
+    """Executes a project module with interposed builtins, then wraps its external references."""
+
+    def __init__(self, inner, runtime):
+        self._inner = inner
+        self._runtime = runtime
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        code = self._inner.get_code(module.__name__)
+        module.__dict__["__builtins__"] = interpose.builtins_for(module.__name__)
+        self._runtime.tracer.instrument(code)
+        exec(code, module.__dict__)
+        interpose.wrap_globals(module, self._runtime.is_project_module)
+        self._runtime.project_modules.append(module)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+class ProjectFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, runtime):
+        self._runtime = runtime
+
+    def find_spec(self, fullname, path, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not spec.origin or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return None
+        if not self._runtime.is_project_file(spec.origin):
+            return None
+        spec.loader = ProjectLoader(spec.loader, self._runtime)
+        return spec
+
+
+class Runtime:
+    """The agent's state across executions: configuration, tracer, sandbox."""
+
+    def __init__(self, sandbox, guard):
+        self.sandbox = sandbox
+        self.guard = guard
+        self.roots = []
+        self.excluded = []
+        self.tracer = None
+        self.project_modules = []
+        self.max_events = 5000
+        self._lines = {}
+
+    def configure(self, request):
+        from .tracer import Tracer
+
+        self.roots = [os.path.realpath(r) for r in request.get("roots", [])]
+        here = os.path.dirname(os.path.realpath(__file__))
+        self.excluded = [here] + [os.path.realpath(p) for p in request.get("exclude", [])]
+        for p in reversed(request.get("sys_path", [])):
+            if p not in sys.path:
+                sys.path.insert(0, p)
+        scratch = request.get("scratch") or os.getcwd()
+        os.makedirs(scratch, exist_ok=True)
+        os.chdir(scratch)
+        sandbox = request.get("sandbox", {})
+        self.sandbox.configure(scratch, sandbox.get("allow_write", []),
+                               sandbox.get("allow_network", False),
+                               sandbox.get("allow_subprocess", False))
+        self.max_events = int(request.get("max_events", 5000))
+        memory = request.get("memory_mb")
+        if memory:
+            try:
+                import resource
+
+                limit = int(memory) * 1024 * 1024
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            except (ImportError, ValueError, OSError):
+                pass
+        if self.tracer is None:
+            self.tracer = Tracer(self.is_project_file, self.lines_of, self.max_events)
+            sys.meta_path.insert(0, ProjectFinder(self))
+        return {"ok": True}
+
+    def is_project_file(self, filename):
+        if not filename or filename.startswith("<"):
+            return False
+        real = os.path.realpath(filename)
+        if any(real.startswith(e + os.sep) for e in self.excluded):
+            return False
+        if "site-packages" in real or "dist-packages" in real:
+            return False
+        return any(real.startswith(r + os.sep) for r in self.roots)
+
+    def is_project_module(self, module):
+        if isinstance(module, str):
+            module = sys.modules.get(module)
+            if module is None:
+                return False
+        return self.is_project_file(getattr(module, "__file__", None))
+
+    def is_project_object(self, obj):
+        return self.is_project_module(type(obj).__module__)
+
+    def is_project_class(self, cls):
+        return self.is_project_module(getattr(cls, "__module__", ""))
+
+    def lines_of(self, filename):
+        lines = self._lines.get(filename)
+        if lines is None:
+            try:
+                with open(filename, encoding="utf-8", errors="replace") as f:
+                    lines = f.read().splitlines()
+            except OSError:
+                lines = []
+            self._lines[filename] = lines
+        return lines
+
+    # -- requests -------------------------------------------------------------------------
+
+    def resolve(self, target):
+        module = importlib.import_module(target["module"])
+        owner = None
+        obj = module
+        parts = target["qualname"].split(".")
+        if "<locals>" in parts:
+            raise LookupError("%s is nested in a function and cannot be called directly"
+                              % target["qualname"])
+        for part in parts:
+            owner = obj if isinstance(obj, type) else None
+            obj = getattr(obj, part)
+        return obj, owner
+
+    def describe(self, request):
+        self.sandbox.importing = True
+        self.sandbox.active = True
+        try:
+            func, owner = self.resolve(request["target"])
+        finally:
+            self.sandbox.active = False
+            self.sandbox.importing = False
+        return describing.describe(func, owner, self.is_project_class)
+
+    def execute(self, request):
+        saved = self.guard.save()
+        rec = None
+        out = io.StringIO()
+        err = io.StringIO()
+        result = {"status": "returned"}
+        restore_mocks = None
+        try:
+            self.sandbox.importing = True
+            self.sandbox.active = True
+            try:
+                func, owner = self.resolve(request["target"])
+            finally:
+                self.sandbox.active = False
+                self.sandbox.importing = False
+            try:
+                receiver = request.get("receiver")
+                args = [values.decode(t, self.is_project_object) for t in request.get("args", [])]
+                kwargs = {k: values.decode(t, self.is_project_object)
+                          for k, t in request.get("kwargs", {}).items()}
+                if receiver is not None:
+                    func = getattr(values.decode(receiver, self.is_project_object),
+                                   request["target"]["qualname"].split(".")[-1])
+                mocks = [(m["target"], [values.decode(t, self.is_project_object)
+                                        for t in m.get("returns", [])])
+                         for m in request.get("mocks", [])]
+            except values.InputError as e:
+                return {"status": "input-error", "error": str(e)}
+            except Exception as e:
+                return {"status": "input-error", "error": "%s: %s" % (type(e).__name__, e)}
+            if mocks:
+                restore_mocks = interpose.install_mocks(mocks, self.project_modules)
+            timeout = float(request.get("timeout_ms", 1000)) / 1000.0
+            sys.stdout, sys.stderr = out, err
+            rec = recorder.start(lambda code: self.is_project_file(code.co_filename))
+            self.tracer.start(rec)
+            self.sandbox.active = True
+            signal.signal(signal.SIGALRM, _alarm)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                value = func(*args, **kwargs)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                self.sandbox.active = False
+                observation = self.tracer.stop()
+                recorder.stop()
+            result["return"] = _describe_value(value)
+        except ExecutionTimeout:
+            observation = self.tracer.stop() if self.tracer._observation is not None else None
+            result = {"status": "timeout"}
+        except MemoryError:
+            result = {"status": "memory"}
+            observation = None
+        except BaseException as e:  # user code may raise anything, SystemExit included
+            result = {"status": "raised", "exception": _describe_exception(e, self)}
+            observation = locals().get("observation")
+        finally:
+            if self.tracer is not None and self.tracer._observation is not None:
+                self.tracer.stop()
+            if recorder.current() is not None:
+                recorder.stop()
+            if restore_mocks is not None:
+                restore_mocks()
+            self.guard.restore(saved)
+        if rec is not None:
+            result.update(self._serialise(rec, observation))
+        result["stdout"] = out.getvalue()[:MAX_OUTPUT]
+        result["stderr"] = err.getvalue()[:MAX_OUTPUT]
+        return result
+
+    def _serialise(self, rec, observation):
+        files = []
+        index = {}
+
+        def file_index(filename):
+            i = index.get(filename)
+            if i is None:
+                i = index[filename] = len(files)
+                files.append(filename)
+            return i
+
+        events = []
+        paired = set()
+        for e in rec.events:
+            if e["k"] == "branch" and e["condition"] is not None:
+                paired.add(id(e["condition"]))
+        for e in rec.events:
+            k = e["k"]
+            if k == "branch":
+                code, jump = e["code"], e["jump"]
+                value = jump.value(e["taken"])
+                out = {"k": "loop" if jump.loop else "branch", "f": file_index(code.co_filename),
+                       "pos": list(jump.pos) if jump.pos else None, "taken": value,
+                       "frame": e["frame"]}
+                if jump.link is not None:
+                    out["link"] = jump.link
+                condition = e["condition"]
+                if condition is not None:
+                    out["expr"] = condition["expr"]
+                events.append(out)
+                continue
+            if k == "constraint" and id(e) in paired:
+                continue
+            out = {key: v for key, v in e.items() if key not in ("code", "lasti")}
+            code = e.get("code")
+            if code is not None:
+                out["f"] = file_index(code.co_filename)
+                pos = positions.position_at(code, e["lasti"])
+                out["pos"] = list(pos) if pos else None
+            events.append(out)
+        lines = {}
+        if observation is not None:
+            for filename, numbers in observation.lines.items():
+                lines[str(file_index(filename))] = sorted(numbers)
+        result = {"files": files, "events": events, "lines": lines}
+        if observation is not None and observation.truncated:
+            result["truncated"] = True
+        return result
+
+
+def _alarm(signum, frame):
+    raise ExecutionTimeout()
+
+
+def _qualified_type(value):
+    t = type(value)
+    return t.__qualname__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__qualname__)
+
+
+def _describe_value(value):
+    plain = interpose.unwrap(value)
+    plain = concrete(plain)
+    try:
+        text = repr(plain)
+    except Exception:
+        text = "<unprintable>"
+    return {"repr": text[:500], "type": _qualified_type(plain), "literal": values.literal(plain)}
+
+
+def _describe_exception(e, runtime):
+    line = None
+    tb = e.__traceback__
+    while tb is not None:
+        if runtime.is_project_file(tb.tb_frame.f_code.co_filename):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    try:
+        message = str(e)[:500]
+    except Exception:
+        message = "<unprintable>"
+    return {"type": _qualified_type(e), "message": message, "line": line}

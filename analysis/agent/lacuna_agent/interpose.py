@@ -1,0 +1,539 @@
+"""External calls: calls from project code into code the agent does not follow (C functions,
+the standard library, other packages, builtins that reach the world). Each is recorded as an
+external-call event — callee, call site, the input variables that flowed into its arguments —
+and its return value becomes a fresh symbol `$ret:n`, so later conditions on it are visible.
+
+Project modules are executed with `builtins_for()` as their `__builtins__`, and `wrap_globals()`
+replaces their references to other modules and to imported functions by recording wrappers.
+Exception classes, constants and classes used only for `isinstance` pass through untouched.
+"""
+
+import builtins
+import types
+
+from . import recorder
+from .containers import SymDict, SymList, SymRange, SymTuple
+from .sym import Sym, SymBool, SymInt, apply, concrete, expr_of, make
+
+_SORTS = {bool: "bool", int: "int", float: "float", str: "str"}
+
+# Module names whose calls depend on the world outside the inputs.
+_state = {"depth": 0}
+
+
+def _arg_vars(args, kwargs):
+    names = []
+
+    def collect(e):
+        if isinstance(e, list) and e:
+            if e[0] == "var" and len(e) == 3:
+                if e[1] not in names:
+                    names.append(e[1])
+            else:
+                for x in e[1:]:
+                    collect(x)
+
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, Sym):
+            collect(a._e)
+    return names
+
+
+def _concrete_args(args, kwargs):
+    return [concrete(a) for a in args], {k: concrete(v) for k, v in kwargs.items()}
+
+
+def call_external(name, target, args, kwargs):
+    """Calls `target` as the external function `name`, recording the call."""
+    rec = recorder.current()
+    cargs, ckwargs = _concrete_args(args, kwargs)
+    if rec is None or _state["depth"] > 0:
+        return target(*cargs, **ckwargs)
+    n = rec.external_call(name, _arg_vars(args, kwargs), depth=3)
+    _state["depth"] += 1
+    try:
+        result = target(*cargs, **ckwargs)
+    except BaseException as e:
+        _state["depth"] -= 1
+        rec.external_raise(n, e)
+        raise
+    _state["depth"] -= 1
+    return returned(rec, n, result)
+
+
+def returned(rec, n, result):
+    """Records the return value of external call `n` and gives it its symbol."""
+    sort = _SORTS.get(type(result))
+    try:
+        text = repr(result)[:200]
+    except Exception:
+        text = "<unprintable>"
+    rec.external_return(n, text, sort)
+    base = "$ret:%d" % n
+    if sort is not None:
+        return make(result, ["var", base, sort], 1)
+    return wrap_returned(result, base)
+
+
+def wrap_returned(result, base):
+    """Dicts and lists returned by external calls get path symbols (`$ret:3["mode"]`);
+    other objects get an attribute proxy (`$ret:3.hour`)."""
+    t = type(result)
+    if t is dict:
+        return SymDict({k: _path(v, "%s[%r]" % (base, k)) for k, v in result.items()},
+                       ["var", base + ".__len__", "int"])
+    if t is list:
+        return SymList([_path(v, "%s[%d]" % (base, i)) for i, v in enumerate(result)],
+                       ["var", base + ".__len__", "int"])
+    if t is tuple:
+        return SymTuple([_path(v, "%s[%d]" % (base, i)) for i, v in enumerate(result)],
+                        ["var", base + ".__len__", "int"])
+    if result is None or isinstance(result, (types.ModuleType, type, BaseException)) \
+            or callable(result):
+        return result
+    return ReturnedObject(result, base)
+
+
+def _path(value, name):
+    sort = _SORTS.get(type(value))
+    if sort is not None:
+        return make(value, ["var", name, sort], 1)
+    return value
+
+
+class ReturnedObject:
+    """An object returned by an external call whose primitive attributes become symbols
+    (`datetime.now().hour` → `$ret:3.hour`). Method calls on it are external calls too."""
+
+    __slots__ = ("_target", "_base")
+
+    def __init__(self, target, base):
+        object.__setattr__(self, "_target", target)
+        object.__setattr__(self, "_base", base)
+
+    @property
+    def __class__(self):
+        return type(object.__getattribute__(self, "_target"))
+
+    def __getattr__(self, name):
+        target = object.__getattribute__(self, "_target")
+        value = getattr(target, name)
+        base = object.__getattribute__(self, "_base")
+        if callable(value) and not isinstance(value, type):
+            return ExternalFunction("%s.%s" % (_qualname(type(target)), name), value)
+        return _path(value, "%s.%s" % (base, name))
+
+    def __setattr__(self, name, value):
+        setattr(object.__getattribute__(self, "_target"), name, value)
+
+    def __repr__(self):
+        return repr(object.__getattribute__(self, "_target"))
+
+    def __str__(self):
+        return str(object.__getattribute__(self, "_target"))
+
+    def __bool__(self):
+        return bool(object.__getattribute__(self, "_target"))
+
+    def __eq__(self, other):
+        return object.__getattribute__(self, "_target") == concrete(_unwrap(other))
+
+    def __hash__(self):
+        return hash(object.__getattribute__(self, "_target"))
+
+    def __lt__(self, other):
+        return object.__getattribute__(self, "_target") < _unwrap(other)
+
+    def __le__(self, other):
+        return object.__getattribute__(self, "_target") <= _unwrap(other)
+
+    def __gt__(self, other):
+        return object.__getattribute__(self, "_target") > _unwrap(other)
+
+    def __ge__(self, other):
+        return object.__getattribute__(self, "_target") >= _unwrap(other)
+
+    def __sub__(self, other):
+        return object.__getattribute__(self, "_target") - _unwrap(other)
+
+    def __add__(self, other):
+        return object.__getattribute__(self, "_target") + _unwrap(other)
+
+    def __iter__(self):
+        return iter(object.__getattribute__(self, "_target"))
+
+    def __enter__(self):
+        return object.__getattribute__(self, "_target").__enter__()
+
+    def __exit__(self, *exc):
+        return object.__getattribute__(self, "_target").__exit__(*exc)
+
+    def __len__(self):
+        return len(object.__getattribute__(self, "_target"))
+
+    def __getitem__(self, key):
+        return object.__getattribute__(self, "_target")[concrete(key)]
+
+
+def _unwrap(value):
+    if isinstance(value, ReturnedObject):
+        return object.__getattribute__(value, "_target")
+    return concrete(value)
+
+
+def unwrap(value):
+    """The plain object behind any proxy the agent made."""
+    return _unwrap(value)
+
+
+def _qualname(obj):
+    module = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    if module in ("builtins", ""):
+        return name
+    return "%s.%s" % (module, name)
+
+
+class ExternalFunction:
+    """A function, method or class of code the agent does not follow, called from project
+    code: each call is an external-call event."""
+
+    __slots__ = ("_name", "_target")
+
+    def __init__(self, name, target):
+        self._name = name
+        self._target = target
+
+    def __call__(self, *args, **kwargs):
+        return call_external(self._name, self._target, args, kwargs)
+
+    def __getattr__(self, attr):
+        value = getattr(self._target, attr)
+        return _external_attribute("%s.%s" % (self._name, attr), value)
+
+    def __instancecheck__(self, obj):
+        return isinstance(_unwrap(obj), self._target)
+
+    def __subclasscheck__(self, cls):
+        return issubclass(cls, self._target)
+
+    def __mro_entries__(self, bases):
+        return (self._target,)
+
+    def __repr__(self):
+        return repr(self._target)
+
+    def __eq__(self, other):
+        return self._target == (other._target if isinstance(other, ExternalFunction) else other)
+
+    def __hash__(self):
+        return hash(self._target)
+
+    def __get__(self, obj, objtype=None):
+        return self
+
+
+class ExternalModule:
+    """A module of code the agent does not follow, seen from project code: attribute chains
+    resolve to recording wrappers (`os.path.exists` → an external call named so)."""
+
+    __slots__ = ("_name", "_module")
+
+    def __init__(self, name, module):
+        self._name = name
+        self._module = module
+
+    def __getattr__(self, attr):
+        value = getattr(self._module, attr)
+        return _external_attribute("%s.%s" % (self._name, attr), value)
+
+    def __repr__(self):
+        return repr(self._module)
+
+    def __dir__(self):
+        return dir(self._module)
+
+
+class ExternalObject:
+    """A non-callable object of an external module (`os.environ`): its methods are external
+    calls, and so are item access and membership."""
+
+    __slots__ = ("_name", "_target")
+
+    def __init__(self, name, target):
+        self._name = name
+        self._target = target
+
+    def __getattr__(self, attr):
+        value = getattr(self._target, attr)
+        return _external_attribute("%s.%s" % (self._name, attr), value)
+
+    def __getitem__(self, key):
+        return call_external(self._name + ".__getitem__", self._target.__getitem__, (key,), {})
+
+    def __contains__(self, key):
+        return call_external(self._name + ".__contains__", self._target.__contains__, (key,), {})
+
+    def __iter__(self):
+        return iter(self._target)
+
+    def __len__(self):
+        return len(self._target)
+
+    def __repr__(self):
+        return repr(self._target)
+
+    def __setitem__(self, key, value):
+        self._target[concrete(key)] = concrete(value)
+
+
+def _external_attribute(name, value):
+    if isinstance(value, Mock):
+        return value
+    if isinstance(value, types.ModuleType):
+        return ExternalModule(name, value)
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return value
+    if isinstance(value, type):
+        return ExternalFunction(name, value)
+    if callable(value):
+        return ExternalFunction(name, value)
+    if isinstance(value, (bool, int, float, str, bytes, tuple, frozenset, type(None))):
+        return value
+    if isinstance(value, (dict, list, set)) or hasattr(value, "__getitem__"):
+        return ExternalObject(name, value)
+    return value
+
+
+# -- builtins -------------------------------------------------------------------------------
+
+_real = {name: getattr(builtins, name) for name in dir(builtins)}
+
+
+def _len(obj):
+    if isinstance(obj, Sym) and hasattr(obj, "sym_len"):
+        return obj.sym_len()
+    return _real["len"](_unwrap(obj))
+
+
+def _int(*args, **kwargs):
+    if len(args) == 1 and not kwargs and isinstance(args[0], Sym):
+        x = args[0]
+        c = concrete(x)
+        if isinstance(c, bool):
+            return apply("bool.int", (x,), int(c))
+        if isinstance(c, str):
+            return apply("str.int", (x,), int(c))
+        if isinstance(c, float):
+            return apply("int", (x,), int(c))
+        return x
+    return _real["int"](*[concrete(a) for a in args], **kwargs)
+
+
+def _float(*args):
+    if len(args) == 1 and isinstance(args[0], Sym):
+        x = args[0]
+        c = concrete(x)
+        if isinstance(c, (int, bool)):
+            return apply("float", (x,), float(c))
+        if isinstance(c, float):
+            return x
+    return _real["float"](*[concrete(a) for a in args])
+
+
+def _str(*args, **kwargs):
+    if len(args) == 1 and not kwargs and isinstance(args[0], Sym):
+        x = args[0]
+        c = concrete(x)
+        if type(c) is int:
+            return apply("str", (x,), str(c))
+        if type(c) is str:
+            return x
+    return _real["str"](*[_unwrap(a) for a in args], **kwargs)
+
+
+def _bool(*args):
+    if args:
+        return _real["bool"](args[0])
+    return False
+
+
+def _abs(x):
+    return abs(x)
+
+
+def _min(*args, **kwargs):
+    if len(args) == 2 and not kwargs and all(type(concrete(a)) in (int, float) for a in args):
+        a, b = args
+        if isinstance(a, Sym) or isinstance(b, Sym):
+            return apply("min", (a, b), _real["min"](concrete(a), concrete(b)))
+    return _real["min"](*args, **kwargs)
+
+
+def _max(*args, **kwargs):
+    if len(args) == 2 and not kwargs and all(type(concrete(a)) in (int, float) for a in args):
+        a, b = args
+        if isinstance(a, Sym) or isinstance(b, Sym):
+            return apply("max", (a, b), _real["max"](concrete(a), concrete(b)))
+    return _real["max"](*args, **kwargs)
+
+
+def _range(*args):
+    if any(isinstance(a, Sym) for a in args):
+        return SymRange(*args)
+    return _real["range"](*args)
+
+
+def _isinstance(obj, classinfo):
+    if isinstance(obj, SymBool):
+        obj = concrete(obj)
+    return _real["isinstance"](_unwrap(obj) if isinstance(obj, ReturnedObject) else obj, classinfo)
+
+
+def _type(*args):
+    if len(args) == 1:
+        obj = args[0]
+        if isinstance(obj, (Sym, ReturnedObject)):
+            return _real["type"](_unwrap(obj))
+        return _real["type"](obj)
+    return _real["type"](*args)
+
+
+def _round(number, ndigits=None):
+    return _real["round"](concrete(number), concrete(ndigits))
+
+
+def _recording(name):
+    target = _real[name]
+    return ExternalFunction(name, target)
+
+
+_builtins = dict(vars(builtins))
+_builtins.update({
+    "len": _len,
+    "int": _int,
+    "float": _float,
+    "str": _str,
+    "bool": _bool,
+    "min": _min,
+    "max": _max,
+    "range": _range,
+    "isinstance": _isinstance,
+    "type": _type,
+    "round": _round,
+    "open": _recording("open"),
+    "input": _recording("input"),
+    "print": _recording("print"),
+    "hash": _recording("hash"),
+    "id": _recording("id"),
+})
+# The wrappers keep the builtins' class identity where code compares them.
+for _name in ("int", "float", "str", "bool", "range", "type"):
+    _builtins["__lacuna_real_%s__" % _name] = _real[_name]
+
+
+def builtins_for(module_name):
+    """The `__builtins__` a project module is executed with."""
+    return _builtins
+
+
+def wrap_globals(module, is_project_module):
+    """Replaces, in a project module's globals, references to non-project modules and to
+    functions and classes imported from them, by recording wrappers."""
+    namespace = module.__dict__
+    for name, value in list(namespace.items()):
+        if name.startswith("__"):
+            continue
+        if isinstance(value, types.ModuleType):
+            if not is_project_module(value):
+                namespace[name] = ExternalModule(value.__name__, value)
+        elif isinstance(value, (types.BuiltinFunctionType, types.FunctionType)) or \
+                (isinstance(value, type) and not issubclass(value, BaseException)):
+            owner = getattr(value, "__module__", None)
+            if owner and owner != module.__name__ and not is_project_module(owner):
+                if isinstance(value, type) and _is_plain_data(value):
+                    continue
+                namespace[name] = ExternalFunction(_qualname(value), value)
+        elif _is_external_instance(value, is_project_module):
+            # `log = logging.getLogger(__name__)`, `PATTERN = re.compile(...)`: their method
+            # calls are external calls too.
+            namespace[name] = ExternalObject(_qualname(type(value)), value)
+
+
+def _is_external_instance(value, is_project_module):
+    import enum
+
+    cls = type(value)
+    module = getattr(cls, "__module__", "builtins")
+    if module in ("builtins", "typing", "typing_extensions", "enum", "abc", "collections",
+                  "dataclasses", "decimal", "fractions", "datetime", "pathlib", "uuid"):
+        return False
+    if isinstance(value, (type, types.ModuleType, BaseException, enum.Enum, types.FunctionType,
+                          types.BuiltinFunctionType, types.MethodType, staticmethod,
+                          classmethod, property)):
+        return False
+    return not is_project_module(module)
+
+
+def _is_plain_data(cls):
+    """Typing constructs, enums and dataclass-like helpers imported for annotations."""
+    module = getattr(cls, "__module__", "")
+    return module in ("typing", "typing_extensions", "enum", "abc", "collections.abc",
+                      "dataclasses", "numbers")
+
+
+# -- mocks ----------------------------------------------------------------------------------
+
+class Mock:
+    """A mocked external function: its n-th call returns the n-th value given (the last one
+    repeats), and is recorded as an external call whose return symbol is that value's own."""
+
+    def __init__(self, name, values):
+        self._name = name
+        self._values = list(values)
+        self._calls = 0
+
+    def __call__(self, *args, **kwargs):
+        value = self._values[min(self._calls, len(self._values) - 1)] if self._values else None
+        self._calls += 1
+        rec = recorder.current()
+        if rec is not None:
+            n = rec.external_call(self._name, _arg_vars(args, kwargs), depth=2)
+            sort = _SORTS.get(type(concrete(value)))
+            rec.external_return(n, repr(concrete(value))[:200], sort)
+            event = rec.events[-1]
+            event["mocked"] = True
+            if isinstance(value, Sym) and isinstance(value._e, list) and value._e[:1] == ["var"]:
+                event["ret_var"] = value._e[1]
+        return value
+
+
+def install_mocks(mocks, modules):
+    """Patches each mocked target (a dotted name such as `os.path.exists`) in its module and
+    wherever a project module refers to it; returns a function that undoes everything."""
+    import importlib
+
+    undo = []
+    for target, values in mocks:
+        module_name, _, attr = target.rpartition(".")
+        mock = Mock(target, values)
+        try:
+            owner = importlib.import_module(module_name)
+        except ImportError:
+            owner = None
+        original = getattr(owner, attr, None) if owner is not None else None
+        if owner is not None and original is not None:
+            setattr(owner, attr, mock)
+            undo.append((owner, attr, original))
+        for module in modules:
+            for name, value in list(vars(module).items()):
+                inner = value._target if isinstance(value, ExternalFunction) else value
+                if original is not None and inner is original:
+                    setattr(module, name, mock)
+                    undo.append((module, name, value))
+            if module_name in ("builtins", "") and attr in ("open", "input", "print"):
+                module.__dict__["__builtins__"] = dict(module.__dict__["__builtins__"], **{attr: mock})
+    def restore():
+        for owner, attr, original in reversed(undo):
+            setattr(owner, attr, original)
+    return restore

@@ -1,0 +1,62 @@
+"""The agent process: takes over the file descriptors the Rust side gave it for the protocol,
+points the standard streams elsewhere so user code cannot write into the protocol, says hello,
+and answers requests (JSON lines) until told to stop or its input closes."""
+
+import io
+import json
+import os
+import platform
+import sys
+import traceback
+
+from . import PROTOCOL
+
+
+def main():
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    sys.stdin = io.StringIO()
+    sys.stdout = io.StringIO()
+
+    from .execute import Runtime
+    from .sandbox import Guard, Sandbox
+
+    sandbox = Sandbox()
+    runtime = Runtime(sandbox, Guard(sandbox))
+
+    def send(message):
+        proto_out.write(json.dumps(message, default=str).encode("utf-8") + b"\n")
+        proto_out.flush()
+
+    send({"type": "hello", "protocol": PROTOCOL, "python": platform.python_version(),
+          "implementation": platform.python_implementation().lower(), "pid": os.getpid()})
+    while True:
+        line = proto_in.readline()
+        if not line:
+            return
+        try:
+            request = json.loads(line)
+        except ValueError as e:
+            send({"id": None, "status": "error", "error": "malformed request: %s" % e})
+            continue
+        op = request.get("op")
+        try:
+            if op == "configure":
+                response = runtime.configure(request)
+            elif op == "execute":
+                response = runtime.execute(request)
+            elif op == "describe":
+                response = runtime.describe(request)
+            elif op == "shutdown":
+                send({"id": request.get("id"), "ok": True})
+                return
+            else:
+                response = {"status": "error", "error": "unknown op %r" % (op,)}
+        except BaseException as e:  # the loop survives whatever a request does
+            response = {"status": "error", "error": "%s: %s" % (type(e).__name__, e),
+                        "traceback": traceback.format_exc()[-2000:]}
+        response["id"] = request.get("id")
+        send(response)

@@ -1,0 +1,68 @@
+"""Turning decoded inputs into symbolic ones: scalars become variables, containers get a
+symbolic length and symbolic elements, and instances of the project's classes get their fields
+replaced by proxies named by access path (`self._items.__len__`), unless a field already holds a
+constructor argument's proxy — that is what makes a field assignable.
+"""
+
+from .containers import SymDict, SymList, SymTuple
+from .sym import Sym, var
+
+MAX_OBJECT_DEPTH = 3
+
+
+def wrap(value, name, is_project_object, depth=0):
+    """The symbolic version of an input value named `name` (an access path)."""
+    if isinstance(value, Sym):
+        return value
+    t = type(value)
+    if t in (bool, int, float, str):
+        return var(value, name)
+    if t is list:
+        items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
+        return SymList(items, ["var", name + ".__len__", "int"])
+    if t is tuple:
+        items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
+        return SymTuple(items, ["var", name + ".__len__", "int"])
+    if t is dict:
+        items = {k: wrap(v, "%s[%r]" % (name, k), is_project_object, depth)
+                 for k, v in value.items()}
+        return SymDict(items, ["var", name + ".__len__", "int"])
+    if depth < MAX_OBJECT_DEPTH and is_project_object(value):
+        wrap_fields(value, name, is_project_object, depth + 1)
+    return value
+
+
+def wrap_fields(obj, name, is_project_object, depth):
+    """Replaces the fields of a project object by their symbolic versions, in place."""
+    try:
+        fields = vars(obj)
+    except TypeError:
+        fields = None
+    if fields is not None:
+        for field, value in list(fields.items()):
+            if field.startswith("__"):
+                continue
+            try:
+                fields[field] = wrap(value, "%s.%s" % (name, field), is_project_object, depth)
+            except Exception:  # a field whose proxy cannot be built stays concrete
+                pass
+    for field in _slot_names(type(obj)):
+        try:
+            value = object.__getattribute__(obj, field)
+        except AttributeError:
+            continue
+        try:
+            object.__setattr__(obj, field, wrap(value, "%s.%s" % (name, field),
+                                                is_project_object, depth))
+        except (AttributeError, TypeError):
+            pass
+
+
+def _slot_names(cls):
+    names = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        if isinstance(slots, str):
+            slots = (slots,)
+        names.extend(s for s in slots if s not in ("__dict__", "__weakref__"))
+    return names

@@ -1,0 +1,154 @@
+"""Where each conditional jump of a code object tests its value, in source positions.
+
+A jump is mapped through the instruction that produced the value it tests (skipping `COPY`,
+`TO_BOOL`, `NOT`, `NOP`, `EXTENDED_ARG`…): on 3.11 the jump of the last operand of `or`/`and`
+reports its sibling's columns, so the jump's own position cannot be trusted. A `POP_JUMP_IF_NONE`
+keeps its own position (the whole `x is None`). Comparisons of a chain `a < b < c` all report the
+whole chain; they are numbered (`link`) in the order they appear.
+"""
+
+import dis
+import sys
+
+HAS_POSITIONS = sys.version_info >= (3, 11)
+
+_TRANSPARENT = {"COPY", "TO_BOOL", "UNARY_NOT", "NOT", "NOP", "EXTENDED_ARG", "CACHE",
+                "COPY_FREE_VARS"}
+
+
+class Jump:
+    """One conditional jump: `sense` tells the tested condition's value from whether the jump
+    was taken; `target` is where it goes when taken."""
+
+    __slots__ = ("offset", "target", "sense", "pos", "link", "pair", "loop")
+
+    def __init__(self, offset, target, sense, pos, link, pair, loop):
+        self.offset = offset
+        self.target = target
+        self.sense = sense
+        self.pos = pos
+        self.link = link
+        self.pair = pair
+        self.loop = loop
+
+    def value(self, taken):
+        """The tested condition's value given whether the jump was taken (for a loop: whether
+        the iteration continues)."""
+        return taken == self.sense
+
+
+def _pos(ins):
+    if not HAS_POSITIONS:
+        return None
+    p = ins.positions
+    if p is None or p.lineno is None:
+        return None
+    return (p.lineno, p.col_offset, p.end_lineno, p.end_col_offset)
+
+
+def _source_of(code, pos, lines_of):
+    lines = lines_of(code.co_filename)
+    if not lines or pos is None or pos[1] is None or pos[0] != pos[2]:
+        return ""
+    try:
+        line = lines[pos[0] - 1].encode("utf-8")
+        return line[pos[1]:pos[3]].decode("utf-8", "replace")
+    except (IndexError, UnicodeError):
+        return ""
+
+
+def analyse(code, lines_of):
+    """The conditional jumps of one code object, by offset."""
+    instructions = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
+    jumps = {}
+    compare_positions = {}
+    line = None
+    for k, ins in enumerate(instructions):
+        if HAS_POSITIONS is False and getattr(ins, "starts_line", None):
+            line = ins.starts_line
+        name = ins.opname
+        if name == "FOR_ITER":
+            producer = k - 1
+            while producer >= 0 and instructions[producer].opname in _TRANSPARENT | {"GET_ITER", "GET_AITER"}:
+                producer -= 1
+            pos = _pos(instructions[producer]) if producer >= 0 else _pos(ins)
+            jumps[ins.offset] = Jump(ins.offset, ins.argval, False, _fallback(pos, line), None,
+                                     [ins.offset], True)
+            continue
+        if "JUMP" not in name or "IF" not in name:
+            continue
+        if "NONE" in name:
+            pos = _pos(ins)
+            text = _source_of(code, pos, lines_of)
+            negated = " is not " in text
+            jumped_if_none = name.endswith("IF_NONE")
+            # The condition is `x is None` (or `x is not None`).
+            sense = jumped_if_none != negated
+            jumps[ins.offset] = Jump(ins.offset, ins.argval, sense, _fallback(pos, line), None,
+                                     [ins.offset], False)
+            continue
+        sense = "IF_TRUE" in name
+        producer = k - 1
+        while producer >= 0 and instructions[producer].opname in _TRANSPARENT:
+            producer -= 1
+        pair = [instructions[j].offset for j in range(max(producer, 0), k + 1)]
+        source = instructions[producer] if producer >= 0 else ins
+        pos = _pos(source)
+        link = None
+        if source.opname == "COMPARE_OP" and pos is not None:
+            count = compare_positions.get(pos, 0)
+            compare_positions[pos] = count + 1
+            link = count
+        jumps[ins.offset] = Jump(ins.offset, ins.argval, sense, _fallback(pos, line), link,
+                                 pair, False)
+    # A comparison is a chain link only when several comparisons share its position.
+    for j in jumps.values():
+        if j.link is not None and compare_positions.get(j.pos, 0) <= 1:
+            j.link = None
+    # On 3.11 the trace event of a jump with a large target fires on its EXTENDED_ARG prefix:
+    # the jump is found under those offsets too.
+    offsets = [i.offset for i in instructions]
+    names = [i.opname for i in instructions]
+    for k, offset in enumerate(offsets):
+        jump = jumps.get(offset)
+        j = k - 1
+        while jump is not None and j >= 0 and names[j] == "EXTENDED_ARG":
+            jumps[offsets[j]] = jump
+            j -= 1
+    return jumps
+
+
+def _fallback(pos, line):
+    if pos is None and line:
+        return (line, None, line, None)
+    return pos
+
+
+def code_objects(code):
+    """`code` and every code object nested in it."""
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        yield c
+        stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
+
+
+_offsets = {}
+
+
+def position_at(code, lasti):
+    """The source range of the instruction at `lasti` (None when unknown)."""
+    table = _offsets.get(code)
+    if table is None:
+        table = {}
+        if HAS_POSITIONS:
+            for ins in dis.get_instructions(code):
+                table[ins.offset] = _pos(ins)
+        else:
+            line = None
+            for ins in dis.get_instructions(code):
+                if ins.starts_line:
+                    line = ins.starts_line
+                table[ins.offset] = (line, None, line, None) if line else None
+        _offsets[code] = table
+    return table.get(lasti)

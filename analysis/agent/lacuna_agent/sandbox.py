@@ -1,0 +1,149 @@
+"""The sandbox: while user code runs, an audit hook refuses side effects that could hurt the
+machine, the project, or later executions — writing, deleting, renaming or chmod-ing files outside
+the scratch directory, sockets, new processes, signals to other processes, interpreter-wide
+settings — unless the project's configuration allows them. A refused operation raises
+`PermissionError` in user code (a realistic failure it may handle) and is recorded.
+
+Audit hooks cannot be removed, so the hook stays installed and is switched on and off.
+"""
+
+import os
+import sys
+
+from . import recorder
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+class Blocked(PermissionError):
+    pass
+
+
+class Sandbox:
+    def __init__(self):
+        self.active = False
+        self.scratch = None
+        self.allow_write = []
+        self.allow_network = False
+        self.allow_subprocess = False
+        # While project modules are imported, loading C libraries is allowed (many modules do it
+        # at import time); calling into them is refused during executions only.
+        self.importing = False
+        self._inside = False
+        sys.addaudithook(self._hook)
+
+    def configure(self, scratch, allow_write=(), allow_network=False, allow_subprocess=False):
+        self.scratch = os.path.realpath(scratch)
+        self.allow_write = [os.path.realpath(p) for p in allow_write]
+        self.allow_network = bool(allow_network)
+        self.allow_subprocess = bool(allow_subprocess)
+
+    def _writable(self, path):
+        if isinstance(path, int):
+            return True  # an already open descriptor
+        try:
+            path = os.fsdecode(path)
+        except TypeError:
+            return False
+        real = os.path.realpath(os.path.join(self.scratch or ".", path))
+        for root in [self.scratch] + self.allow_write:
+            if root and (real == root or real.startswith(root.rstrip(os.sep) + os.sep)):
+                return True
+        return real == os.devnull
+
+    def _refuse(self, event, detail):
+        rec = recorder.current()
+        if rec is not None:
+            rec.blocked(event, detail, depth=3)
+        raise Blocked("blocked by Lacuna's sandbox: %s %s" % (event, detail))
+
+    def _hook(self, event, args):
+        if not self.active or self._inside:
+            return
+        self._inside = True
+        try:
+            self._check(event, args)
+        finally:
+            self._inside = False
+
+    def _check(self, event, args):
+        if event == "open":
+            path, mode, flags = args
+            writing = (mode is not None and any(c in mode for c in "wax+")) or \
+                (mode is None and flags is not None and flags & _WRITE_FLAGS)
+            if writing and not self._writable(path):
+                self._refuse(event, "%s (write)" % (path,))
+        elif event in ("os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
+                       "os.truncate", "os.utime", "os.chflags", "os.lchflags", "os.setxattr",
+                       "os.removexattr", "shutil.rmtree", "os.mkfifo", "os.mknod"):
+            path = args[0] if args else None
+            if not self._writable(path):
+                self._refuse(event, str(path))
+        elif event in ("os.rename", "os.link", "os.symlink", "shutil.copyfile", "shutil.move",
+                       "shutil.copytree"):
+            for path in args[:2]:
+                if not self._writable(path):
+                    self._refuse(event, str(path))
+        elif event.startswith("socket.") and event not in ("socket.gethostname",):
+            if not self.allow_network:
+                self._refuse(event, " ".join(str(a) for a in args[:2]))
+        elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+                       "os.fork", "os.forkpty", "pty.spawn", "os.startfile"):
+            if not self.allow_subprocess:
+                self._refuse(event, str(args[0]) if args else "")
+        elif event in ("os.kill", "os.killpg", "signal.pthread_kill"):
+            self._refuse(event, " ".join(str(a) for a in args))
+        elif event in ("sys.settrace", "sys.setprofile", "sys.monitoring.register_callback",
+                       "os.putenv", "os.unsetenv", "os.chroot", "os.setuid", "os.setgid",
+                       "resource.setrlimit", "os.sched_setaffinity"):
+            self._refuse(event, "")
+        elif event in ("ctypes.dlopen", "ctypes.call_function", "ctypes.addressof",
+                       "ctypes.string_at", "ctypes.wstring_at", "ctypes.cdata"):
+            if not self.importing:
+                self._refuse(event, "")
+
+
+class Guard:
+    """Interpreter state restored after every execution, so that one input cannot break the
+    next: working directory, environment, `sys.path`, recursion limit, standard streams,
+    signal handlers. Guards what has no audit event (`os.chdir` is patched to refuse)."""
+
+    def __init__(self, sandbox):
+        import signal
+
+        self._signal = signal
+        self._sandbox = sandbox
+        self._real_chdir = os.chdir
+        self._real_exit = os._exit
+        os.chdir = self._chdir
+        os._exit = self._exit
+
+    def _chdir(self, path):
+        if self._sandbox.active:
+            self._sandbox._refuse("os.chdir", str(path))
+        return self._real_chdir(path)
+
+    def _exit(self, code):
+        if self._sandbox.active:
+            # Not refused: the worker dies as the user asked, and is replaced.
+            self._real_exit(code)
+        self._real_exit(code)
+
+    def save(self):
+        return (os.getcwd(), dict(os.environ), list(sys.path), sys.getrecursionlimit(),
+                sys.stdin, sys.stdout, sys.stderr,
+                {s: self._signal.getsignal(s) for s in (self._signal.SIGINT, self._signal.SIGTERM)})
+
+    def restore(self, saved):
+        cwd, environ, path, limit, stdin, stdout, stderr, handlers = saved
+        if os.getcwd() != cwd:
+            self._real_chdir(cwd)
+        if dict(os.environ) != environ:
+            os.environ.clear()
+            os.environ.update(environ)
+        sys.path[:] = path
+        sys.setrecursionlimit(limit)
+        sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+        for s, h in handlers.items():
+            if self._signal.getsignal(s) is not h and h is not None:
+                self._signal.signal(s, h)

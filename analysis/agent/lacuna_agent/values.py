@@ -1,0 +1,126 @@
+"""Decoding value trees (the inputs the generator chose) into Python values: scalars,
+containers, enum members, instances built through their constructors and method calls, and
+objects made by factories of the project's guidance module. Nodes with a `sym` name become
+symbolic (see `objects.wrap`)."""
+
+import importlib
+import math
+
+from . import objects
+
+
+class InputError(Exception):
+    """An input could not be built (a constructor, method or factory raised)."""
+
+
+def resolve(name):
+    """`package.module:Qual.name` → the object."""
+    module_name, _, qualname = name.partition(":")
+    obj = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        if part:
+            obj = getattr(obj, part)
+    return obj
+
+
+def decode(tree, is_project_object):
+    value = _decode(tree, is_project_object)
+    name = tree.get("sym")
+    if name is not None:
+        value = objects.wrap(value, name, is_project_object)
+    return value
+
+
+def _float(v):
+    if isinstance(v, str):
+        return float(v)  # "inf", "-inf", "nan"
+    return float(v)
+
+
+def _decode(tree, is_project_object):
+    kind = tree.get("kind")
+    sub = lambda t: decode(t, is_project_object)  # noqa: E731
+    if kind == "int":
+        return int(tree["value"])
+    if kind == "bool":
+        return bool(tree["value"])
+    if kind == "str":
+        return str(tree["value"])
+    if kind == "float":
+        return _float(tree["value"])
+    if kind == "none":
+        return None
+    if kind == "list":
+        return [sub(t) for t in tree.get("items", [])]
+    if kind == "tuple":
+        return tuple(sub(t) for t in tree.get("items", []))
+    if kind == "set":
+        return set(sub(t) for t in tree.get("items", []))
+    if kind == "dict":
+        return {_key(sub(k)): sub(v) for k, v in tree.get("items", [])}
+    if kind == "enum":
+        cls = resolve(tree["class"])
+        return cls[tree["member"]]
+    if kind in ("object", "factory"):
+        target = resolve(tree["class"] if kind == "object" else tree["function"])
+        args = [sub(t) for t in tree.get("args", [])]
+        kwargs = {k: sub(t) for k, t in tree.get("kwargs", {}).items()}
+        try:
+            obj = target(*args, **kwargs)
+        except Exception as e:
+            raise InputError("%s(...) raised %s: %s" % (tree.get("class") or tree.get("function"),
+                                                        type(e).__name__, e))
+        for call in tree.get("calls", []):
+            method = getattr(obj, call["method"])
+            cargs = [sub(t) for t in call.get("args", [])]
+            ckwargs = {k: sub(t) for k, t in call.get("kwargs", {}).items()}
+            try:
+                method(*cargs, **ckwargs)
+            except Exception as e:
+                raise InputError("%s(...) raised %s: %s" % (call["method"], type(e).__name__, e))
+        return obj
+    raise InputError("unknown value kind %r" % (kind,))
+
+
+def _key(value):
+    from .sym import concrete
+    return concrete(value)
+
+
+def literal(value, depth=0):
+    """A Python expression that rebuilds `value` when it is made of literals, else None."""
+    if depth > 20:
+        return None
+    t = type(value)
+    if value is None or t is bool or t is int:
+        return repr(value)
+    if t is float:
+        if math.isnan(value):
+            return "float('nan')"
+        if math.isinf(value):
+            return "float('inf')" if value > 0 else "float('-inf')"
+        return repr(value)
+    if t in (str, bytes):
+        return repr(value)
+    if t in (list, tuple, set, frozenset):
+        parts = [literal(v, depth + 1) for v in value]
+        if any(p is None for p in parts):
+            return None
+        if t is list:
+            return "[%s]" % ", ".join(parts)
+        if t is tuple:
+            return "(%s)" % "".join(p + ", " for p in parts) if len(parts) == 1 else \
+                "(%s)" % ", ".join(parts)
+        if not parts:
+            return "set()" if t is set else "frozenset()"
+        inner = "{%s}" % ", ".join(sorted(parts))
+        return inner if t is set else "frozenset(%s)" % inner
+    if t is dict:
+        items = []
+        for k, v in value.items():
+            lk, lv = literal(k, depth + 1), literal(v, depth + 1)
+            if lk is None or lv is None:
+                return None
+            items.append("%s: %s" % (lk, lv))
+        return "{%s}" % ", ".join(items)
+    return None
