@@ -16,6 +16,9 @@ def _name(cls):
 
 
 def type_tree(t, is_project_class, depth=0):
+    from .interpose import real_type
+
+    t = real_type(t)
     if t is inspect.Parameter.empty or t is typing.Any or t is object:
         return {"kind": "any"}
     if t is None or t is type(None):

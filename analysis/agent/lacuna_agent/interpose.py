@@ -316,7 +316,7 @@ def _len(obj):
     return _real["len"](_unwrap(obj))
 
 
-def _int(*args, **kwargs):
+def _convert_int(*args, **kwargs):
     if len(args) == 1 and not kwargs and isinstance(args[0], Sym):
         x = args[0]
         c = concrete(x)
@@ -330,7 +330,7 @@ def _int(*args, **kwargs):
     return _real["int"](*[concrete(a) for a in args], **kwargs)
 
 
-def _float(*args):
+def _convert_float(*args):
     if len(args) == 1 and isinstance(args[0], Sym):
         x = args[0]
         c = concrete(x)
@@ -341,7 +341,7 @@ def _float(*args):
     return _real["float"](*[concrete(a) for a in args])
 
 
-def _str(*args, **kwargs):
+def _convert_str(*args, **kwargs):
     if len(args) == 1 and not kwargs and isinstance(args[0], Sym):
         x = args[0]
         c = concrete(x)
@@ -352,10 +352,69 @@ def _str(*args, **kwargs):
     return _real["str"](*[_unwrap(a) for a in args], **kwargs)
 
 
-def _bool(*args):
-    if args:
-        return _real["bool"](args[0])
-    return False
+class _Converting(type):
+    """Metaclass of the `int`, `float` and `str` seen by project code: calling the class
+    converts symbolically; instance and subclass checks are those of the real type."""
+
+    def __call__(cls, *args, **kwargs):
+        convert = cls.__dict__.get("_convert")
+        if convert is None:
+            return type.__call__(cls, *args, **kwargs)
+        return convert(*args, **kwargs)
+
+    def __instancecheck__(cls, obj):
+        real = cls.__dict__.get("_real")
+        if real is None:
+            return type.__instancecheck__(cls, obj)
+        if real is range and isinstance(obj, SymRange):
+            return True
+        return isinstance(_unwrap(obj) if isinstance(obj, ReturnedObject) else obj, real)
+
+    def __subclasscheck__(cls, sub):
+        real = cls.__dict__.get("_real")
+        if real is None:
+            return type.__subclasscheck__(cls, sub)
+        return issubclass(_REAL_OF.get(sub, sub), real)
+
+
+class ProjectInt(int, metaclass=_Converting):
+    _real = int
+    _convert = staticmethod(_convert_int)
+
+
+class ProjectFloat(float, metaclass=_Converting):
+    _real = float
+    _convert = staticmethod(_convert_float)
+
+
+class ProjectStr(str, metaclass=_Converting):
+    _real = str
+    _convert = staticmethod(_convert_str)
+
+
+for _cls, _real_cls in ((ProjectInt, int), (ProjectFloat, float), (ProjectStr, str)):
+    _cls.__name__ = _cls.__qualname__ = _real_cls.__name__
+    _cls.__module__ = "builtins"
+
+class ProjectRange(metaclass=_Converting):
+    """`range` cannot be subclassed: this class only converts and answers type checks."""
+
+    _real = range
+    _convert = staticmethod(lambda *args: _range(*args))
+
+
+ProjectRange.__name__ = ProjectRange.__qualname__ = "range"
+ProjectRange.__module__ = "builtins"
+
+# Project code's names for the builtin types, both ways.
+_REAL_OF = {ProjectInt: int, ProjectFloat: float, ProjectStr: str, ProjectRange: range}
+_PROJECT_OF = {int: ProjectInt, float: ProjectFloat, str: ProjectStr, range: ProjectRange,
+               SymRange: ProjectRange}
+
+
+def real_type(t):
+    """The builtin type behind a name project code uses (`int` → the real `int`)."""
+    return _REAL_OF.get(t, t)
 
 
 def _abs(x):
@@ -394,8 +453,9 @@ def _type(*args):
     if len(args) == 1:
         obj = args[0]
         if isinstance(obj, (Sym, ReturnedObject)):
-            return _real["type"](_unwrap(obj))
-        return _real["type"](obj)
+            obj = _unwrap(obj)
+        t = _real["type"](obj)
+        return _PROJECT_OF.get(t, t)
     return _real["type"](*args)
 
 
@@ -411,13 +471,12 @@ def _recording(name):
 _builtins = dict(vars(builtins))
 _builtins.update({
     "len": _len,
-    "int": _int,
-    "float": _float,
-    "str": _str,
-    "bool": _bool,
+    "int": ProjectInt,
+    "float": ProjectFloat,
+    "str": ProjectStr,
     "min": _min,
     "max": _max,
-    "range": _range,
+    "range": ProjectRange,
     "isinstance": _isinstance,
     "type": _type,
     "round": _round,
@@ -427,9 +486,6 @@ _builtins.update({
     "hash": _recording("hash"),
     "id": _recording("id"),
 })
-# The wrappers keep the builtins' class identity where code compares them.
-for _name in ("int", "float", "str", "bool", "range", "type"):
-    _builtins["__lacuna_real_%s__" % _name] = _real[_name]
 
 
 def builtins_for(module_name):

@@ -91,6 +91,9 @@ def literal(value, depth=0):
     """A Python expression that rebuilds `value` when it is made of literals, else None."""
     if depth > 20:
         return None
+    from .sym import concrete
+
+    value = concrete(value)
     t = type(value)
     if value is None or t is bool or t is int:
         return repr(value)
