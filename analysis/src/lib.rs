@@ -2,6 +2,7 @@
 //! branch and MC/DC models, the agent that runs user code, exploration, explanation and the
 //! emission of pytest files. No editor protocol types live here.
 
+pub mod agent;
 pub mod config;
 pub mod db;
 pub mod diagnostic;

@@ -1,0 +1,160 @@
+//! The worker pool: up to N agent processes (default: cores − 1, at least 1), started lazily,
+//! shared by every thread that explores. Each execution takes an idle worker; a worker that hangs
+//! or dies during an execution is killed and replaced, and the execution is reported as timed out
+//! or crashed — never as an error of the pool.
+
+use super::protocol::{ExecuteRequest, Execution, Status};
+use super::worker::{Worker, WorkerError, WorkerSpec};
+use serde_json::Value as Json;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+/// Time given to the agent beyond an execution's own timeout before the worker is killed
+/// (the agent's own timer normally stops user code first).
+const GRACE: Duration = Duration::from_millis(1500);
+
+pub struct Pool {
+    spec: WorkerSpec,
+    size: usize,
+    state: Mutex<State>,
+    idle_changed: Condvar,
+}
+
+struct State {
+    idle: Vec<Worker>,
+    /// Workers alive (idle or busy).
+    alive: usize,
+    stats: PoolStats,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    pub started: u64,
+    pub executions: u64,
+    pub timeouts: u64,
+    pub crashes: u64,
+}
+
+impl Pool {
+    pub fn new(spec: WorkerSpec, size: usize) -> Pool {
+        Pool {
+            spec,
+            size: size.max(1),
+            state: Mutex::new(State {
+                idle: vec![],
+                alive: 0,
+                stats: PoolStats::default(),
+            }),
+            idle_changed: Condvar::new(),
+        }
+    }
+
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    pub fn stats(&self) -> PoolStats {
+        self.state.lock().expect("pool lock").stats
+    }
+
+    /// Starts one worker now (instead of at the first execution) to report start-up errors
+    /// early; returns its Python version.
+    pub fn warm_up(&self) -> Result<String, WorkerError> {
+        let worker = self.checkout()?;
+        let version = worker.python_version.clone();
+        self.checkin(Some(worker));
+        Ok(version)
+    }
+
+    fn checkout(&self) -> Result<Worker, WorkerError> {
+        let mut state = self.state.lock().expect("pool lock");
+        loop {
+            if let Some(worker) = state.idle.pop() {
+                return Ok(worker);
+            }
+            if state.alive < self.size {
+                state.alive += 1;
+                state.stats.started += 1;
+                drop(state);
+                return Worker::spawn(&self.spec).inspect_err(|_| {
+                    let mut state = self.state.lock().expect("pool lock");
+                    state.alive -= 1;
+                    self.idle_changed.notify_one();
+                });
+            }
+            state = self.idle_changed.wait(state).expect("pool lock");
+        }
+    }
+
+    fn checkin(&self, worker: Option<Worker>) {
+        let mut state = self.state.lock().expect("pool lock");
+        match worker {
+            Some(w) => state.idle.push(w),
+            None => state.alive -= 1,
+        }
+        self.idle_changed.notify_one();
+    }
+
+    /// Runs one execution. Fails only when no worker can be started at all.
+    pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        let mut json = serde_json::to_value(request).expect("requests serialise");
+        json["op"] = "execute".into();
+        let timeout = Duration::from_millis(request.timeout_ms) + GRACE;
+        let response = self.raw(json, timeout)?;
+        let execution = match response {
+            Ok(json) => match serde_json::from_value::<Execution>(json) {
+                Ok(e) => e,
+                Err(e) => Execution::ended(Status::Error, format!("malformed response: {e}")),
+            },
+            Err(WorkerError::Timeout(_)) => {
+                self.state.lock().expect("pool lock").stats.timeouts += 1;
+                Execution::ended(
+                    Status::Timeout,
+                    "the worker did not answer in time and was killed",
+                )
+            }
+            Err(WorkerError::Died(why)) => {
+                self.state.lock().expect("pool lock").stats.crashes += 1;
+                let status = if why.contains("SIGKILL") || why.contains("MemoryError") {
+                    Status::Memory
+                } else {
+                    Status::Crashed
+                };
+                Execution::ended(status, why)
+            }
+            Err(e) => Execution::ended(Status::Error, e.to_string()),
+        };
+        self.state.lock().expect("pool lock").stats.executions += 1;
+        Ok(execution)
+    }
+
+    /// Sends any request (`describe`…); the outer error is a worker that could not start, the
+    /// inner one what happened to this request.
+    pub fn raw(
+        &self,
+        request: Json,
+        timeout: Duration,
+    ) -> Result<Result<Json, WorkerError>, WorkerError> {
+        let mut worker = self.checkout()?;
+        match worker.request(request, timeout) {
+            Ok(response) => {
+                self.checkin(Some(worker));
+                Ok(Ok(response))
+            }
+            Err(e) => {
+                drop(worker);
+                self.checkin(None);
+                Ok(Err(e))
+            }
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let idle = std::mem::take(&mut self.state.lock().expect("pool lock").idle);
+        for w in idle {
+            w.shutdown();
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The agent's JSON-lines protocol, typed (described in `docs/agent-protocol.md`): value trees
+//! the generator sends, and what one execution reports back.
+
+use crate::symbolic::Expr;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeMap;
+
+pub const PROTOCOL: u32 = 1;
+
+/// An input, as the generator chose it. `sym` names the variable a node becomes (an access
+/// path, see `symbolic::VarPath`); nodes without one stay concrete.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValueTree {
+    #[serde(flatten)]
+    pub value: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sym: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Value {
+    /// Decimal digits.
+    Int {
+        value: String,
+    },
+    Bool {
+        value: bool,
+    },
+    Str {
+        value: String,
+    },
+    /// A JSON number, or `"inf"`, `"-inf"`, `"nan"`.
+    Float {
+        value: serde_json::Value,
+    },
+    None,
+    List {
+        items: Vec<ValueTree>,
+    },
+    Tuple {
+        items: Vec<ValueTree>,
+    },
+    Set {
+        items: Vec<ValueTree>,
+    },
+    Dict {
+        items: Vec<(ValueTree, ValueTree)>,
+    },
+    /// `class` is `module:Qual.name`.
+    Enum {
+        class: String,
+        member: String,
+    },
+    Object {
+        class: String,
+        #[serde(default)]
+        args: Vec<ValueTree>,
+        #[serde(default)]
+        kwargs: BTreeMap<String, ValueTree>,
+        #[serde(default)]
+        calls: Vec<MethodCall>,
+    },
+    Factory {
+        function: String,
+        #[serde(default)]
+        args: Vec<ValueTree>,
+        #[serde(default)]
+        kwargs: BTreeMap<String, ValueTree>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MethodCall {
+    pub method: String,
+    #[serde(default)]
+    pub args: Vec<ValueTree>,
+    #[serde(default)]
+    pub kwargs: BTreeMap<String, ValueTree>,
+}
+
+impl ValueTree {
+    pub fn new(value: Value) -> Self {
+        ValueTree { value, sym: None }
+    }
+
+    pub fn named(value: Value, sym: impl Into<String>) -> Self {
+        ValueTree {
+            value,
+            sym: Some(sym.into()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    pub module: String,
+    pub qualname: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mock {
+    pub target: String,
+    pub returns: Vec<ValueTree>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExecuteRequest {
+    pub target: Target,
+    pub receiver: Option<ValueTree>,
+    pub args: Vec<ValueTree>,
+    pub kwargs: BTreeMap<String, ValueTree>,
+    pub mocks: Vec<Mock>,
+    pub timeout_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Returned,
+    Raised,
+    /// Stopped by the agent's timer, or killed by the pool when it did not answer.
+    Timeout,
+    /// Out of memory (a `MemoryError`, or killed by the address-space limit).
+    Memory,
+    /// The worker died (segmentation fault, `os._exit`, …) while running this input.
+    Crashed,
+    /// An input could not be built (a constructor or factory raised).
+    InputError,
+    /// The agent failed to process the request.
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct ReturnValue {
+    pub repr: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// A Python expression rebuilding the value, when it is made of literals.
+    pub literal: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct RaisedException {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub message: String,
+    pub line: Option<u32>,
+}
+
+/// A source range as CPython reports it: 1-based lines, 0-based UTF-8 byte columns; columns are
+/// missing on Python < 3.11.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+pub struct Position(pub u32, pub Option<u32>, pub u32, pub Option<u32>);
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CallReturn {
+    pub repr: String,
+    pub sort: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "k", rename_all = "kebab-case")]
+pub enum Event {
+    /// A conditional jump in project code: `taken` is the tested condition's value.
+    Branch {
+        f: usize,
+        pos: Option<Position>,
+        taken: bool,
+        frame: u64,
+        #[serde(default, deserialize_with = "opt_expr")]
+        expr: Option<Expr>,
+        #[serde(default)]
+        link: Option<u32>,
+    },
+    /// One step of a `for` loop: `taken` is whether the loop continues.
+    Loop {
+        f: usize,
+        pos: Option<Position>,
+        taken: bool,
+        frame: u64,
+        #[serde(default, deserialize_with = "opt_expr")]
+        expr: Option<Expr>,
+    },
+    /// A symbolic truth value taken outside a jump (`bool()`, `any()`, a dict lookup…).
+    Constraint {
+        #[serde(default)]
+        f: Option<usize>,
+        #[serde(default)]
+        pos: Option<Position>,
+        value: bool,
+        #[serde(deserialize_with = "expr")]
+        expr: Expr,
+    },
+    /// A call into code the agent does not follow.
+    Call {
+        n: u32,
+        callee: String,
+        #[serde(default)]
+        f: Option<usize>,
+        #[serde(default)]
+        pos: Option<Position>,
+        #[serde(default)]
+        arg_vars: Vec<String>,
+        #[serde(default)]
+        ret: Option<CallReturn>,
+        #[serde(default)]
+        ret_var: Option<String>,
+        #[serde(default)]
+        raised: Option<serde_json::Value>,
+        #[serde(default)]
+        mocked: bool,
+    },
+    /// A side effect the sandbox refused.
+    Blocked {
+        n: u32,
+        event: String,
+        detail: String,
+        #[serde(default)]
+        f: Option<usize>,
+        #[serde(default)]
+        pos: Option<Position>,
+    },
+}
+
+fn expr<'de, D: Deserializer<'de>>(d: D) -> Result<Expr, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    Expr::from_json(&value).map_err(serde::de::Error::custom)
+}
+
+fn opt_expr<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Expr>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        // An expression the Rust side cannot read is treated as concrete, not fatal.
+        Some(v) => Ok(Expr::from_json(&v).ok()),
+    }
+}
+
+/// What one execution did.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Execution {
+    pub status: Status,
+    #[serde(default, rename = "return")]
+    pub returned: Option<ReturnValue>,
+    #[serde(default)]
+    pub exception: Option<RaisedException>,
+    #[serde(default)]
+    pub files: Vec<String>,
+    #[serde(default)]
+    pub events: Vec<Event>,
+    /// Executed lines per file index.
+    #[serde(default)]
+    pub lines: BTreeMap<String, Vec<u32>>,
+    #[serde(default)]
+    pub stdout: String,
+    #[serde(default)]
+    pub stderr: String,
+    #[serde(default)]
+    pub truncated: bool,
+    /// Why the request failed (`input-error`, `error`), or what killed the worker.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+impl Execution {
+    /// An execution the pool ended itself (the worker hung or died).
+    pub fn ended(status: Status, error: impl Into<String>) -> Self {
+        Execution {
+            status,
+            returned: None,
+            exception: None,
+            files: vec![],
+            events: vec![],
+            lines: BTreeMap::new(),
+            stdout: String::new(),
+            stderr: String::new(),
+            truncated: false,
+            error: Some(error.into()),
+        }
+    }
+}

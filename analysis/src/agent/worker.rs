@@ -1,0 +1,241 @@
+//! One agent process: spawned in its own process group with the protocol on its stdin/stdout,
+//! greeted, configured, then asked one request at a time. A reader thread turns stdout into
+//! lines; a request that gets no answer in time gets the whole process group killed. A
+//! dead worker is never reused.
+
+use super::protocol::PROTOCOL;
+use serde_json::Value as Json;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How long an agent may take to start and greet.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+/// The most of a worker's standard error kept for diagnostics.
+const STDERR_TAIL: usize = 8 * 1024;
+
+#[derive(Clone, Debug)]
+pub struct WorkerSpec {
+    pub python: PathBuf,
+    /// The installed agent directory (holding `run_agent.py`).
+    pub agent_dir: PathBuf,
+    /// Environment variables set for the worker (others are inherited).
+    pub env: Vec<(String, String)>,
+    /// The `configure` request sent after the handshake.
+    pub configure: Json,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum WorkerError {
+    #[error("could not start `{python}`: {why}")]
+    Spawn { python: String, why: String },
+    #[error("the agent did not start: {0}")]
+    Handshake(String),
+    #[error("the agent did not answer within {0:?}")]
+    Timeout(Duration),
+    #[error("the agent exited ({0})")]
+    Died(String),
+}
+
+pub struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    next_id: u64,
+    pub python_version: String,
+}
+
+impl Worker {
+    pub fn spawn(spec: &WorkerSpec) -> Result<Worker, WorkerError> {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(&spec.python);
+        command
+            .arg("-I")
+            .arg("-B")
+            .arg(spec.agent_dir.join("run_agent.py"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONIOENCODING", "utf-8")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .process_group(0);
+        for (k, v) in &spec.env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().map_err(|e| WorkerError::Spawn {
+            python: spec.python.display().to_string(),
+            why: e.to_string(),
+        })?;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let (tx, lines) = channel();
+        std::thread::Builder::new()
+            .name("lacuna-agent-stdout".into())
+            .spawn(move || {
+                for line in BufReader::new(stdout).lines() {
+                    match line {
+                        Ok(line) => {
+                            if tx.send(line).is_err() {
+                                return;
+                            }
+                        }
+                        Err(_) => return,
+                    }
+                }
+            })
+            .expect("spawn a reader thread");
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = stderr.clone();
+        std::thread::Builder::new()
+            .name("lacuna-agent-stderr".into())
+            .spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stderr_pipe.read(&mut buf) {
+                    if n == 0 {
+                        return;
+                    }
+                    let mut t = tail.lock().expect("stderr lock");
+                    t.extend(&buf[..n]);
+                    while t.len() > STDERR_TAIL {
+                        t.pop_front();
+                    }
+                }
+            })
+            .expect("spawn a reader thread");
+        let mut worker = Worker {
+            child,
+            stdin,
+            lines,
+            stderr,
+            next_id: 1,
+            python_version: String::new(),
+        };
+        let hello = worker.read(START_TIMEOUT).map_err(|e| {
+            WorkerError::Handshake(format!("{e}; it printed: {}", worker.stderr_tail()))
+        })?;
+        let hello: Json = serde_json::from_str(&hello)
+            .map_err(|e| WorkerError::Handshake(format!("bad greeting `{hello}`: {e}")))?;
+        if hello["type"] != "hello" || hello["protocol"] != PROTOCOL {
+            worker.kill();
+            return Err(WorkerError::Handshake(format!(
+                "unexpected greeting {hello} (this build speaks protocol {PROTOCOL})"
+            )));
+        }
+        worker.python_version = hello["python"].as_str().unwrap_or("?").to_owned();
+        let configured = worker
+            .request(spec.configure.clone(), START_TIMEOUT)
+            .map_err(|e| WorkerError::Handshake(format!("configure: {e}")))?;
+        if configured["ok"] != true {
+            worker.kill();
+            return Err(WorkerError::Handshake(format!(
+                "configure failed: {configured}"
+            )));
+        }
+        Ok(worker)
+    }
+
+    /// Sends one request and waits for its answer. On a timeout or death the worker is
+    /// killed and must be dropped.
+    pub fn request(&mut self, mut request: Json, timeout: Duration) -> Result<Json, WorkerError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        request["id"] = id.into();
+        let mut line = serde_json::to_vec(&request).expect("requests serialise");
+        line.push(b'\n');
+        if self
+            .stdin
+            .write_all(&line)
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
+            return Err(self.death());
+        }
+        loop {
+            let line = self.read(timeout)?;
+            let Ok(response) = serde_json::from_str::<Json>(&line) else {
+                continue; // not a protocol line: ignore it
+            };
+            if response["id"] == id {
+                return Ok(response);
+            }
+        }
+    }
+
+    fn read(&mut self, timeout: Duration) -> Result<String, WorkerError> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => Ok(line),
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                Err(WorkerError::Timeout(timeout))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.death()),
+        }
+    }
+
+    fn death(&mut self) -> WorkerError {
+        self.kill();
+        let status = self
+            .child
+            .wait()
+            .map(|s| describe_exit(&s))
+            .unwrap_or_else(|e| e.to_string());
+        let tail = self.stderr_tail();
+        if tail.is_empty() {
+            WorkerError::Died(status)
+        } else {
+            WorkerError::Died(format!("{status}; last output: {tail}"))
+        }
+    }
+
+    /// Kills the worker's whole process group (children it may have forked included).
+    pub fn kill(&mut self) {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn stderr_tail(&self) -> String {
+        let t = self.stderr.lock().expect("stderr lock");
+        let bytes: Vec<u8> = t.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).trim().to_owned()
+    }
+
+    /// Asks the agent to stop and waits briefly for it.
+    pub fn shutdown(mut self) {
+        let _ = self.request(
+            serde_json::json!({"op": "shutdown"}),
+            Duration::from_secs(2),
+        );
+        self.kill();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn describe_exit(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(signal) = status.signal() {
+        let name = nix::sys::signal::Signal::try_from(signal)
+            .map(|s| s.as_str().to_owned())
+            .unwrap_or_else(|_| signal.to_string());
+        format!("killed by {name}")
+    } else {
+        format!("exit code {}", status.code().unwrap_or(-1))
+    }
+}

@@ -1,0 +1,172 @@
+//! The worker pool with real CPython workers on the example project: executions report
+//! branches with their symbolic conditions, external calls, and return values.
+
+#[path = "support/agent.rs"]
+mod support;
+
+use lacuna_analysis::agent::protocol::{Position, Target};
+use lacuna_analysis::agent::{Event, ExecuteRequest, Status, Value, ValueTree};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn examples() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+fn request(module: &str, qualname: &str, args: Vec<ValueTree>) -> ExecuteRequest {
+    ExecuteRequest {
+        target: Target {
+            module: module.into(),
+            qualname: qualname.into(),
+        },
+        receiver: None,
+        args,
+        kwargs: BTreeMap::new(),
+        mocks: vec![],
+        timeout_ms: 2_000,
+    }
+}
+
+fn int(v: i64, sym: &str) -> ValueTree {
+    ValueTree::named(
+        Value::Int {
+            value: v.to_string(),
+        },
+        sym,
+    )
+}
+
+fn float(v: f64, sym: &str) -> ValueTree {
+    ValueTree::named(Value::Float { value: v.into() }, sym)
+}
+
+#[test]
+fn branches_carry_symbolic_conditions() {
+    let home = tempfile::tempdir().unwrap();
+    let pool = support::pool(&examples(), home.path(), 1);
+    let run = pool
+        .execute(&request(
+            "shop.pricing",
+            "shipping_cost",
+            vec![
+                float(3.0, "weight"),
+                int(10, "distance"),
+                ValueTree::named(Value::Bool { value: false }, "express"),
+            ],
+        ))
+        .unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
+    assert_eq!(
+        run.returned.as_ref().unwrap().literal.as_deref(),
+        Some("6.49")
+    );
+    let branches: Vec<(Position, bool, String)> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Branch {
+                pos, taken, expr, ..
+            } => Some((
+                pos.unwrap(),
+                *taken,
+                expr.as_ref().map(|e| e.to_string()).unwrap_or_default(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        branches,
+        vec![
+            (
+                Position(36, Some(7), 36, Some(18)),
+                false,
+                "weight <= 0".into()
+            ),
+            (
+                Position(36, Some(22), 36, Some(34)),
+                false,
+                "distance < 0".into()
+            ),
+            (
+                Position(39, Some(7), 39, Some(31)),
+                false,
+                "(weight * distance) > 5000".into()
+            ),
+            (Position(41, Some(7), 41, Some(14)), false, "express".into()),
+            (Position(43, Some(9), 43, Some(16)), false, "express".into()),
+        ]
+    );
+}
+
+#[test]
+fn external_calls_get_fresh_symbols() {
+    let home = tempfile::tempdir().unwrap();
+    let pool = support::pool(&examples(), home.path(), 1);
+    let path = home.path().join("missing.json").display().to_string();
+    let run = pool
+        .execute(&request(
+            "shop.config",
+            "load_config",
+            vec![ValueTree::named(Value::Str { value: path }, "path")],
+        ))
+        .unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
+    let calls: Vec<(String, Vec<String>, Option<String>)> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Call {
+                callee,
+                arg_vars,
+                ret_var,
+                ..
+            } => Some((callee.clone(), arg_vars.clone(), ret_var.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls[0],
+        ("os.path.exists".into(), vec![], Some("$ret:0".into()))
+    );
+    assert_eq!(
+        calls[1],
+        (
+            "os.path.exists".into(),
+            vec!["path".into()],
+            Some("$ret:1".into())
+        )
+    );
+    let exists_branch = run.events.iter().find_map(|e| match e {
+        Event::Branch {
+            pos: Some(Position(18, Some(28), ..)),
+            expr,
+            taken,
+            ..
+        } => Some((expr.clone().unwrap().to_string(), *taken)),
+        _ => None,
+    });
+    assert_eq!(exists_branch, Some(("$ret:1".into(), false)));
+}
+
+#[test]
+fn object_fields_become_access_paths() {
+    let home = tempfile::tempdir().unwrap();
+    let pool = support::pool(&examples(), home.path(), 1);
+    let mut req = request("shop.inventory", "Stock.diversity_bonus", vec![]);
+    req.receiver = Some(ValueTree::named(
+        Value::Object {
+            class: "shop.inventory:Stock".into(),
+            args: vec![int(100, "self.__init__.capacity")],
+            kwargs: BTreeMap::new(),
+            calls: vec![],
+        },
+        "self",
+    ));
+    let run = pool.execute(&req).unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
+    let first = run.events.iter().find_map(|e| match e {
+        Event::Branch { expr, .. } => expr.clone(),
+        _ => None,
+    });
+    assert_eq!(first.unwrap().to_string(), "self._items.__len__ >= 5");
+}

@@ -1,0 +1,35 @@
+//! Starting a real agent pool on a directory for tests, with `HOME` pointed at a temporary
+//! directory so that nothing the code under test does can reach the real one.
+
+use lacuna_analysis::agent::{Pool, WorkerSpec, embed, interpreter};
+use std::path::{Path, PathBuf};
+
+pub fn python() -> PathBuf {
+    std::env::var_os("LACUNA_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+/// A pool of `size` workers on the project at `root`; `home` becomes their `HOME`.
+pub fn pool(root: &Path, home: &Path, size: usize) -> Pool {
+    let python = interpreter::probe(&python())
+        .expect("a Python 3.9+ interpreter")
+        .path;
+    let agent_dir = embed::install(&home.join(".cache/lacuna")).expect("agent installs");
+    let scratch = home.join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let spec = WorkerSpec {
+        python,
+        agent_dir,
+        env: vec![("HOME".into(), home.display().to_string())],
+        configure: serde_json::json!({
+            "op": "configure",
+            "roots": [root],
+            "sys_path": [root],
+            "scratch": scratch,
+            "memory_mb": 1024,
+            "sandbox": {},
+        }),
+    };
+    Pool::new(spec, size)
+}
