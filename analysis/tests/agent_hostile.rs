@@ -1,0 +1,304 @@
+//! Hostile code against the sandbox and the pool. Every attack aims at a canary this test
+//! created — a `HOME` directory it made, files in it, a project copy, a socket it listens on —
+//! never at the machine. After every attack the canaries are intact and the pool still answers
+//! an ordinary execution correctly.
+
+#[path = "support/agent.rs"]
+mod support;
+
+use lacuna_analysis::agent::protocol::Target;
+use lacuna_analysis::agent::{Event, ExecuteRequest, Pool, Status, Value, ValueTree};
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::Duration;
+
+const HOSTILE: &str = r#"
+import faulthandler, os, shutil, socket, subprocess, sys, time
+
+def delete_home():
+    shutil.rmtree(os.path.expanduser("~"))
+
+def write_etc():
+    with open("/etc/lacuna-canary", "w") as f:
+        f.write("owned")
+
+def remove_project(path):
+    shutil.rmtree(path)
+
+def overwrite(path):
+    with open(path, "w") as f:
+        f.write("owned")
+
+def rename(path):
+    os.rename(path, path + ".moved")
+
+def connect(port):
+    socket.create_connection(("127.0.0.1", port), timeout=1).sendall(b"owned")
+
+def spawn(path):
+    subprocess.run(["touch", path])
+
+def system(path):
+    os.system("touch " + path)
+
+def fork_bomb():
+    while True:
+        os.fork()
+
+def memory_bomb():
+    return len("a" * (10 ** 10))
+
+def kill_parent():
+    os.kill(os.getppid(), 9)
+
+def leave():
+    sys.exit(3)
+
+def hard_exit():
+    os._exit(3)
+
+def segfault():
+    faulthandler._sigsegv()
+
+def spin():
+    while True:
+        pass
+
+def c_loop():
+    return sum(range(10 ** 13))
+
+def sleep():
+    time.sleep(60)
+
+def recurse(n):
+    return recurse(n + 1)
+
+def garbage():
+    os.write(1, b'{"id": 1, "status": "returned"}\n')
+    os.write(2, b"noise on stderr\n" * 1000)
+    print("x" * 100000)
+    return 7
+
+def chdir():
+    os.chdir("/")
+
+def setenv():
+    os.environ["LACUNA_OWNED"] = "1"
+
+def swallow(path):
+    try:
+        os.remove(path)
+    except PermissionError:
+        return "refused"
+    return "deleted"
+
+def ordinary(x):
+    if x > 3:
+        return x * 2
+    return -x
+"#;
+
+fn request(qualname: &str, args: Vec<ValueTree>, timeout_ms: u64) -> ExecuteRequest {
+    ExecuteRequest {
+        target: Target {
+            module: "hostile".into(),
+            qualname: qualname.into(),
+        },
+        receiver: None,
+        args,
+        kwargs: BTreeMap::new(),
+        mocks: vec![],
+        timeout_ms,
+    }
+}
+
+fn text(s: &str) -> ValueTree {
+    ValueTree::new(Value::Str { value: s.into() })
+}
+
+fn int(v: i64) -> ValueTree {
+    ValueTree::named(
+        Value::Int {
+            value: v.to_string(),
+        },
+        "x",
+    )
+}
+
+/// The pool still answers an ordinary execution correctly.
+fn still_serving(pool: &Pool) {
+    let run = pool
+        .execute(&request("ordinary", vec![int(5)], 2_000))
+        .unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
+    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("10"));
+}
+
+fn blocked_events(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Blocked { event, .. } => Some(event.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn hostile_code_hurts_nothing_and_the_pool_keeps_serving() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("hostile.py"), HOSTILE).unwrap();
+    let canary = home.path().join("canary.txt");
+    std::fs::write(&canary, "alive").unwrap();
+    let project_canary = project.path().join("keep.txt");
+    std::fs::write(&project_canary, "alive").unwrap();
+    let touched = home.path().join("touched");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port() as i64;
+
+    let pool = support::pool(project.path(), home.path(), 1);
+    let home_str = home.path().display().to_string();
+    let canary_str = canary.display().to_string();
+    let touched_str = touched.display().to_string();
+    let project_str = project.path().display().to_string();
+
+    // (function, args, expected status, expected blocked audit event)
+    let attacks: Vec<(&str, Vec<ValueTree>, Status, Option<&str>)> = vec![
+        ("delete_home", vec![], Status::Raised, Some("shutil.rmtree")),
+        ("write_etc", vec![], Status::Raised, Some("open")),
+        (
+            "remove_project",
+            vec![text(&project_str)],
+            Status::Raised,
+            Some("shutil.rmtree"),
+        ),
+        (
+            "overwrite",
+            vec![text(&canary_str)],
+            Status::Raised,
+            Some("open"),
+        ),
+        (
+            "rename",
+            vec![text(&canary_str)],
+            Status::Raised,
+            Some("os.rename"),
+        ),
+        (
+            "connect",
+            vec![ValueTree::new(Value::Int {
+                value: port.to_string(),
+            })],
+            Status::Raised,
+            None,
+        ),
+        (
+            "spawn",
+            vec![text(&touched_str)],
+            Status::Raised,
+            Some("subprocess.Popen"),
+        ),
+        (
+            "system",
+            vec![text(&touched_str)],
+            Status::Raised,
+            Some("os.system"),
+        ),
+        ("fork_bomb", vec![], Status::Raised, Some("os.fork")),
+        ("kill_parent", vec![], Status::Raised, Some("os.kill")),
+        ("chdir", vec![], Status::Raised, Some("os.chdir")),
+        ("setenv", vec![], Status::Raised, Some("os.putenv")),
+        ("memory_bomb", vec![], Status::Memory, None),
+        ("leave", vec![], Status::Raised, None),
+        ("recurse", vec![int(0)], Status::Raised, None),
+        ("spin", vec![], Status::Timeout, None),
+        ("sleep", vec![], Status::Timeout, None),
+        ("c_loop", vec![], Status::Timeout, None),
+        ("hard_exit", vec![], Status::Crashed, None),
+        ("segfault", vec![], Status::Crashed, None),
+    ];
+    for (function, args, status, blocked) in attacks {
+        let run = pool.execute(&request(function, args, 500)).unwrap();
+        assert_eq!(run.status, status, "{function}: {run:?}");
+        if let Some(event) = blocked {
+            assert!(
+                blocked_events(&run.events).iter().any(|e| e == event),
+                "{function}: expected `{event}` to be blocked: {run:?}"
+            );
+        }
+        if function == "connect" {
+            assert!(
+                blocked_events(&run.events)
+                    .iter()
+                    .any(|e| e.starts_with("socket.")),
+                "{run:?}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(&canary).unwrap(),
+            "alive",
+            "after {function}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&project_canary).unwrap(),
+            "alive",
+            "after {function}"
+        );
+        assert!(Path::new(&home_str).is_dir(), "after {function}");
+        assert!(!touched.exists(), "after {function}");
+        assert!(
+            !Path::new("/etc/lacuna-canary").exists(),
+            "after {function}"
+        );
+        assert!(
+            listener.accept().is_err(),
+            "after {function}: a connection got through"
+        );
+        assert!(std::env::var_os("LACUNA_OWNED").is_none());
+        still_serving(&pool);
+    }
+
+    // User code may handle the refusal like any other failure.
+    let run = pool
+        .execute(&request("swallow", vec![text(&canary_str)], 500))
+        .unwrap();
+    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("'refused'"));
+    assert!(canary.exists());
+
+    // Garbage on the standard streams cannot corrupt the protocol.
+    let run = pool.execute(&request("garbage", vec![], 2_000)).unwrap();
+    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("7"));
+    assert!(run.stdout.len() <= 4096 && run.stdout.starts_with("xxx"));
+
+    let stats = pool.stats();
+    assert!(stats.crashes >= 2, "{stats:?}");
+    std::thread::sleep(Duration::from_millis(50));
+    still_serving(&pool);
+}
+
+#[test]
+fn many_threads_share_the_pool() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("hostile.py"), HOSTILE).unwrap();
+    let pool = support::pool(project.path(), home.path(), 2);
+    std::thread::scope(|s| {
+        for t in 0..6 {
+            let pool = &pool;
+            s.spawn(move || {
+                for i in 0..20 {
+                    let x = t * 100 + i;
+                    let run = pool
+                        .execute(&request("ordinary", vec![int(x)], 2_000))
+                        .unwrap();
+                    let expected = if x > 3 { x * 2 } else { -x };
+                    assert_eq!(run.returned.unwrap().literal, Some(expected.to_string()));
+                }
+            });
+        }
+    });
+    assert_eq!(pool.stats().started, 2);
+}
