@@ -6,7 +6,13 @@ the condition a `for` loop tests — so the solver can ask for longer or shorter
 """
 
 from . import recorder
-from .sym import Sym, SymInt, concrete, expr_of, make
+from .sym import Sym, SymBool, SymInt, concrete, expr_of, make
+
+_SORTS = {bool: "bool", int: "int", float: "float", str: "str"}
+
+# Membership tests may look this many elements beyond a container's current length, so the
+# solver can ask for a longer container holding the value.
+MEMBERSHIP_REACH = 3
 
 
 def _record(expr, value):
@@ -33,6 +39,31 @@ class _Sized(Sym):
         _record([">", self._e, ["int", "0"]], v)
         return v
 
+    def _membership(self, items, item):
+        """`item in self` as a symbolic disjunction over the elements, including elements
+        beyond the current length (named like the container's own: `xs[5]`)."""
+        c = concrete(item)
+        result = any(concrete(x) == c for x in items)
+        e = expr_of(item)
+        name = getattr(self, "_name", None)
+        if e is None or name is None:
+            return result
+        sort = _SORTS.get(type(c))
+        terms = []
+        for i in range(max(len(items), MEMBERSHIP_REACH)):
+            if i < len(items):
+                element = expr_of(items[i])
+            elif sort is not None:
+                element = ["var", "%s[%d]" % (name, i), sort]
+            else:
+                element = None
+            if element is None:
+                continue
+            terms.append(["and", [">", self._e, ["int", str(i)]], ["==", element, e]])
+        if not terms:
+            return result
+        return SymBool(result, ["or"] + terms, self._d + 1)
+
     def _iterate(self, items):
         n = len(items)
         for i in range(n + 1):
@@ -44,10 +75,14 @@ class _Sized(Sym):
 
 
 class SymList(list, _Sized):
-    def __init__(self, items, length_expr, depth=1):
+    def __init__(self, items, length_expr, depth=1, name=None):
         list.__init__(self, items)
         self._e = length_expr
         self._d = depth
+        self._name = name
+
+    def __contains__(self, item):
+        return self._membership(list(list.__iter__(self)), item)
 
     def _base_len(self):
         return list.__len__(self)
@@ -95,11 +130,15 @@ class SymList(list, _Sized):
 
 
 class SymTuple(tuple, _Sized):
-    def __new__(cls, items, length_expr, depth=1):
+    def __new__(cls, items, length_expr, depth=1, name=None):
         obj = tuple.__new__(cls, items)
         obj._e = length_expr
         obj._d = depth
+        obj._name = name
         return obj
+
+    def __contains__(self, item):
+        return self._membership(list(tuple.__iter__(self)), item)
 
     def _base_len(self):
         return tuple.__len__(self)

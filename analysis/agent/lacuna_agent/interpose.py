@@ -68,11 +68,13 @@ def returned(rec, n, result):
         text = repr(result)[:200]
     except Exception:
         text = "<unprintable>"
-    rec.external_return(n, text, sort)
     base = "$ret:%d" % n
     if sort is not None:
+        rec.external_return(n, text, sort)
         return make(result, ["var", base, sort], 1)
-    return wrap_returned(result, base)
+    wrapped = wrap_returned(result, base)
+    rec.external_return(n, text, None, paths=wrapped is not result)
+    return wrapped
 
 
 def wrap_returned(result, base):

@@ -19,10 +19,10 @@ def wrap(value, name, is_project_object, depth=0):
         return var(value, name)
     if t is list:
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
-        return SymList(items, ["var", name + ".__len__", "int"])
+        return SymList(items, ["var", name + ".__len__", "int"], name=name)
     if t is tuple:
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
-        return SymTuple(items, ["var", name + ".__len__", "int"])
+        return SymTuple(items, ["var", name + ".__len__", "int"], name=name)
     if t is dict:
         items = {k: wrap(v, "%s[%r]" % (name, k), is_project_object, depth)
                  for k, v in value.items()}

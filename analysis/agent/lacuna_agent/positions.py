@@ -62,6 +62,14 @@ def analyse(code, lines_of):
     instructions = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
     jumps = {}
     compare_positions = {}
+    # Comparisons sharing one position are the links of a chain (`a < b < c`), whether or not
+    # each is followed by a jump (the last link of a chain used as a value is not).
+    compare_totals = {}
+    for ins in instructions:
+        if ins.opname == "COMPARE_OP":
+            p = _pos(ins)
+            if p is not None:
+                compare_totals[p] = compare_totals.get(p, 0) + 1
     line = None
     for k, ins in enumerate(instructions):
         if HAS_POSITIONS is False and getattr(ins, "starts_line", None):
@@ -90,6 +98,10 @@ def analyse(code, lines_of):
         sense = "IF_TRUE" in name
         producer = k - 1
         while producer >= 0 and instructions[producer].opname in _TRANSPARENT:
+            # A `not` executed before the jump (value context: `not x and y`) means the jump
+            # tests the negation of the condition it is mapped to.
+            if instructions[producer].opname in ("UNARY_NOT", "NOT"):
+                sense = not sense
             producer -= 1
         pair = [instructions[j].offset for j in range(max(producer, 0), k + 1)]
         source = instructions[producer] if producer >= 0 else ins
@@ -103,7 +115,7 @@ def analyse(code, lines_of):
                                  pair, False)
     # A comparison is a chain link only when several comparisons share its position.
     for j in jumps.values():
-        if j.link is not None and compare_positions.get(j.pos, 0) <= 1:
+        if j.link is not None and compare_totals.get(j.pos, 0) <= 1:
             j.link = None
     # On 3.11 the trace event of a jump with a large target fires on its EXTENDED_ARG prefix:
     # the jump is found under those offsets too.

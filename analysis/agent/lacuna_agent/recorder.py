@@ -84,12 +84,13 @@ class Recorder:
         self.events.append(event)
         return n
 
-    def external_return(self, n, value_repr, sort):
-        """The call numbered `n` returned; `sort` is the return symbol's sort or None when the
-        value is not symbolic."""
+    def external_return(self, n, value_repr, sort, paths=False):
+        """The call numbered `n` returned; `sort` is the return symbol's sort, or None when the
+        value is not a scalar — then `paths` says whether its parts get symbols
+        (`$ret:n.hour`, `$ret:n["key"]`)."""
         event = self._call_event(n)
         event["ret"] = {"repr": value_repr, "sort": sort}
-        if sort is not None:
+        if sort is not None or paths:
             event["ret_var"] = "$ret:%d" % n
 
     def external_raise(self, n, exc):

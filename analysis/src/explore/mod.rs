@@ -2,5 +2,9 @@
 //! "which inputs take this path, with this condition flipped?"; the search (frontier, targets,
 //! budgets) and object construction build on it.
 
+pub mod coverage;
+pub mod inputs;
+pub mod search;
+pub mod seeds;
 pub mod smt;
 pub mod solver;

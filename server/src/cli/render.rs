@@ -15,7 +15,7 @@ pub fn print(files: &[CheckedFile]) {
     };
     let (mut functions, mut branches, mut obligations, mut diagnostics) = (0, 0, 0, 0);
     for file in files {
-        if file.report.functions.is_empty() && file.report.diagnostics.is_empty() {
+        if file.report.functions.is_empty() && file.diagnostics().is_empty() {
             continue;
         }
         let _ = writeln!(out, "{}", file.display.display());
@@ -23,9 +23,21 @@ pub fn print(files: &[CheckedFile]) {
             functions += 1;
             branches += f.model.branch_sides;
             obligations += f.model.obligations;
+            let generated = file.generated.iter().find(|g| g.id == f.id.as_str());
+            let coverage = match generated {
+                Some(g) if g.failure.is_none() => format!(
+                    "{}/{} branch sides covered ({} executions, {} tests, {} ms), ",
+                    g.covered, g.total, g.executions, g.tests, g.time_ms
+                ),
+                Some(g) => format!(
+                    "not explored: {}, ",
+                    g.failure.as_deref().unwrap_or("unknown failure")
+                ),
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "  {}:{}  {} branch sides, {} decisions, {} conditions, {} MC/DC obligations",
+                "  {}:{}  {coverage}{} branch sides, {} decisions, {} conditions, {} MC/DC obligations",
                 f.id,
                 f.line,
                 f.model.branch_sides,
@@ -34,7 +46,7 @@ pub fn print(files: &[CheckedFile]) {
                 f.model.obligations
             );
         }
-        for d in &file.report.diagnostics {
+        for d in file.diagnostics() {
             diagnostics += 1;
             let _ = writeln!(out, "{}", render_diagnostic(&renderer, file, d));
         }

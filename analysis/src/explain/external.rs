@@ -1,0 +1,111 @@
+//! Kinds of external calls, because their fixes differ (Pex separates "testability issues"
+//! from "uninstrumented methods"): an *environment* call's result depends on the world outside
+//! the inputs — file system, clock, randomness, network, environment variables, the process —
+//! and the fix is a mock; an *opaque* call is deterministic but not modelled (`math.sin`,
+//! `hashlib`, a C extension), and a mock is only the fallback.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExternalKind {
+    Environment,
+    Opaque,
+}
+
+/// Modules (and builtins) whose results come from outside the program's inputs.
+const ENVIRONMENT: &[&str] = &[
+    "os",
+    "posix",
+    "nt",
+    "posixpath",
+    "ntpath",
+    "os.path",
+    "shutil",
+    "pathlib",
+    "glob",
+    "tempfile",
+    "io",
+    "time",
+    "datetime",
+    "random",
+    "secrets",
+    "uuid",
+    "socket",
+    "ssl",
+    "select",
+    "selectors",
+    "subprocess",
+    "signal",
+    "platform",
+    "getpass",
+    "pwd",
+    "grp",
+    "resource",
+    "sys",
+    "urllib",
+    "http",
+    "requests",
+    "httpx",
+    "aiohttp",
+    "smtplib",
+    "ftplib",
+    "sqlite3",
+    "dbm",
+    "shelve",
+    "mmap",
+    "fcntl",
+    "locale",
+    "psutil",
+];
+
+/// Builtins and methods that read the world.
+const ENVIRONMENT_CALLS: &[&str] = &[
+    "open",
+    "input",
+    "builtins.open",
+    "builtins.input",
+    "json.load",
+    "pickle.load",
+    "csv.reader",
+    "configparser.ConfigParser.read",
+];
+
+impl ExternalKind {
+    pub fn of(callee: &str) -> ExternalKind {
+        if ENVIRONMENT_CALLS.contains(&callee) {
+            return ExternalKind::Environment;
+        }
+        let head = callee.split('.').next().unwrap_or(callee);
+        if ENVIRONMENT.contains(&head) || callee.starts_with("os.path.") {
+            return ExternalKind::Environment;
+        }
+        // Methods of objects returned by environment calls (`datetime.datetime.now`).
+        if callee.ends_with(".now") || callee.ends_with(".today") || callee.ends_with(".utcnow") {
+            return ExternalKind::Environment;
+        }
+        ExternalKind::Opaque
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExternalKind::Environment => "environment",
+            ExternalKind::Opaque => "opaque",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExternalKind::*;
+    use super::*;
+
+    #[test]
+    fn kinds() {
+        assert_eq!(ExternalKind::of("os.path.exists"), Environment);
+        assert_eq!(ExternalKind::of("time.time"), Environment);
+        assert_eq!(ExternalKind::of("random.random"), Environment);
+        assert_eq!(ExternalKind::of("datetime.datetime.now"), Environment);
+        assert_eq!(ExternalKind::of("open"), Environment);
+        assert_eq!(ExternalKind::of("math.sin"), Opaque);
+        assert_eq!(ExternalKind::of("hashlib.sha256"), Opaque);
+        assert_eq!(ExternalKind::of("re.Pattern.match"), Opaque);
+    }
+}

@@ -1,0 +1,444 @@
+//! The inputs of a function: their shapes (from the agent's `describe` of the signature, or
+//! from annotation text and literals when it has none), candidate inputs as variable values
+//! plus choices (which variant of an `Optional`, which enum member, which type for an
+//! unannotated parameter, which method calls build an object), and the value trees the agent
+//! receives.
+
+use crate::agent::protocol::{MethodCall, Value, ValueTree};
+use crate::explore::solver::Value as ModelValue;
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// What kind of value a parameter takes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Int,
+    Bool,
+    Str,
+    Float,
+    None,
+    /// Unknown: tried as each of a few common types.
+    Any,
+    Optional(Box<Shape>),
+    Union(Vec<Shape>),
+    List(Box<Shape>),
+    Set(Box<Shape>),
+    Tuple(Vec<Shape>),
+    Dict(Box<Shape>, Box<Shape>),
+    Literal(Vec<Json>),
+    Enum {
+        class: String,
+        members: Vec<String>,
+    },
+    Object(ObjectShape),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectShape {
+    /// `module:Qual.name`.
+    pub class: String,
+    pub init: Vec<(String, Shape)>,
+    /// Public methods with their parameters: the calls an object can be driven through.
+    pub methods: Vec<(String, Vec<(String, Shape)>)>,
+}
+
+/// The variants an `Any` parameter is tried as, in order.
+fn any_variants() -> Vec<Shape> {
+    vec![
+        Shape::Int,
+        Shape::Str,
+        Shape::None,
+        Shape::Float,
+        Shape::Bool,
+        Shape::Dict(Box::new(Shape::Str), Box::new(Shape::Int)),
+        Shape::List(Box::new(Shape::Int)),
+    ]
+}
+
+impl Shape {
+    /// Reads a type tree of the agent's `describe`.
+    pub fn from_describe(t: &Json) -> Shape {
+        let sub = |k: &str| Box::new(Shape::from_describe(&t[k]));
+        match t["kind"].as_str().unwrap_or("any") {
+            "int" => Shape::Int,
+            "bool" => Shape::Bool,
+            "str" => Shape::Str,
+            "float" => Shape::Float,
+            "none" => Shape::None,
+            "optional" => Shape::Optional(sub("of")),
+            "union" => Shape::Union(
+                t["of"]
+                    .as_array()
+                    .map(|a| a.iter().map(Shape::from_describe).collect())
+                    .unwrap_or_default(),
+            ),
+            "list" => Shape::List(sub("of")),
+            "set" => Shape::Set(sub("of")),
+            "tuple" => Shape::Tuple(
+                t["items"]
+                    .as_array()
+                    .map(|a| a.iter().map(Shape::from_describe).collect())
+                    .unwrap_or_default(),
+            ),
+            "dict" => Shape::Dict(sub("key"), sub("value")),
+            "literal" => Shape::Literal(t["values"].as_array().cloned().unwrap_or_default()),
+            "enum" => Shape::Enum {
+                class: t["class"].as_str().unwrap_or_default().to_owned(),
+                members: t["members"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|m| m.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            "class" if t["external"] != true => Shape::Object(ObjectShape {
+                class: t["class"].as_str().unwrap_or_default().to_owned(),
+                init: params(&t["init"]),
+                methods: t["methods"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|m| {
+                                (
+                                    m["name"].as_str().unwrap_or_default().to_owned(),
+                                    params(&m["params"]),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }),
+            _ => Shape::Any,
+        }
+    }
+
+    /// The variants a choice at this shape selects between (`None` or the value for an
+    /// `Optional`, …); empty when the shape has no choice.
+    fn variants(&self) -> Vec<Shape> {
+        match self {
+            Shape::Any => any_variants(),
+            Shape::Optional(inner) => vec![(**inner).clone(), Shape::None],
+            Shape::Union(members) => members.clone(),
+            _ => vec![],
+        }
+    }
+
+    /// How many alternatives the choice at this shape has (1 when there is no choice).
+    pub fn choice_count(&self) -> usize {
+        match self {
+            Shape::Literal(values) => values.len().max(1),
+            Shape::Enum { members, .. } => members.len().max(1),
+            s => s.variants().len().max(1),
+        }
+    }
+}
+
+/// Parameters as `describe` lists them, without `*args`/`**kwargs`.
+pub fn params(list: &Json) -> Vec<(String, Shape)> {
+    list.as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|p| {
+                    !matches!(
+                        p["kind"].as_str(),
+                        Some("var_positional") | Some("var_keyword")
+                    )
+                })
+                .map(|p| {
+                    (
+                        p["name"].as_str().unwrap_or_default().to_owned(),
+                        Shape::from_describe(&p["type"]),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// One candidate input: values of variables (by access path), choices (by path), method calls
+/// that build objects (by path), and lengths of containers. Anything not set takes a default.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Candidate {
+    pub vars: BTreeMap<String, ModelValue>,
+    pub choices: BTreeMap<String, usize>,
+    /// Per object path, the method calls made after construction, by method index into the
+    /// object shape's methods.
+    pub calls: BTreeMap<String, Vec<usize>>,
+}
+
+impl Candidate {
+    /// A key identifying the candidate, to avoid running the same input twice.
+    pub fn key(&self) -> String {
+        format!("{:?}|{:?}|{:?}", self.vars, self.choices, self.calls)
+    }
+}
+
+/// Builds value trees for a candidate; `bound` caps container lengths.
+pub struct Builder<'a> {
+    pub candidate: &'a Candidate,
+    pub bound: usize,
+    /// Literals found in the function, for defaults that are more likely to matter.
+    pub strings: &'a [String],
+}
+
+impl Builder<'_> {
+    pub fn build(&self, shape: &Shape, path: &str) -> ValueTree {
+        let c = self.candidate;
+        match shape {
+            Shape::Int => ValueTree::named(
+                Value::Int {
+                    value: match c.vars.get(path) {
+                        Some(ModelValue::Int(d)) => d.clone(),
+                        Some(ModelValue::Bool(b)) => u8::from(*b).to_string(),
+                        Some(ModelValue::Real(x)) if x.is_finite() => {
+                            (x.trunc() as i64).to_string()
+                        }
+                        _ => "0".to_owned(),
+                    },
+                },
+                path,
+            ),
+            Shape::Bool => ValueTree::named(
+                Value::Bool {
+                    value: match c.vars.get(path) {
+                        Some(ModelValue::Bool(b)) => *b,
+                        Some(ModelValue::Int(d)) => d != "0",
+                        _ => false,
+                    },
+                },
+                path,
+            ),
+            Shape::Str => ValueTree::named(
+                Value::Str {
+                    value: match c.vars.get(path) {
+                        Some(ModelValue::Str(s)) => s.clone(),
+                        Some(ModelValue::Int(d)) => d.clone(),
+                        _ => String::new(),
+                    },
+                },
+                path,
+            ),
+            Shape::Float => ValueTree::named(
+                Value::Float {
+                    value: match c.vars.get(path) {
+                        Some(ModelValue::Real(x)) => float_json(*x),
+                        Some(ModelValue::Int(d)) => {
+                            d.parse::<f64>().map(float_json).unwrap_or(0.0.into())
+                        }
+                        _ => 0.0.into(),
+                    },
+                },
+                path,
+            ),
+            Shape::None => ValueTree::new(Value::None),
+            Shape::Any | Shape::Optional(_) | Shape::Union(_) => {
+                let variants = shape.variants();
+                let pick = c.choices.get(path).copied().unwrap_or(0) % variants.len().max(1);
+                match variants.get(pick) {
+                    Some(v) => self.build(v, path),
+                    None => ValueTree::new(Value::None),
+                }
+            }
+            Shape::Literal(values) => {
+                let pick = c.choices.get(path).copied().unwrap_or(0);
+                match values.get(pick % values.len().max(1)) {
+                    Some(Json::Bool(b)) => ValueTree::new(Value::Bool { value: *b }),
+                    Some(Json::Number(n)) if n.is_i64() || n.is_u64() => {
+                        ValueTree::new(Value::Int {
+                            value: n.to_string(),
+                        })
+                    }
+                    Some(Json::Number(n)) => ValueTree::new(Value::Float {
+                        value: Json::Number(n.clone()),
+                    }),
+                    Some(Json::String(s)) => ValueTree::new(Value::Str { value: s.clone() }),
+                    _ => ValueTree::new(Value::None),
+                }
+            }
+            Shape::Enum { class, members } => {
+                let pick = c.choices.get(path).copied().unwrap_or(0);
+                match members.get(pick % members.len().max(1)) {
+                    Some(m) => ValueTree::new(Value::Enum {
+                        class: class.clone(),
+                        member: m.clone(),
+                    }),
+                    None => ValueTree::new(Value::None),
+                }
+            }
+            Shape::List(item) | Shape::Set(item) => {
+                let n = self.length(path);
+                let items = (0..n)
+                    .map(|i| self.build(item, &format!("{path}[{i}]")))
+                    .collect();
+                let value = if matches!(shape, Shape::Set(_)) {
+                    Value::Set { items }
+                } else {
+                    Value::List { items }
+                };
+                ValueTree::named(value, path)
+            }
+            Shape::Tuple(items) => ValueTree::named(
+                Value::Tuple {
+                    items: items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| self.build(s, &format!("{path}[{i}]")))
+                        .collect(),
+                },
+                path,
+            ),
+            Shape::Dict(key, value) => {
+                let n = self.length(path);
+                let mut items = vec![];
+                for i in 0..n {
+                    let k = match (**key).clone() {
+                        Shape::Str | Shape::Any => {
+                            let k = self
+                                .strings
+                                .get(i)
+                                .cloned()
+                                .unwrap_or_else(|| format!("k{i}"));
+                            ValueTree::new(Value::Str { value: k })
+                        }
+                        Shape::Int => ValueTree::new(Value::Int {
+                            value: i.to_string(),
+                        }),
+                        other => self.build(&other, &format!("{path}.__key{i}__")),
+                    };
+                    let key_text = match &k.value {
+                        Value::Str { value } => format!("{value:?}").replace('"', "'"),
+                        Value::Int { value } => value.clone(),
+                        _ => i.to_string(),
+                    };
+                    let v = self.build(value, &format!("{path}[{key_text}]"));
+                    items.push((k, v));
+                }
+                ValueTree::named(Value::Dict { items }, path)
+            }
+            Shape::Object(object) => {
+                let init = &format!("{path}.__init__");
+                let args = object
+                    .init
+                    .iter()
+                    .map(|(name, s)| self.build(s, &format!("{init}.{name}")))
+                    .collect();
+                let calls = c
+                    .calls
+                    .get(path)
+                    .map(|calls| {
+                        calls
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(k, &m)| {
+                                let (method, params) = object.methods.get(m)?;
+                                Some(MethodCall {
+                                    method: method.clone(),
+                                    args: params
+                                        .iter()
+                                        .map(|(p, s)| {
+                                            self.build_call_arg(
+                                                s,
+                                                &format!("{path}.{method}.{k}.{p}"),
+                                                k,
+                                            )
+                                        })
+                                        .collect(),
+                                    kwargs: BTreeMap::new(),
+                                })
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                ValueTree::named(
+                    Value::Object {
+                        class: object.class.clone(),
+                        args,
+                        kwargs: BTreeMap::new(),
+                        calls,
+                    },
+                    path,
+                )
+            }
+        }
+    }
+
+    /// An argument of the `k`-th construction call: distinct per call unless the candidate says
+    /// otherwise (so that `add(sku, qty)` called five times adds five different SKUs).
+    fn build_call_arg(&self, shape: &Shape, path: &str, k: usize) -> ValueTree {
+        if self.candidate.vars.contains_key(path) {
+            return self.build(shape, path);
+        }
+        let value = match shape {
+            Shape::Int | Shape::Any => Value::Int {
+                value: (k + 1).to_string(),
+            },
+            Shape::Str => Value::Str {
+                value: format!("item{k}"),
+            },
+            Shape::Float => Value::Float {
+                value: ((k + 1) as f64).into(),
+            },
+            Shape::Bool => Value::Bool { value: true },
+            other => return self.build(other, path),
+        };
+        ValueTree::named(value, path)
+    }
+
+    fn length(&self, path: &str) -> usize {
+        let len = format!("{path}.__len__");
+        match self.candidate.vars.get(&len) {
+            Some(ModelValue::Int(d)) => {
+                d.parse::<i64>().unwrap_or(0).clamp(0, self.bound as i64) as usize
+            }
+            _ => 0,
+        }
+    }
+}
+
+fn float_json(x: f64) -> Json {
+    if x.is_nan() {
+        "nan".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf".into() } else { "-inf".into() }
+    } else {
+        x.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn shapes_from_describe() {
+        let t = json!({"kind": "optional", "of": {"kind": "list", "of": {"kind": "int"}}});
+        assert_eq!(
+            Shape::from_describe(&t),
+            Shape::Optional(Box::new(Shape::List(Box::new(Shape::Int))))
+        );
+    }
+
+    #[test]
+    fn builds_named_trees() {
+        let mut c = Candidate::default();
+        c.vars
+            .insert("xs.__len__".into(), ModelValue::Int("2".into()));
+        c.vars.insert("xs[1]".into(), ModelValue::Int("7".into()));
+        c.choices.insert("o".into(), 1);
+        let b = Builder {
+            candidate: &c,
+            bound: 8,
+            strings: &[],
+        };
+        let t = b.build(&Shape::List(Box::new(Shape::Int)), "xs");
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["sym"], "xs");
+        assert_eq!(json["items"][1]["value"], "7");
+        assert_eq!(json["items"][0]["sym"], "xs[0]");
+        let t = b.build(&Shape::Optional(Box::new(Shape::Int)), "o");
+        assert_eq!(serde_json::to_value(&t).unwrap()["kind"], "none");
+    }
+}

@@ -1,0 +1,1155 @@
+//! The search: dynamic symbolic execution of one function. Inputs run in the agent; each run's
+//! path condition is negated step by step (uncovered branch sides and unseen condition values
+//! first) and solved; models become new inputs. Object state the solver asks for but no input
+//! can set directly (`self._items.__len__ >= 5`) is built through the methods that write the
+//! field; choices the solver cannot see (enum members, `None`, the type of an unannotated
+//! parameter) are enumerated. The search stops when everything is covered or the budget
+//! (time, executions) is spent, and says for every side it missed what it learned.
+
+use super::coverage::{ConditionIndex, FunctionUnderTest, Observed, Origin, observe};
+use super::inputs::{Builder, Candidate, ObjectShape, Shape};
+use super::seeds::literals;
+use super::solver::{Answer, Model, Solver, Value as ModelValue};
+use crate::agent::protocol::{ExecuteRequest, Target};
+use crate::agent::{Event, Execution, Pool, Status, Value, ValueTree};
+use crate::model::mcdc::Independence;
+use crate::symbolic::{Expr, VarPath, VarRoot};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct Budget {
+    pub time: Duration,
+    pub executions: u32,
+    pub execution_timeout_ms: u64,
+    pub loop_bound: u32,
+    pub solver_timeout_ms: u64,
+}
+
+/// How the function is called.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Signature {
+    pub params: Vec<(String, Shape)>,
+    /// Default values of parameters and constructor arguments, by access path.
+    pub defaults: BTreeMap<String, ModelValue>,
+    /// The receiver for a method (an instance of its class), named `self`.
+    pub receiver: Option<ObjectShape>,
+    /// Methods that write each field, per class (`module:Qual`): from the class model.
+    pub writers: FxHashMap<(String, String), Vec<String>>,
+}
+
+/// A generated test: an input worth keeping, and what it did.
+#[derive(Clone, Debug)]
+pub struct GeneratedTest {
+    pub request: ExecuteRequest,
+    /// The variables and choices the request was built from.
+    pub candidate: Candidate,
+    pub outcome: Outcome,
+    /// Branch sides this input covered first.
+    pub new_sides: Vec<(usize, bool)>,
+    /// MC/DC obligations this input showed first: (decision, condition, value).
+    pub new_obligations: Vec<(usize, u16, bool)>,
+    pub sides: BTreeSet<(usize, bool)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Returned {
+        repr: String,
+        type_name: String,
+        literal: Option<String>,
+    },
+    Raised {
+        type_name: String,
+        message: String,
+    },
+    /// Timed out, crashed or ran out of memory: kept for explanations, never emitted.
+    Failed(Status),
+}
+
+/// What the search learned about a branch side it could not cover.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attempt {
+    /// Negating the condition on an observed path is unsatisfiable.
+    Unsat,
+    /// The solver gave up.
+    Unknown(String),
+    /// The condition uses operations the solver does not model.
+    Unsupported(Vec<String>),
+    /// The condition depends only on values no input controls: external call results and
+    /// object fields no constructor sets.
+    Uncontrollable(Vec<Dependency>),
+    /// Reaching the object state the condition needs takes more calls of the methods that
+    /// write the field than the bound allows.
+    ObjectState(Dependency, u64),
+    /// A model was found but the run did not take the expected side.
+    Diverged,
+    /// Covering it needs more loop iterations (or method calls) than the bound allows.
+    BoundHit { needed: u64, bound: u32 },
+    /// The condition was evaluated only on values without a symbolic expression.
+    ConcreteOnly,
+}
+
+/// A value a condition depends on that no input sets directly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dependency {
+    /// The return value of an external call (index into `Exploration::external_calls`).
+    ExternalCall(usize),
+    /// A field of an object input (`self._items.__len__`): its class (`module:Qual`), the
+    /// field, and the methods that write it.
+    Field {
+        path: String,
+        class: Option<String>,
+        field: String,
+        writers: Vec<String>,
+    },
+}
+
+/// What is known of each condition as last seen evaluated.
+#[derive(Clone, Debug, Default)]
+pub struct ConditionSeen {
+    pub expr: Option<Expr>,
+    pub values: BTreeSet<bool>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExternalCallSeen {
+    pub callee: String,
+    /// The file the call site is in.
+    pub file: Option<String>,
+    pub pos: Option<crate::agent::protocol::Position>,
+    pub arg_vars: Vec<String>,
+    pub returned_symbol: bool,
+    pub raised: bool,
+    pub blocked: Option<String>,
+    pub calls: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Exploration {
+    pub tests: Vec<GeneratedTest>,
+    /// Covered sides, with the index of the test that covered each first.
+    pub covered: BTreeMap<(usize, bool), usize>,
+    pub reached: FxHashSet<usize>,
+    /// Boolean values evaluated to their last operand, whose outcome cannot be observed.
+    pub unobservable: FxHashSet<usize>,
+    pub independence: FxHashMap<usize, Independence>,
+    /// For each side not covered, what was tried.
+    pub attempts: BTreeMap<(usize, bool), Vec<Attempt>>,
+    /// Per (decision, condition): the symbolic expression and values seen.
+    pub conditions: BTreeMap<(usize, u16), ConditionSeen>,
+    /// External calls seen, by callee and position, with the `$ret` variables they returned.
+    pub external_calls: Vec<ExternalCallSeen>,
+    /// Which external call each `$ret:n` variable of the latest run came from, per run
+    /// rendered to the callee's index in `external_calls`.
+    pub return_symbols: FxHashMap<String, usize>,
+    /// Max iterations seen per loop (by its source line).
+    pub loop_iterations: BTreeMap<u32, u32>,
+    /// The classes of object inputs by parameter (`self` for the receiver), and who writes
+    /// their fields: for explaining conditions on object state the agent saw only concretely.
+    pub object_classes: BTreeMap<String, String>,
+    pub writers: FxHashMap<(String, String), Vec<String>>,
+    pub executions: u32,
+    pub elapsed: Duration,
+    pub solver_queries: u64,
+    /// Why nothing could run, when nothing could.
+    pub failure: Option<String>,
+}
+
+struct Search<'a> {
+    f: &'a FunctionUnderTest,
+    index: ConditionIndex,
+    pool: &'a Pool,
+    solver: Solver,
+    signature: &'a Signature,
+    budget: &'a Budget,
+    strings: Vec<String>,
+    numbers: Vec<i64>,
+    start: Instant,
+    out: Exploration,
+    seen_candidates: FxHashSet<String>,
+    tried_flips: FxHashSet<String>,
+    frontier: Vec<(u32, Candidate)>,
+    all_conditions: FxHashSet<(usize, u16, bool)>,
+}
+
+/// Explores one function within the budget.
+pub fn explore(
+    f: &FunctionUnderTest,
+    signature: &Signature,
+    pool: &Pool,
+    budget: &Budget,
+    source: &str,
+) -> Exploration {
+    let (strings, numbers) = literals(source);
+    let mut search = Search {
+        f,
+        index: ConditionIndex::new(f),
+        pool,
+        solver: Solver::new(budget.solver_timeout_ms),
+        signature,
+        budget,
+        strings,
+        numbers,
+        start: Instant::now(),
+        out: Exploration::default(),
+        seen_candidates: FxHashSet::default(),
+        tried_flips: FxHashSet::default(),
+        frontier: vec![],
+        all_conditions: FxHashSet::default(),
+    };
+    if let Some(r) = &signature.receiver {
+        search
+            .out
+            .object_classes
+            .insert("self".into(), r.class.clone());
+    }
+    for (name, shape) in &signature.params {
+        if let Shape::Object(o) = shape {
+            search
+                .out
+                .object_classes
+                .insert(name.clone(), o.class.clone());
+        }
+    }
+    search.out.writers = signature.writers.clone();
+    search.run();
+    search.out.elapsed = search.start.elapsed();
+    search.out.solver_queries = search.solver.stats.queries;
+    search.out
+}
+
+impl Search<'_> {
+    fn total_sides(&self) -> usize {
+        self.f
+            .syntax
+            .decisions
+            .iter()
+            .filter(|d| d.expr.is_some())
+            .count()
+            * 2
+    }
+
+    fn done(&self) -> bool {
+        self.start.elapsed() >= self.budget.time
+            || self.out.executions >= self.budget.executions
+            || (self.out.covered.len() >= self.total_sides() && self.mcdc_complete())
+    }
+
+    fn mcdc_complete(&self) -> bool {
+        self.f.syntax.decisions.iter().enumerate().all(|(d, dec)| {
+            dec.expr.is_none()
+                || dec.conditions.len() < 2
+                || self
+                    .out
+                    .independence
+                    .get(&d)
+                    .is_some_and(|i| i.len() >= 2 * dec.conditions.len())
+        })
+    }
+
+    fn run(&mut self) {
+        for seed in self.seeds() {
+            self.push(0, seed);
+        }
+        while !self.done() {
+            let Some((_, candidate)) = self.pop() else {
+                if !self.widen() {
+                    break;
+                }
+                continue;
+            };
+            let Some(observed) = self.execute(&candidate) else {
+                if self.out.failure.is_some() && self.out.executions == 0 {
+                    break;
+                }
+                continue;
+            };
+            self.expand(&candidate, &observed);
+        }
+        self.finish();
+    }
+
+    fn push(&mut self, priority: u32, candidate: Candidate) {
+        if self.seen_candidates.insert(candidate.key()) {
+            self.frontier.push((priority, candidate));
+        }
+    }
+
+    fn pop(&mut self) -> Option<(u32, Candidate)> {
+        // Highest priority first; among equals, the oldest.
+        let best = self
+            .frontier
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, (p, _))| (*p, std::cmp::Reverse(*i)))
+            .map(|(i, _)| i)?;
+        Some(self.frontier.remove(best))
+    }
+
+    /// A candidate with the signature's default values.
+    fn base(&self) -> Candidate {
+        Candidate {
+            vars: self.signature.defaults.clone(),
+            ..Candidate::default()
+        }
+    }
+
+    /// The first inputs: defaults, then every alternative of every choice.
+    fn seeds(&self) -> Vec<Candidate> {
+        let mut seeds = vec![self.base()];
+        let mut choices = vec![];
+        for (name, shape) in &self.signature.params {
+            collect_choices(shape, name, &mut choices);
+        }
+        if let Some(receiver) = &self.signature.receiver {
+            collect_choices(&Shape::Object(receiver.clone()), "self", &mut choices);
+        }
+        for (path, count) in &choices {
+            for k in 1..*count {
+                let mut c = self.base();
+                c.choices.insert(path.clone(), k);
+                seeds.push(c);
+            }
+        }
+        // Literals of the function for scalar parameters.
+        for (name, shape) in &self.signature.params {
+            match shape {
+                Shape::Int => {
+                    for n in self.numbers.iter().take(6) {
+                        for v in [*n, n + 1, n - 1] {
+                            let mut c = self.base();
+                            c.vars.insert(name.clone(), ModelValue::Int(v.to_string()));
+                            seeds.push(c);
+                        }
+                    }
+                }
+                Shape::Str => {
+                    for s in self.strings.iter().take(6) {
+                        let mut c = self.base();
+                        c.vars.insert(name.clone(), ModelValue::Str(s.clone()));
+                        seeds.push(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        seeds
+    }
+
+    /// When the frontier is empty: cross choices with the inputs that covered most, so that
+    /// choices the solver cannot see get combined with values it found.
+    fn widen(&mut self) -> bool {
+        let mut choices = vec![];
+        for (name, shape) in &self.signature.params {
+            collect_choices(shape, name, &mut choices);
+        }
+        if let Some(receiver) = &self.signature.receiver {
+            collect_choices(&Shape::Object(receiver.clone()), "self", &mut choices);
+        }
+        let bases: Vec<Candidate> = self
+            .out
+            .tests
+            .iter()
+            .rev()
+            .take(8)
+            .map(|t| t.candidate.clone())
+            .collect();
+        let mut added = false;
+        for base in bases {
+            for (path, count) in &choices {
+                for k in 0..*count {
+                    let mut c = base.clone();
+                    c.choices.insert(path.clone(), k);
+                    if self.seen_candidates.insert(c.key()) {
+                        self.frontier.push((0, c));
+                        added = true;
+                    }
+                }
+            }
+        }
+        added
+    }
+
+    fn request(&self, candidate: &Candidate) -> ExecuteRequest {
+        let builder = Builder {
+            candidate,
+            bound: self.budget.loop_bound as usize,
+            strings: &self.strings,
+        };
+        ExecuteRequest {
+            target: Target {
+                module: self.f.module.clone(),
+                qualname: self.f.qualname.clone(),
+            },
+            receiver: self
+                .signature
+                .receiver
+                .as_ref()
+                .map(|r| builder.build(&Shape::Object(r.clone()), "self")),
+            args: self
+                .signature
+                .params
+                .iter()
+                .map(|(name, shape)| builder.build(shape, name))
+                .collect(),
+            kwargs: BTreeMap::new(),
+            mocks: vec![],
+            timeout_ms: self.budget.execution_timeout_ms,
+        }
+    }
+
+    fn execute(&mut self, candidate: &Candidate) -> Option<Observed> {
+        let request = self.request(candidate);
+        let run = match self.pool.execute(&request) {
+            Ok(run) => run,
+            Err(e) => {
+                self.out.failure = Some(e.to_string());
+                return None;
+            }
+        };
+        self.out.executions += 1;
+        if run.status == Status::InputError {
+            self.repair(candidate, &request);
+        }
+        if matches!(run.status, Status::Error | Status::InputError) {
+            if self.out.executions == 1 && run.status == Status::Error {
+                self.out.failure = run.error.clone();
+            }
+            return None;
+        }
+        let observed = observe(self.f, &self.index, &run);
+        self.record(request, candidate, &run, &observed);
+        Some(observed)
+    }
+
+    fn record(
+        &mut self,
+        request: ExecuteRequest,
+        candidate: &Candidate,
+        run: &Execution,
+        observed: &Observed,
+    ) {
+        for step in &observed.path {
+            if let Origin::Condition(dc) = step.origin {
+                let entry = self.out.conditions.entry(dc).or_default();
+                entry.expr = Some(step.expr.clone());
+                entry.values.insert(step.value);
+            }
+        }
+        for &(d, c, v) in &observed.conditions {
+            let entry = self.out.conditions.entry((d, c)).or_default();
+            entry.values.insert(v);
+        }
+        self.record_external_calls(run);
+        for (pos, n) in &observed.loop_iterations {
+            let e = self.out.loop_iterations.entry(pos.0).or_default();
+            *e = (*e).max(*n);
+        }
+        self.out.reached.extend(observed.reached.iter().copied());
+        self.out
+            .unobservable
+            .extend(observed.unobservable.iter().copied());
+        let new_sides: Vec<(usize, bool)> = observed
+            .sides
+            .iter()
+            .copied()
+            .filter(|s| !self.out.covered.contains_key(s))
+            .collect();
+        let mut new_obligations = vec![];
+        for (&d, shown) in &observed.independence {
+            let known = self.out.independence.entry(d).or_default();
+            for o in shown.iter() {
+                if !known.contains(o) {
+                    new_obligations.push((d, o.condition, o.value));
+                }
+            }
+            known.union(*shown);
+        }
+        let new_conditions = observed
+            .conditions
+            .iter()
+            .filter(|c| self.all_conditions.insert(**c))
+            .count();
+        let outcome = match run.status {
+            Status::Returned => {
+                let r = run
+                    .returned
+                    .clone()
+                    .unwrap_or(crate::agent::protocol::ReturnValue {
+                        repr: "None".into(),
+                        type_name: "NoneType".into(),
+                        literal: Some("None".into()),
+                    });
+                Outcome::Returned {
+                    repr: r.repr,
+                    type_name: r.type_name,
+                    literal: r.literal,
+                }
+            }
+            Status::Raised => {
+                let e = run.exception.clone();
+                Outcome::Raised {
+                    type_name: e.as_ref().map(|e| e.type_name.clone()).unwrap_or_default(),
+                    message: e.map(|e| e.message).unwrap_or_default(),
+                }
+            }
+            other => Outcome::Failed(other),
+        };
+        let keep = !new_sides.is_empty()
+            || !new_obligations.is_empty()
+            || (self.out.tests.is_empty() && new_conditions > 0);
+        if keep && !matches!(outcome, Outcome::Failed(_)) {
+            let index = self.out.tests.len();
+            for s in &new_sides {
+                self.out.covered.insert(*s, index);
+            }
+            self.out.tests.push(GeneratedTest {
+                request,
+                candidate: candidate.clone(),
+                outcome,
+                new_sides,
+                new_obligations,
+                sides: observed.sides.iter().copied().collect(),
+            });
+        }
+    }
+
+    fn record_external_calls(&mut self, run: &Execution) {
+        for event in &run.events {
+            let (callee, file, pos, arg_vars, ret_var, raised, blocked) = match event {
+                Event::Call {
+                    callee,
+                    f,
+                    pos,
+                    arg_vars,
+                    ret_var,
+                    raised,
+                    ..
+                } => (
+                    callee.clone(),
+                    *f,
+                    *pos,
+                    arg_vars.clone(),
+                    ret_var.clone(),
+                    raised.is_some(),
+                    None,
+                ),
+                Event::Blocked {
+                    event,
+                    detail,
+                    f,
+                    pos,
+                    ..
+                } => (
+                    event.clone(),
+                    *f,
+                    *pos,
+                    vec![],
+                    None,
+                    true,
+                    Some(detail.clone()),
+                ),
+                _ => continue,
+            };
+            let file = file.and_then(|i| run.files.get(i)).cloned();
+            let index = match self
+                .out
+                .external_calls
+                .iter()
+                .position(|c| c.callee == callee && c.pos == pos && c.file == file)
+            {
+                Some(i) => i,
+                None => {
+                    self.out.external_calls.push(ExternalCallSeen {
+                        callee,
+                        file,
+                        pos,
+                        arg_vars: vec![],
+                        returned_symbol: false,
+                        raised: true,
+                        blocked: None,
+                        calls: 0,
+                    });
+                    self.out.external_calls.len() - 1
+                }
+            };
+            let seen = &mut self.out.external_calls[index];
+            seen.calls += 1;
+            for v in arg_vars {
+                if !seen.arg_vars.contains(&v) {
+                    seen.arg_vars.push(v);
+                }
+            }
+            // "raised" stays true only while every call raised.
+            seen.raised &= raised;
+            if blocked.is_some() {
+                seen.blocked = blocked;
+            }
+            if let Some(v) = ret_var {
+                seen.returned_symbol = true;
+                self.out.return_symbols.insert(v, index);
+            }
+        }
+    }
+
+    /// An input could not be built (a constructor rejected its arguments): try the usual
+    /// suspects — positive numbers, non-empty strings — for every scalar of the request.
+    fn repair(&mut self, candidate: &Candidate, request: &ExecuteRequest) {
+        let mut scalars = vec![];
+        fn walk(t: &ValueTree, out: &mut Vec<(String, Value)>) {
+            if let Some(s) = &t.sym
+                && matches!(
+                    t.value,
+                    Value::Int { .. } | Value::Str { .. } | Value::Float { .. }
+                )
+            {
+                out.push((s.clone(), t.value.clone()));
+            }
+            match &t.value {
+                Value::List { items } | Value::Tuple { items } | Value::Set { items } => {
+                    items.iter().for_each(|i| walk(i, out))
+                }
+                Value::Object {
+                    args,
+                    kwargs,
+                    calls,
+                    ..
+                } => {
+                    args.iter()
+                        .chain(kwargs.values())
+                        .for_each(|a| walk(a, out));
+                    for c in calls {
+                        c.args.iter().for_each(|a| walk(a, out));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for t in request.args.iter().chain(request.receiver.iter()) {
+            walk(t, &mut scalars);
+        }
+        for (path, value) in scalars {
+            let replacements: Vec<ModelValue> = match value {
+                Value::Int { .. } => ["1", "10", "100"]
+                    .iter()
+                    .map(|v| ModelValue::Int((*v).into()))
+                    .collect(),
+                Value::Float { .. } => vec![ModelValue::Real(1.0), ModelValue::Real(10.0)],
+                Value::Str { .. } => vec![ModelValue::Str("a".into())],
+                _ => vec![],
+            };
+            for r in replacements {
+                let mut next = candidate.clone();
+                next.vars.insert(path.clone(), r);
+                self.push(2, next);
+            }
+        }
+    }
+
+    /// Negates the steps of an observed path, targets first, and queues the models.
+    fn expand(&mut self, candidate: &Candidate, observed: &Observed) {
+        let controllable = controllable_names(&self.request(candidate));
+        let path = &observed.path;
+        let mut flips: Vec<(u32, usize)> = vec![];
+        for (i, step) in path.iter().enumerate() {
+            // Unrolling a loop further than the bound is not explored.
+            if step.occurrence >= self.budget.loop_bound {
+                let loop_decision = match step.origin {
+                    Origin::Condition((d, _)) => Some(d),
+                    _ => None,
+                };
+                self.note_bound(path, i, loop_decision);
+                continue;
+            }
+            let priority = match step.origin {
+                Origin::Condition((d, c)) => {
+                    let decision_open = !self.out.covered.contains_key(&(d, true))
+                        || !self.out.covered.contains_key(&(d, false));
+                    let value_unseen = !self.all_conditions.contains(&(d, c, !step.value));
+                    let obligation_open = self.out.independence.get(&d).is_none_or(|ind| {
+                        !ind.contains(crate::model::mcdc::Obligation {
+                            condition: c,
+                            value: !step.value,
+                        })
+                    });
+                    if decision_open {
+                        3
+                    } else if value_unseen {
+                        2
+                    } else if obligation_open {
+                        1
+                    } else {
+                        // Still worth a try: other decisions may depend on this path (a
+                        // counter incremented by a loop, a flag set on one side).
+                        0
+                    }
+                }
+                Origin::Loop | Origin::Other => 1,
+            };
+            let key = flip_key(&path[..i], &step.negation());
+            if !self.tried_flips.insert(key) {
+                continue;
+            }
+            // A condition on nothing an input can steer cannot be flipped by any input: say
+            // what it depends on instead of asking the solver.
+            let mut vars = vec![];
+            step.expr.for_each_var(&mut |v, _| {
+                if !vars.iter().any(|x: &String| x == v) {
+                    vars.push(v.to_owned());
+                }
+            });
+            let steerable = vars
+                .iter()
+                .any(|v| controllable.contains(v) || self.constructible(v));
+            if !steerable {
+                let target = match step.origin {
+                    Origin::Condition((d, c)) => Some((d, c, !step.value)),
+                    _ => None,
+                };
+                let deps: Vec<Dependency> =
+                    vars.iter().filter_map(|v| self.dependency(v)).collect();
+                if !deps.is_empty() {
+                    self.note(target, Attempt::Uncontrollable(deps));
+                }
+                continue;
+            }
+            flips.push((priority, i));
+        }
+        flips.sort_by_key(|&(p, i)| (std::cmp::Reverse(p), i));
+        flips.truncate(24);
+        if flips.is_empty() {
+            return;
+        }
+        let prefix: Vec<Expr> = path.iter().map(|s| s.assertion()).collect();
+        let indices: Vec<usize> = flips.iter().map(|&(_, i)| i).collect();
+        let answers = self.solver.negations(&prefix, &indices);
+        for (i, mut answer) in answers {
+            // A path's own loop exits can make a flip unsatisfiable (`len(xs) == 0` on this
+            // path, `len(xs) >= 20` wanted): try again with only the decisions' conditions.
+            if answer == Answer::Unsat
+                && path[..i]
+                    .iter()
+                    .any(|s| !matches!(s.origin, Origin::Condition(_)))
+            {
+                let mut relaxed: Vec<Expr> = path[..i]
+                    .iter()
+                    .filter(|s| matches!(s.origin, Origin::Condition(_)))
+                    .map(|s| s.assertion())
+                    .collect();
+                relaxed.push(path[i].negation());
+                answer = self.solver.check(&relaxed);
+            }
+            let priority = flips.iter().find(|(_, j)| *j == i).map_or(0, |(p, _)| *p);
+            let target = match path[i].origin {
+                Origin::Condition((d, c)) => Some((d, c, !path[i].value)),
+                _ => None,
+            };
+            match answer {
+                Answer::Sat(model) => match self.apply(candidate, &model, &controllable) {
+                    Applied::Candidate(next) => self.push(priority, next),
+                    Applied::Uncontrollable(vars) => {
+                        let mut in_step = vec![];
+                        path[i]
+                            .expr
+                            .for_each_var(&mut |v, _| in_step.push(v.to_owned()));
+                        let deps: Vec<Dependency> = vars
+                            .iter()
+                            .filter(|v| in_step.contains(v))
+                            .filter_map(|v| self.dependency(v))
+                            .collect();
+                        if !deps.is_empty() {
+                            self.note(target, Attempt::Uncontrollable(deps));
+                        }
+                    }
+                    Applied::Object(var, needed) => {
+                        if let Some(dep) = self.dependency(&var) {
+                            self.note(target, Attempt::ObjectState(dep, needed));
+                        }
+                    }
+                    Applied::Bound(needed) => self.note(
+                        target,
+                        Attempt::BoundHit {
+                            needed,
+                            bound: self.budget.loop_bound,
+                        },
+                    ),
+                },
+                Answer::Unsat => self.note(target, Attempt::Unsat),
+                Answer::Unknown(why) => self.note(target, Attempt::Unknown(why)),
+                Answer::Unsupported(ops) => self.note(
+                    target,
+                    Attempt::Unsupported(ops.iter().map(|o| o.to_string()).collect()),
+                ),
+            }
+        }
+    }
+
+    /// Turns a model into the next candidate: controllable variables are set directly; object
+    /// fields the model wants are reached through the methods that write them.
+    fn apply(
+        &self,
+        candidate: &Candidate,
+        model: &Model,
+        controllable: &FxHashSet<String>,
+    ) -> Applied {
+        let mut next = candidate.clone();
+        let mut changed = false;
+        let mut uncontrollable = vec![];
+        for (name, value) in &model.values {
+            if controllable.contains(&**name) {
+                if next.vars.get(&**name) != Some(value) {
+                    next.vars.insert(name.to_string(), value.clone());
+                    changed = true;
+                }
+                // Lengths beyond the bound cannot be built.
+                if name.ends_with(".__len__")
+                    && let ModelValue::Int(d) = value
+                    && d.parse::<u64>()
+                        .is_ok_and(|n| n > u64::from(self.budget.loop_bound))
+                {
+                    return Applied::Bound(d.parse().unwrap_or(0));
+                }
+                continue;
+            }
+            match self.object_calls(name, value) {
+                Some(Ok((path, calls))) => {
+                    if next.calls.get(&path) != Some(&calls) {
+                        next.calls.insert(path, calls);
+                        changed = true;
+                    }
+                }
+                Some(Err(needed)) => return Applied::Object(name.to_string(), needed),
+                None => {
+                    if current_value(candidate, name).as_ref() != Some(value) {
+                        uncontrollable.push(name.to_string());
+                    }
+                }
+            }
+        }
+        if changed {
+            Applied::Candidate(next)
+        } else {
+            uncontrollable.sort();
+            Applied::Uncontrollable(uncontrollable)
+        }
+    }
+
+    /// What a variable no input controls stands for.
+    fn dependency(&self, name: &str) -> Option<Dependency> {
+        let path = VarPath::parse(name)?;
+        match &path.root {
+            VarRoot::ExternalReturn(n) => self
+                .out
+                .return_symbols
+                .get(&format!("$ret:{n}"))
+                .map(|&i| Dependency::ExternalCall(i)),
+            VarRoot::Param(_) => {
+                let (object, field) = self.field_of(&path)?;
+                let writers = self
+                    .signature
+                    .writers
+                    .get(&(object.class.clone(), field.clone()))
+                    .cloned()
+                    .unwrap_or_default();
+                Some(Dependency::Field {
+                    path: name.to_owned(),
+                    class: Some(object.class.clone()),
+                    field,
+                    writers,
+                })
+            }
+        }
+    }
+
+    /// The object input a field path goes through, and the field of it the path reads:
+    /// `order.__init__.customer._orders.__len__` is the `_orders` field of the `Customer`
+    /// passed as `order`'s `customer` constructor argument.
+    fn field_of(&self, path: &VarPath) -> Option<(&ObjectShape, String)> {
+        let VarRoot::Param(root) = &path.root else {
+            return None;
+        };
+        let mut object = if root == "self" {
+            self.signature.receiver.as_ref()?
+        } else {
+            match &self.signature.params.iter().find(|(n, _)| n == root)?.1 {
+                Shape::Object(o) => o,
+                _ => return None,
+            }
+        };
+        let steps: Vec<&str> = path.fields().collect();
+        let mut i = 0;
+        while i < steps.len() {
+            let step = steps[i];
+            // `x.__init__.p` and a field named like a constructor argument holding an object
+            // both lead into that argument's object.
+            let param = if step == "__init__" {
+                i += 1;
+                steps.get(i).copied()
+            } else {
+                Some(step)
+            };
+            let inner = param.and_then(|p| {
+                object.init.iter().find_map(|(n, s)| match s {
+                    Shape::Object(o) if n == p => Some(o),
+                    _ => None,
+                })
+            });
+            match inner {
+                Some(o) if i + 1 < steps.len() => {
+                    object = o;
+                    i += 1;
+                }
+                _ if step == "__init__" => return None,
+                _ => return Some((object, step.to_owned())),
+            }
+        }
+        None
+    }
+
+    /// Whether a field variable can be reached through the methods that write the field.
+    fn constructible(&self, name: &str) -> bool {
+        let Some(path) = VarPath::parse(name) else {
+            return false;
+        };
+        // Only the object's own top-level construction calls are built (the receiver or a
+        // parameter), not those of objects nested in constructor arguments.
+        let Some((object, field)) = self.field_of(&path) else {
+            return false;
+        };
+        let top = match &path.root {
+            VarRoot::Param(r) if r == "self" => self.signature.receiver.as_ref(),
+            VarRoot::Param(r) => self.signature.params.iter().find_map(|(n, s)| match s {
+                Shape::Object(o) if n == r => Some(o),
+                _ => None,
+            }),
+            VarRoot::ExternalReturn(_) => None,
+        };
+        top.is_some_and(|t| std::ptr::eq(t, object))
+            && self
+                .signature
+                .writers
+                .get(&(object.class.clone(), field))
+                .is_some_and(|w| !w.is_empty())
+    }
+
+    /// The method calls that would give an object input's field the value a model wants:
+    /// `self._items.__len__ = 5` → five calls of a method that writes `_items`.
+    fn object_calls(
+        &self,
+        name: &str,
+        value: &ModelValue,
+    ) -> Option<Result<(String, Vec<usize>), u64>> {
+        let path = VarPath::parse(name)?;
+        let VarRoot::Param(root) = &path.root else {
+            return None;
+        };
+        let fields: Vec<&str> = path.fields().collect();
+        let field = *fields.first()?;
+        let shape = if root == "self" {
+            self.signature.receiver.as_ref()?
+        } else {
+            match self.signature.params.iter().find(|(n, _)| n == root)?.1 {
+                Shape::Object(ref o) => o,
+                _ => return None,
+            }
+        };
+        let writers = self
+            .signature
+            .writers
+            .get(&(shape.class.clone(), field.to_owned()))?;
+        let method = shape
+            .methods
+            .iter()
+            .position(|(m, _)| writers.contains(m))?;
+        let count = if fields.last() == Some(&"__len__") {
+            match value {
+                ModelValue::Int(d) => d.parse::<i64>().ok()?.max(0) as u64,
+                _ => return None,
+            }
+        } else {
+            1
+        };
+        if count > u64::from(self.budget.loop_bound) {
+            return Some(Err(count));
+        }
+        Some(Ok((root.clone(), vec![method; count as usize])))
+    }
+
+    /// A loop on `path` reached the bound at step `at`: the decisions after it that depend on
+    /// no symbolic input (a counter the loop increments) are blocked by the bound.
+    fn note_bound(
+        &mut self,
+        path: &[super::coverage::PathStep],
+        at: usize,
+        loop_decision: Option<usize>,
+    ) {
+        let needed = u64::from(self.budget.loop_bound) + 1;
+        let later: FxHashSet<usize> = path[at..]
+            .iter()
+            .filter_map(|s| match s.origin {
+                Origin::Condition((d, _)) if Some(d) != loop_decision => Some(d),
+                _ => None,
+            })
+            .collect();
+        for (d, _) in self.f.syntax.decisions.iter().enumerate() {
+            let after = later.contains(&d) || self.out.conditions_concrete(d);
+            if after && Some(d) != loop_decision {
+                self.note(
+                    Some((d, 0, true)),
+                    Attempt::BoundHit {
+                        needed,
+                        bound: self.budget.loop_bound,
+                    },
+                );
+            }
+        }
+    }
+
+    fn note(&mut self, target: Option<(usize, u16, bool)>, attempt: Attempt) {
+        let Some((d, _, _)) = target else { return };
+        for outcome in [true, false] {
+            if self.out.covered.contains_key(&(d, outcome)) {
+                continue;
+            }
+            let list = self.out.attempts.entry((d, outcome)).or_default();
+            if !list.contains(&attempt) {
+                list.push(attempt.clone());
+            }
+        }
+    }
+
+    /// For every side left uncovered, add what the observations say.
+    fn finish(&mut self) {
+        for (d, decision) in self.f.syntax.decisions.iter().enumerate() {
+            if decision.expr.is_none() {
+                continue;
+            }
+            let symbolic = (0..decision.conditions.len() as u16).any(|c| {
+                self.out
+                    .conditions
+                    .get(&(d, c))
+                    .is_some_and(|s| s.expr.is_some())
+            });
+            for outcome in [true, false] {
+                if self.out.covered.contains_key(&(d, outcome)) {
+                    self.out.attempts.remove(&(d, outcome));
+                    continue;
+                }
+                let list = self.out.attempts.entry((d, outcome)).or_default();
+                if self.out.reached.contains(&d)
+                    && !symbolic
+                    && !list.contains(&Attempt::ConcreteOnly)
+                {
+                    list.push(Attempt::ConcreteOnly);
+                }
+            }
+        }
+    }
+}
+
+impl Exploration {
+    /// Whether decision `d` was reached with none of its conditions symbolic.
+    fn conditions_concrete(&self, d: usize) -> bool {
+        self.reached.contains(&d)
+            && !self
+                .conditions
+                .range((d, 0)..(d + 1, 0))
+                .any(|(_, seen)| seen.expr.is_some())
+    }
+}
+
+enum Applied {
+    Candidate(Candidate),
+    Uncontrollable(Vec<String>),
+    /// An object field needs this many writer calls, more than the bound.
+    Object(String, u64),
+    Bound(u64),
+}
+
+fn current_value(candidate: &Candidate, name: &str) -> Option<ModelValue> {
+    candidate.vars.get(name).cloned()
+}
+
+/// Every variable name a request's trees define (and the lengths of its containers).
+fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
+    let mut out = FxHashSet::default();
+    fn walk(t: &ValueTree, out: &mut FxHashSet<String>) {
+        if let Some(s) = &t.sym {
+            out.insert(s.clone());
+            if matches!(
+                t.value,
+                Value::List { .. } | Value::Tuple { .. } | Value::Set { .. } | Value::Dict { .. }
+            ) {
+                out.insert(format!("{s}.__len__"));
+            }
+        }
+        match &t.value {
+            Value::List { items } | Value::Tuple { items } | Value::Set { items } => {
+                items.iter().for_each(|i| walk(i, out))
+            }
+            Value::Dict { items } => items.iter().for_each(|(k, v)| {
+                walk(k, out);
+                walk(v, out)
+            }),
+            Value::Object {
+                args,
+                kwargs,
+                calls,
+                ..
+            } => {
+                args.iter()
+                    .chain(kwargs.values())
+                    .for_each(|a| walk(a, out));
+                for c in calls {
+                    c.args
+                        .iter()
+                        .chain(c.kwargs.values())
+                        .for_each(|a| walk(a, out));
+                }
+            }
+            Value::Factory { args, kwargs, .. } => args
+                .iter()
+                .chain(kwargs.values())
+                .for_each(|a| walk(a, out)),
+            _ => {}
+        }
+    }
+    for t in request
+        .args
+        .iter()
+        .chain(request.kwargs.values())
+        .chain(request.receiver.iter())
+    {
+        walk(t, &mut out);
+    }
+    out
+}
+
+fn collect_choices(shape: &Shape, path: &str, out: &mut Vec<(String, usize)>) {
+    let count = shape.choice_count();
+    if count > 1 && !out.iter().any(|(p, _)| p == path) {
+        out.push((path.to_owned(), count.min(8)));
+    }
+    match shape {
+        Shape::Optional(inner) => collect_choices(inner, path, out),
+        Shape::Object(o) => {
+            for (name, s) in &o.init {
+                collect_choices(s, &format!("{path}.__init__.{name}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn flip_key(prefix: &[super::coverage::PathStep], negated: &Expr) -> String {
+    let mut key = String::new();
+    for s in prefix {
+        key.push_str(&s.assertion().to_string());
+        key.push('\u{1}');
+    }
+    key.push('\u{2}');
+    key.push_str(&negated.to_string());
+    key
+}

@@ -1,0 +1,185 @@
+//! Where inputs start: default values declared in a signature, literals of the function's
+//! source, and the type of an unannotated parameter guessed from how the function uses it.
+
+use super::inputs::Shape;
+use super::solver::Value as ModelValue;
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// Default values declared in a signature (`describe`'s `default` reprs), by access path:
+/// `qty` for a parameter, `self.__init__.capacity` for a constructor argument.
+pub fn defaults(list: &Json, path: &str, out: &mut BTreeMap<String, ModelValue>) {
+    let Some(params) = list.as_array() else {
+        return;
+    };
+    for p in params {
+        let name = p["name"].as_str().unwrap_or_default();
+        let full = if path.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{path}.{name}")
+        };
+        if let Some(value) = p["default"].as_str().and_then(parse_repr) {
+            out.insert(full.clone(), value);
+        }
+        if p["type"]["kind"] == "class" {
+            defaults(&p["type"]["init"], &format!("{full}.__init__"), out);
+        }
+    }
+}
+
+/// A Python literal's repr as a model value (ints, floats, booleans, simple strings).
+pub fn parse_repr(repr: &str) -> Option<ModelValue> {
+    let r = repr.trim();
+    match r {
+        "True" => return Some(ModelValue::Bool(true)),
+        "False" => return Some(ModelValue::Bool(false)),
+        _ => {}
+    }
+    if let Ok(n) = r.parse::<i64>() {
+        return Some(ModelValue::Int(n.to_string()));
+    }
+    if let Ok(x) = r.parse::<f64>() {
+        return Some(ModelValue::Real(x));
+    }
+    let quoted =
+        (r.starts_with('\'') && r.ends_with('\'')) || (r.starts_with('"') && r.ends_with('"'));
+    if quoted && r.len() >= 2 && !r[1..r.len() - 1].contains('\\') {
+        return Some(ModelValue::Str(r[1..r.len() - 1].to_owned()));
+    }
+    None
+}
+
+/// A guess at the type of an unannotated parameter from how the function uses it:
+/// `p.get(...)` or `p.items()` makes a dict, `p.append(...)` a list, `p.startswith(...)` a str.
+pub fn guess_from_uses(name: &str, source: &str) -> Shape {
+    const DICT: &[&str] = &[
+        "get",
+        "items",
+        "keys",
+        "values",
+        "setdefault",
+        "update",
+        "pop",
+    ];
+    const LIST: &[&str] = &["append", "extend", "insert", "sort", "index"];
+    const STR: &[&str] = &[
+        "startswith",
+        "endswith",
+        "lower",
+        "upper",
+        "strip",
+        "split",
+        "isdigit",
+        "isalpha",
+        "replace",
+        "find",
+        "format",
+        "join",
+        "encode",
+    ];
+    let bytes = source.as_bytes();
+    let mut votes = [0u32; 3];
+    let mut from = 0;
+    while let Some(i) = source[from..].find(name) {
+        let at = from + i;
+        from = at + name.len();
+        let before_ok = at == 0
+            || !(bytes[at - 1].is_ascii_alphanumeric()
+                || bytes[at - 1] == b'_'
+                || bytes[at - 1] == b'.');
+        if !before_ok || bytes.get(from) != Some(&b'.') {
+            continue;
+        }
+        let method: String = source[from + 1..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if DICT.contains(&method.as_str()) {
+            votes[0] += 1;
+        } else if LIST.contains(&method.as_str()) {
+            votes[1] += 1;
+        } else if STR.contains(&method.as_str()) {
+            votes[2] += 1;
+        }
+    }
+    match votes.iter().enumerate().max_by_key(|(_, v)| **v) {
+        Some((0, v)) if *v > 0 => Shape::Dict(Box::new(Shape::Str), Box::new(Shape::Any)),
+        Some((1, v)) if *v > 0 => Shape::List(Box::new(Shape::Any)),
+        Some((2, v)) if *v > 0 => Shape::Str,
+        _ => Shape::Any,
+    }
+}
+
+/// String and number literals that appear in a function's source, as seeds.
+pub fn literals(source: &str) -> (Vec<String>, Vec<i64>) {
+    let mut strings: Vec<String> = vec![];
+    let mut numbers: Vec<i64> = vec![];
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'"' || b == b'\'' {
+            let quote = b;
+            let start = i + 1;
+            let mut j = start;
+            while j < bytes.len() && bytes[j] != quote && bytes[j] != b'\n' {
+                j += if bytes[j] == b'\\' { 2 } else { 1 };
+            }
+            if j < bytes.len() && bytes[j] == quote {
+                let s = &source[start..j];
+                if s.len() <= 40 && !s.contains('\\') && !strings.iter().any(|x| x == s) {
+                    strings.push(s.to_owned());
+                }
+            }
+            i = j + 1;
+            continue;
+        }
+        if b.is_ascii_digit()
+            && (i == 0
+                || !(bytes[i - 1].is_ascii_alphanumeric()
+                    || bytes[i - 1] == b'_'
+                    || bytes[i - 1] == b'.'))
+        {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
+                i += 1;
+            }
+            if i < bytes.len() && bytes[i] == b'.' {
+                continue;
+            }
+            if let Ok(n) = source[start..i].replace('_', "").parse::<i64>()
+                && !numbers.contains(&n)
+            {
+                numbers.push(n);
+            }
+            continue;
+        }
+        i += 1;
+    }
+    (strings, numbers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guesses_types_from_uses() {
+        let src = "def vat_rate(config, country):\n    rates = config.get('rates', {})\n    if country.upper() in rates: pass";
+        assert!(matches!(guess_from_uses("config", src), Shape::Dict(..)));
+        assert_eq!(guess_from_uses("country", src), Shape::Str);
+        assert_eq!(guess_from_uses("rates", src), Shape::Any);
+        assert_eq!(parse_repr("1000"), Some(ModelValue::Int("1000".into())));
+        assert_eq!(parse_repr("'EUR'"), Some(ModelValue::Str("EUR".into())));
+        assert_eq!(parse_repr("<factory>"), None);
+    }
+
+    #[test]
+    fn mines_literals() {
+        let (s, n) =
+            literals("if coupon.startswith('SAVE') and qty > 1_000 or x == \"a\\\"b\": y = 2.5");
+        assert_eq!(s, vec!["SAVE".to_owned()]);
+        assert_eq!(n, vec![1000]);
+    }
+}

@@ -1,0 +1,292 @@
+//! Test generation for a set of files: starts the agent pool with the project's interpreter,
+//! turns each explorable function of the database into a target (its syntax, positions, MC/DC
+//! tables, and its signature as the agent describes it), explores the targets in parallel (one
+//! solver per thread: z3 solvers stay on their thread), and returns one result per function.
+
+use crate::agent::{Pool, WorkerError, WorkerSpec, embed, interpreter};
+use crate::config::Config;
+use crate::db::{
+    Db, SourceFile, class_model, file_classes, file_functions, function_model, line_index,
+    module_index,
+};
+use crate::explore::coverage::FunctionUnderTest;
+use crate::explore::inputs::Shape;
+use crate::explore::search::{Budget, Exploration, Signature, explore};
+use lacuna_grammar::{FunctionKind, FunctionSyntax};
+use rustc_hash::FxHashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// One explored function.
+pub struct FunctionResult {
+    pub file: SourceFile,
+    pub function: lacuna_grammar::FunctionId,
+    pub target: FunctionUnderTest,
+    pub exploration: Exploration,
+}
+
+/// Why a function was not explored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub function: lacuna_grammar::FunctionId,
+    pub reason: String,
+}
+
+/// Starts the pool for a project.
+pub fn start_pool(config: &Config) -> Result<Pool, String> {
+    let python =
+        interpreter::discover(&config.root, config.python.as_deref()).map_err(|e| e.to_string())?;
+    let agent_dir = embed::install(&embed::cache_dir()).map_err(|e| {
+        format!(
+            "cannot write the agent to {}: {e}",
+            embed::cache_dir().display()
+        )
+    })?;
+    let scratch = std::env::temp_dir().join(format!("lacuna-scratch-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+    let allow_write: Vec<PathBuf> = config
+        .sandbox
+        .allow_write
+        .iter()
+        .map(|p| config.root.join(p))
+        .collect();
+    let spec = WorkerSpec {
+        python: python.path,
+        agent_dir,
+        env: vec![],
+        configure: serde_json::json!({
+            "op": "configure",
+            "roots": [canonical(&config.root)],
+            "exclude": [],
+            "sys_path": config.src.iter().map(|p| canonical(p)).collect::<Vec<_>>(),
+            "scratch": scratch,
+            "memory_mb": config.budget.memory_mb,
+            "max_events": config.budget.path_length,
+            "sandbox": {
+                "allow_write": allow_write,
+                "allow_network": config.sandbox.allow_network,
+                "allow_subprocess": config.sandbox.allow_subprocess,
+            },
+        }),
+    };
+    let pool = Pool::new(spec, config.workers());
+    pool.warm_up().map_err(|e: WorkerError| e.to_string())?;
+    Ok(pool)
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned())
+}
+
+pub fn budget(config: &Config) -> Budget {
+    Budget {
+        time: Duration::from_millis(config.budget.function_time_ms),
+        executions: config.budget.function_executions,
+        execution_timeout_ms: config.budget.execution_timeout_ms,
+        loop_bound: config.budget.loop_bound,
+        solver_timeout_ms: config.budget.solver_timeout_ms,
+    }
+}
+
+/// Whether a function can be called directly by a generated test.
+pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
+    if syntax.kind != FunctionKind::Def {
+        return Err("not a function");
+    }
+    if syntax.qualname.contains("<locals>") {
+        return Err("nested in another function: it cannot be called directly");
+    }
+    if syntax.is_async {
+        return Err("async functions are not explored yet");
+    }
+    if syntax.is_generator {
+        return Err("generators are not explored yet");
+    }
+    if syntax.name.starts_with("__") && syntax.name.ends_with("__") {
+        return Err("special methods are exercised through their classes");
+    }
+    if syntax.is_property()
+        || syntax
+            .decorators
+            .iter()
+            .any(|d| d.ends_with(".setter") || d.ends_with(".deleter"))
+    {
+        return Err("property accessors are exercised through their classes");
+    }
+    if syntax.decisions.is_empty() {
+        return Err("no decisions");
+    }
+    Ok(())
+}
+
+/// A function to explore: its file, ID, what the search needs, and its source text.
+pub type Target = (
+    SourceFile,
+    lacuna_grammar::FunctionId,
+    FunctionUnderTest,
+    String,
+);
+
+/// The functions of `files` to explore, with the reasons others are skipped.
+pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>) {
+    let index = module_index(db, db.project());
+    let mut out = vec![];
+    let mut skipped = vec![];
+    for &file in files {
+        let Some(module) = index.name(file) else {
+            continue;
+        };
+        let path = canonical(file.path(db));
+        let lines = line_index(db, file).clone();
+        let text = file.contents(db).text().cloned().unwrap_or_default();
+        for &node in file_functions(db, file) {
+            let syntax = node.syntax(db).clone();
+            if let Err(reason) = explorable(&syntax) {
+                if syntax.kind == FunctionKind::Def && !syntax.decisions.is_empty() {
+                    skipped.push(Skipped {
+                        function: node.id(db).clone(),
+                        reason: reason.to_owned(),
+                    });
+                }
+                continue;
+            }
+            let tables = function_model(db, node).tables.clone();
+            let range = syntax.range.absolute(node.anchor(db));
+            let source = text
+                .get(range.start as usize..range.end as usize)
+                .unwrap_or_default()
+                .to_owned();
+            out.push((
+                file,
+                node.id(db).clone(),
+                FunctionUnderTest {
+                    module: module.to_owned(),
+                    qualname: syntax.qualname.clone(),
+                    file: path.clone(),
+                    anchor: node.anchor(db),
+                    lines: lines.clone(),
+                    syntax,
+                    tables,
+                    text: text.clone(),
+                },
+                source,
+            ));
+        }
+    }
+    (out, skipped)
+}
+
+/// Which methods write each field, for every class of the project: `("module:Qual", field)`.
+pub fn writers(db: &dyn Db, files: &[SourceFile]) -> FxHashMap<(String, String), Vec<String>> {
+    let index = module_index(db, db.project());
+    let mut out = FxHashMap::default();
+    for &file in files {
+        let Some(module) = index.name(file) else {
+            continue;
+        };
+        for &class in file_classes(db, file) {
+            let model = class_model(db, class);
+            for field in &model.fields {
+                let methods: Vec<String> = field.writers.iter().map(|(m, _)| m.clone()).collect();
+                if !methods.is_empty() {
+                    out.insert(
+                        (format!("{module}:{}", model.qualname), field.name.clone()),
+                        methods,
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The signature of a target, as the agent describes it.
+pub fn signature(
+    pool: &Pool,
+    target: &FunctionUnderTest,
+    writers: &FxHashMap<(String, String), Vec<String>>,
+    source: &str,
+) -> Result<Signature, String> {
+    let request = serde_json::json!({
+        "op": "describe",
+        "target": {"module": target.module, "qualname": target.qualname},
+    });
+    let response = pool
+        .raw(request, Duration::from_secs(20))
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
+        return Err(error.to_owned());
+    }
+    let params = crate::explore::inputs::params(&response["params"])
+        .into_iter()
+        .map(|(name, shape)| {
+            // An unannotated parameter's type is guessed from how the function uses it.
+            let shape = match shape {
+                Shape::Any => crate::explore::seeds::guess_from_uses(&name, source),
+                s => s,
+            };
+            (name, shape)
+        })
+        .collect();
+    let mut defaults = std::collections::BTreeMap::new();
+    crate::explore::seeds::defaults(&response["params"], "", &mut defaults);
+    crate::explore::seeds::defaults(&response["owner"]["init"], "self.__init__", &mut defaults);
+    let receiver = match response["kind"].as_str() {
+        Some("method") => match Shape::from_describe(&response["owner"]) {
+            Shape::Object(o) => Some(o),
+            _ => None,
+        },
+        _ => None,
+    };
+    Ok(Signature {
+        params,
+        defaults,
+        receiver,
+        writers: writers.clone(),
+    })
+}
+
+/// Explores every target on `threads` threads sharing the pool.
+pub fn explore_all(
+    pool: &Pool,
+    targets: Vec<Target>,
+    writers: &FxHashMap<(String, String), Vec<String>>,
+    budget: &Budget,
+    threads: usize,
+) -> Vec<FunctionResult> {
+    let queue = Mutex::new(targets.into_iter().enumerate().collect::<Vec<_>>());
+    let results = Mutex::new(vec![]);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| {
+                loop {
+                    let next = queue.lock().expect("queue lock").pop();
+                    let Some((i, (file, function, target, source))) = next else {
+                        return;
+                    };
+                    let exploration = match signature(pool, &target, writers, &source) {
+                        Ok(sig) => explore(&target, &sig, pool, budget, &source),
+                        Err(e) => Exploration {
+                            failure: Some(e),
+                            ..Exploration::default()
+                        },
+                    };
+                    results.lock().expect("results lock").push((
+                        i,
+                        FunctionResult {
+                            file,
+                            function,
+                            target,
+                            exploration,
+                        },
+                    ));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("results lock");
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
