@@ -6,6 +6,7 @@ pub mod agent;
 pub mod config;
 pub mod db;
 pub mod diagnostic;
+pub mod emit;
 pub mod explain;
 pub mod explore;
 pub mod generation;

@@ -51,6 +51,9 @@ pub struct GeneratedTest {
     /// MC/DC obligations this input showed first: (decision, condition, value).
     pub new_obligations: Vec<(usize, u16, bool)>,
     pub sides: BTreeSet<(usize, bool)>,
+    /// The sandbox refused a side effect during the run: under plain pytest the test would
+    /// perform it for real, so it is never emitted.
+    pub blocked: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -512,6 +515,10 @@ impl Search<'_> {
                 new_sides,
                 new_obligations,
                 sides: observed.sides.iter().copied().collect(),
+                blocked: run
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, Event::Blocked { .. })),
             });
         }
     }
@@ -1050,6 +1057,26 @@ impl Search<'_> {
 }
 
 impl Exploration {
+    /// This exploration as far as the tests `kept` (indices into `tests`) reproduce it: a
+    /// side counts as covered only when a kept test covers it.
+    pub fn restricted_to(&self, kept: &BTreeSet<usize>) -> Exploration {
+        let mut out = self.clone();
+        out.covered.clear();
+        for &i in kept {
+            if let Some(t) = self.tests.get(i) {
+                for s in &t.sides {
+                    out.covered.entry(*s).or_insert(i);
+                }
+            }
+        }
+        for (side, _) in self.covered.iter() {
+            if !out.covered.contains_key(side) {
+                out.attempts.entry(*side).or_default();
+            }
+        }
+        out
+    }
+
     /// Whether decision `d` was reached with none of its conditions symbolic.
     fn conditions_concrete(&self, d: usize) -> bool {
         self.reached.contains(&d)

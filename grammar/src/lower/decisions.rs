@@ -51,19 +51,18 @@ pub(super) fn decision_of(
                 let mut cursor = node.walk();
                 node.children_by_field_name("alternative", &mut cursor)
                     .next()
-                    .map(range)
             } else {
                 node.next_named_sibling()
                     .filter(|n| matches!(n.kind(), "elif_clause" | "else_clause"))
-                    .map(range)
             };
+            let alternative = alternative.map(clause_target);
             let consequence = node.child_by_field_name("consequence").map(range);
             (kind, test, keyword, [consequence, alternative])
         }
         "while_statement" => {
             let test = node.child_by_field_name("condition")?;
             let body = node.child_by_field_name("body").map(range);
-            let orelse = node.child_by_field_name("alternative").map(range);
+            let orelse = node.child_by_field_name("alternative").map(clause_target);
             (DecisionKind::While, test, node.child(0)?, [body, orelse])
         }
         "conditional_expression" => {
@@ -130,6 +129,17 @@ pub(super) fn decision_of(
         lowered,
         targets,
     })
+}
+
+/// The code an `else:` clause runs is its body; an `elif` clause is a decision of its own,
+/// reached as a whole.
+fn clause_target(clause: Node<'_>) -> TextRange {
+    match clause.kind() {
+        "else_clause" => clause
+            .child_by_field_name("body")
+            .map_or_else(|| range(clause), range),
+        _ => range(clause),
+    }
 }
 
 fn lower(

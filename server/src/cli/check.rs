@@ -36,6 +36,55 @@ pub struct GeneratedFunction {
     pub diagnostics: Vec<Diagnostic>,
     /// Why it could not be explored, when it could not.
     pub failure: Option<String>,
+    /// Every branch side, covered or not.
+    pub sides: Vec<SideRecord>,
+}
+
+/// One branch side as the JSON document lists it.
+pub struct SideRecord {
+    pub decision: String,
+    pub kind: &'static str,
+    /// 1-based line of the decision's keyword.
+    pub line: u32,
+    pub side: bool,
+    pub covered: bool,
+    /// 1-based first line of the code this side runs (`if`/`elif`/`while` bodies).
+    pub target_line: Option<u32>,
+}
+
+fn side_records(
+    target: &lacuna_analysis::explore::coverage::FunctionUnderTest,
+    exploration: &lacuna_analysis::explore::search::Exploration,
+) -> Vec<SideRecord> {
+    let line = |r: lacuna_grammar::TextRange| {
+        target.lines.line_col(r.absolute(target.anchor).start).line + 1
+    };
+    let mut out = vec![];
+    for (d, decision) in target.syntax.decisions.iter().enumerate() {
+        if decision.expr.is_none() {
+            continue;
+        }
+        for side in &decision.sides {
+            out.push(SideRecord {
+                decision: decision.id.to_string(),
+                kind: decision.kind.as_str(),
+                line: line(decision.keyword),
+                side: side.outcome,
+                covered: exploration.covered.contains_key(&(d, side.outcome)),
+                target_line: side.target.map(|t| {
+                    // The first line of a block: skip to its first statement.
+                    let abs = t.absolute(target.anchor);
+                    let text = target
+                        .text
+                        .get(abs.start as usize..abs.end as usize)
+                        .unwrap_or("");
+                    let skip = text.len() - text.trim_start().len();
+                    target.lines.line_col(abs.start + skip as u32).line + 1
+                }),
+            });
+        }
+    }
+    out
 }
 
 impl CheckedFile {
@@ -100,11 +149,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     if !args.static_only {
-        generate(&workspace, &sources, &all, &mut checked)?;
+        let emit = args.emit_tests.as_ref().map(|d| cwd.join(d));
+        generate(&workspace, &sources, &all, &mut checked, emit.as_deref())?;
     }
     match args.format {
         Format::Text => render::print(&checked),
-        Format::Json => json::print(&checked)?,
+        Format::Json => json::print(&checked, !args.static_only)?,
     }
     let errors = checked
         .iter()
@@ -123,6 +173,7 @@ fn generate(
     sources: &[lacuna_analysis::db::SourceFile],
     project: &[lacuna_analysis::db::SourceFile],
     checked: &mut [CheckedFile],
+    emit: Option<&Path>,
 ) -> anyhow::Result<()> {
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
@@ -131,12 +182,29 @@ fn generate(
     let writers = generation::writers(db, project);
     let budget = generation::budget(&config);
     let results = generation::explore_all(&pool, targets, &writers, &budget, pool.size());
+    // With emitted tests, coverage is what they reproduce.
+    let kept = match emit {
+        Some(dir) => Some(emit_tests(&config, &results, dir)?),
+        None => None,
+    };
     for result in results {
         let Some(i) = sources.iter().position(|&f| f == result.file) else {
             continue;
         };
-        let report = explain::explain(&result.target, &result.exploration);
-        let e = &result.exploration;
+        let restricted;
+        let e = match &kept {
+            Some(kept) => {
+                let indices = kept
+                    .get(&(result.target.module.clone(), result.target.qualname.clone()))
+                    .cloned()
+                    .unwrap_or_default();
+                restricted = result.exploration.restricted_to(&indices);
+                &restricted
+            }
+            None => &result.exploration,
+        };
+        let report = explain::explain(&result.target, e);
+        let sides = side_records(&result.target, e);
         checked[i].generated.push(GeneratedFunction {
             id: result.function.to_string(),
             covered: report.covered,
@@ -150,9 +218,76 @@ fn generate(
                 report.diagnostics
             },
             failure: e.failure.clone(),
+            sides,
         });
     }
     Ok(())
+}
+
+/// Writes one pytest file per module into `dir`, checked under pytest; returns, per
+/// (module, function), the indices of the generated tests kept.
+fn emit_tests(
+    config: &lacuna_analysis::config::Config,
+    results: &[generation::FunctionResult],
+    dir: &Path,
+) -> anyhow::Result<std::collections::BTreeMap<(String, String), std::collections::BTreeSet<usize>>>
+{
+    let mut modules: Vec<(
+        String,
+        Vec<(
+            String,
+            Vec<&lacuna_analysis::explore::search::GeneratedTest>,
+        )>,
+    )> = vec![];
+    for r in results {
+        let module = &r.target.module;
+        let tests: Vec<_> = r.exploration.tests.iter().collect();
+        match modules.iter_mut().find(|(m, _)| m == module) {
+            Some((_, functions)) => functions.push((r.target.qualname.clone(), tests)),
+            None => modules.push((module.clone(), vec![(r.target.qualname.clone(), tests)])),
+        }
+    }
+    let mut files: Vec<lacuna_analysis::emit::TestFile> = modules
+        .iter()
+        .filter_map(|(module, functions)| lacuna_analysis::emit::module_tests(module, functions))
+        .collect();
+    let python =
+        lacuna_analysis::agent::interpreter::discover(&config.root, config.python.as_deref())
+            .map_err(anyhow::Error::msg)?
+            .path;
+    let report = lacuna_analysis::emit::verify(&python, &config.src, dir, &mut files)
+        .with_context(|| format!("cannot write tests to {}", dir.display()))?;
+    let tests: usize = files.iter().map(|f| f.tests.len()).sum();
+    eprintln!(
+        "lacuna: wrote {tests} tests in {} files to {}{}",
+        files.len(),
+        dir.display(),
+        match &report.skipped {
+            Some(why) => format!(" (not checked under pytest: {why})"),
+            None => format!(
+                "; checked under pytest: {} as generated, {} without their assertion, {} left out",
+                report.passed,
+                report.weakened.len(),
+                report.dropped.len()
+            ),
+        }
+    );
+    let mut kept: std::collections::BTreeMap<(String, String), std::collections::BTreeSet<usize>> =
+        Default::default();
+    for file in &files {
+        let module = modules
+            .iter()
+            .map(|(m, _)| m)
+            .find(|m| file.name == format!("test_lacuna_{}.py", m.replace('.', "_")))
+            .cloned()
+            .unwrap_or_default();
+        for t in &file.tests {
+            kept.entry((module.clone(), t.origin.0.clone()))
+                .or_default()
+                .insert(t.origin.1);
+        }
+    }
+    Ok(kept)
 }
 
 fn display_path(path: &Path, cwd: &Path) -> PathBuf {

@@ -34,11 +34,37 @@ struct Function<'a> {
     conditions: usize,
     obligations: Total,
     fingerprint: String,
+    /// With generation: executions run, tests kept, time spent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    executions: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tests: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time_ms: Option<u128>,
+    /// Why generation could not explore this function.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_explored: Option<&'a str>,
+    /// With generation: every branch side, covered or not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sides: Vec<JsonSide<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSide<'a> {
+    decision: &'a str,
+    kind: &'static str,
+    line: u32,
+    side: &'static str,
+    covered: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target_line: Option<u32>,
 }
 
 #[derive(Serialize)]
 struct Total {
     total: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    covered: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -60,6 +86,22 @@ struct JsonDiagnostic<'a> {
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     function: Option<&'a str>,
+    /// For uncovered branch sides: `"true"` or `"false"`, and the cause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    side: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related: Vec<JsonRelated<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<&'a serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    #[serde(flatten)]
+    position: Position,
+    message: &'a str,
 }
 
 #[derive(Serialize, Default)]
@@ -67,6 +109,8 @@ struct Summary {
     files: usize,
     functions: usize,
     branches: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    covered: usize,
     decisions: usize,
     conditions: usize,
     obligations: usize,
@@ -107,16 +151,27 @@ fn diagnostic<'a>(file: &CheckedFile, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
         position: position(file.text.as_deref(), &file.lines, d.range),
         message: &d.message,
         function: d.function.as_deref(),
+        side: d.data.as_ref().and_then(|v| v["side"].as_str()),
+        cause: d.code.cause().map(|c| c.as_str()),
+        related: d
+            .related
+            .iter()
+            .map(|r| JsonRelated {
+                position: position(file.text.as_deref(), &file.lines, r.range),
+                message: &r.message,
+            })
+            .collect(),
+        data: d.data.as_ref(),
     }
 }
 
-pub fn print(files: &[CheckedFile]) -> anyhow::Result<()> {
+pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
     let mut summary = Summary::default();
     let files: Vec<File<'_>> = files
         .iter()
         .map(|f| {
             summary.files += 1;
-            summary.diagnostics += f.report.diagnostics.len();
+            summary.diagnostics += f.diagnostics().len();
             File {
                 path: f.display.to_string_lossy().into_owned(),
                 functions: f
@@ -129,6 +184,10 @@ pub fn print(files: &[CheckedFile]) -> anyhow::Result<()> {
                         summary.decisions += s.model.decisions;
                         summary.conditions += s.model.conditions;
                         summary.obligations += s.model.obligations;
+                        let g = f.generated.iter().find(|g| g.id == s.id.as_str());
+                        if let Some(g) = g {
+                            summary.covered += g.covered;
+                        }
                         Function {
                             name: s.id.as_str(),
                             kind: match s.kind {
@@ -139,13 +198,34 @@ pub fn print(files: &[CheckedFile]) -> anyhow::Result<()> {
                             line: s.line,
                             branches: Total {
                                 total: s.model.branch_sides,
+                                covered: g.map(|g| g.covered),
                             },
                             decisions: s.model.decisions,
                             conditions: s.model.conditions,
                             obligations: Total {
                                 total: s.model.obligations,
+                                covered: None,
                             },
                             fingerprint: format!("{:016x}", s.fingerprint),
+                            executions: g.map(|g| g.executions),
+                            tests: g.map(|g| g.tests),
+                            time_ms: g.map(|g| g.time_ms),
+                            not_explored: g.and_then(|g| g.failure.as_deref()),
+                            sides: g
+                                .map(|g| {
+                                    g.sides
+                                        .iter()
+                                        .map(|s| JsonSide {
+                                            decision: &s.decision,
+                                            kind: s.kind,
+                                            line: s.line,
+                                            side: if s.side { "true" } else { "false" },
+                                            covered: s.covered,
+                                            target_line: s.target_line,
+                                        })
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
                         }
                     })
                     .collect(),
@@ -161,7 +241,7 @@ pub fn print(files: &[CheckedFile]) -> anyhow::Result<()> {
     let document = Document {
         version: VERSION,
         lacuna: env!("CARGO_PKG_VERSION"),
-        mode: "static",
+        mode: if generated { "generate" } else { "static" },
         files,
         summary,
     };
@@ -169,4 +249,8 @@ pub fn print(files: &[CheckedFile]) -> anyhow::Result<()> {
     serde_json::to_writer_pretty(stdout, &document)?;
     println!();
     Ok(())
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -38,6 +38,10 @@ pub struct CheckArgs {
     /// Read the configuration from this `pyproject.toml` instead of discovering it.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Write the generated tests as pytest files into this directory (checked under pytest
+    /// first: what fails outside the generator is repaired or left out).
+    #[arg(long, value_name = "DIR", conflicts_with = "static_only")]
+    pub emit_tests: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
