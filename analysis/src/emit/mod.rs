@@ -2,8 +2,10 @@
 //! arguments, objects built through their constructors and methods, a regression assertion on
 //! the return value or `pytest.raises` for an exception, deterministic names and order.
 
+mod project;
 mod python;
 mod verify;
 
-pub use python::{TestFile, module_tests};
+pub use project::{Emitted, Explored, KeptTests, emit_project};
+pub use python::{EmittedTest, TestFile, module_tests};
 pub use verify::{Verification, verify};

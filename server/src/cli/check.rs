@@ -224,43 +224,31 @@ fn generate(
     Ok(())
 }
 
-/// Writes one pytest file per module into `dir`, checked under pytest; returns, per
-/// (module, function), the indices of the generated tests kept.
+/// Writes one pytest file per module into `dir`, checked under pytest; returns the tests kept.
 fn emit_tests(
     config: &lacuna_analysis::config::Config,
     results: &[generation::FunctionResult],
     dir: &Path,
-) -> anyhow::Result<std::collections::BTreeMap<(String, String), std::collections::BTreeSet<usize>>>
-{
-    let mut modules: Vec<(
-        String,
-        Vec<(
-            String,
-            Vec<&lacuna_analysis::explore::search::GeneratedTest>,
-        )>,
-    )> = vec![];
-    for r in results {
-        let module = &r.target.module;
-        let tests: Vec<_> = r.exploration.tests.iter().collect();
-        match modules.iter_mut().find(|(m, _)| m == module) {
-            Some((_, functions)) => functions.push((r.target.qualname.clone(), tests)),
-            None => modules.push((module.clone(), vec![(r.target.qualname.clone(), tests)])),
-        }
-    }
-    let mut files: Vec<lacuna_analysis::emit::TestFile> = modules
+) -> anyhow::Result<lacuna_analysis::emit::KeptTests> {
+    let functions: Vec<lacuna_analysis::emit::Explored<'_>> = results
         .iter()
-        .filter_map(|(module, functions)| lacuna_analysis::emit::module_tests(module, functions))
+        .map(|r| lacuna_analysis::emit::Explored {
+            module: &r.target.module,
+            qualname: &r.target.qualname,
+            exploration: &r.exploration,
+        })
         .collect();
     let python =
         lacuna_analysis::agent::interpreter::discover(&config.root, config.python.as_deref())
             .map_err(anyhow::Error::msg)?
             .path;
-    let report = lacuna_analysis::emit::verify(&python, &config.src, dir, &mut files)
+    let emitted = lacuna_analysis::emit::emit_project(&functions, &python, &config.src, dir)
         .with_context(|| format!("cannot write tests to {}", dir.display()))?;
-    let tests: usize = files.iter().map(|f| f.tests.len()).sum();
+    let report = &emitted.verification;
+    let tests: usize = emitted.files.iter().map(|f| f.tests.len()).sum();
     eprintln!(
         "lacuna: wrote {tests} tests in {} files to {}{}",
-        files.len(),
+        emitted.files.len(),
         dir.display(),
         match &report.skipped {
             Some(why) => format!(" (not checked under pytest: {why})"),
@@ -272,22 +260,7 @@ fn emit_tests(
             ),
         }
     );
-    let mut kept: std::collections::BTreeMap<(String, String), std::collections::BTreeSet<usize>> =
-        Default::default();
-    for file in &files {
-        let module = modules
-            .iter()
-            .map(|(m, _)| m)
-            .find(|m| file.name == format!("test_lacuna_{}.py", m.replace('.', "_")))
-            .cloned()
-            .unwrap_or_default();
-        for t in &file.tests {
-            kept.entry((module.clone(), t.origin.0.clone()))
-                .or_default()
-                .insert(t.origin.1);
-        }
-    }
-    Ok(kept)
+    Ok(emitted.kept)
 }
 
 fn display_path(path: &Path, cwd: &Path) -> PathBuf {
