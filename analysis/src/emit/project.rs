@@ -1,7 +1,7 @@
 //! Emitting the tests of a whole generation run: one pytest file per module, checked under
 //! pytest, and the tests that survived — by which coverage claims are then judged.
 
-use super::python::{TestFile, module_tests};
+use super::python::{FunctionTests, TestFile, module_tests};
 use super::verify::{Verification, verify};
 use crate::explore::search::{Exploration, GeneratedTest};
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,7 +30,7 @@ pub fn emit_project(
     import_roots: &[PathBuf],
     dir: &Path,
 ) -> std::io::Result<Emitted> {
-    let mut modules: Vec<(&str, Vec<(String, Vec<&GeneratedTest>)>)> = vec![];
+    let mut modules: Vec<(&str, Vec<FunctionTests<'_>>)> = vec![];
     for f in functions {
         let tests: Vec<&GeneratedTest> = f.exploration.tests.iter().collect();
         match modules.iter_mut().find(|(m, _)| *m == f.module) {

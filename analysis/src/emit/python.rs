@@ -44,9 +44,11 @@ impl TestFile {
     }
 }
 
-/// The tests of one module: (qualified name of the function, its generated tests), in source
-/// order.
-pub fn module_tests(module: &str, functions: &[(String, Vec<&GeneratedTest>)]) -> Option<TestFile> {
+/// A function's qualified name and its generated tests.
+pub type FunctionTests<'a> = (String, Vec<&'a GeneratedTest>);
+
+/// The tests of one module, function by function in source order.
+pub fn module_tests(module: &str, functions: &[FunctionTests<'_>]) -> Option<TestFile> {
     let mut imports = Imports::default();
     let mut emitted = vec![];
     for (qualname, tests) in functions {
