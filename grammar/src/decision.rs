@@ -123,6 +123,9 @@ pub struct Condition {
     pub range: TextRange,
     /// The source text, whitespace collapsed.
     pub text: String,
+    /// For a condition that is a conditional expression (`a if c else b`): its two branches,
+    /// whose truth values CPython tests directly — each gives this condition's value.
+    pub branches: Vec<TextRange>,
 }
 
 /// One of the two ways a decision can go.

@@ -99,3 +99,10 @@ fn garbage_is_reported() {
     let module = parse("def (:\n  )))) ]] if if if\n\x00\x01 class\n");
     assert!(!module.syntax_errors.is_empty());
 }
+
+#[test]
+fn line_continuations_are_not_operands() {
+    let d = decisions("def f(a, b):\n    if a.x() != \\\n       b.y():\n        pass\n");
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].conditions.len(), 1, "{:?}", d[0].conditions);
+}

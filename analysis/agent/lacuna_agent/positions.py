@@ -15,6 +15,16 @@ HAS_POSITIONS = sys.version_info >= (3, 11)
 _TRANSPARENT = {"COPY", "TO_BOOL", "UNARY_NOT", "NOT", "NOP", "EXTENDED_ARG", "CACHE",
                 "COPY_FREE_VARS"}
 
+# The links of a chained comparison can mix these (`a is b in c < d`).
+_COMPARISONS = {"COMPARE_OP", "IS_OP", "CONTAINS_OP"}
+
+# Instructions that push two values (3.13).
+_SUPERINSTRUCTIONS = {"LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
+                      "LOAD_FAST_AND_CLEAR"}
+
+# An assignment expression (`if (x := f()):`) stores a copy of the tested value first.
+_STORES = {"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL"}
+
 
 class Jump:
     """One conditional jump: `sense` tells the tested condition's value from whether the jump
@@ -66,7 +76,7 @@ def analyse(code, lines_of):
     # each is followed by a jump (the last link of a chain used as a value is not).
     compare_totals = {}
     for ins in instructions:
-        if ins.opname == "COMPARE_OP":
+        if ins.opname in _COMPARISONS:
             p = _pos(ins)
             if p is not None:
                 compare_totals[p] = compare_totals.get(p, 0) + 1
@@ -88,26 +98,53 @@ def analyse(code, lines_of):
         if "NONE" in name:
             pos = _pos(ins)
             text = _source_of(code, pos, lines_of)
-            negated = " is not " in text
             jumped_if_none = name.endswith("IF_NONE")
+            # A chain ending in `is None` (`a is b is None`): the None test is its last link,
+            # after the comparisons that share its position.
+            link = compare_totals.get(pos) if pos is not None else None
+            if link:
+                negated = text.rstrip().endswith(" is not None")
+            else:
+                negated = " is not " in text
+                link = None
             # The condition is `x is None` (or `x is not None`).
             sense = jumped_if_none != negated
-            jumps[ins.offset] = Jump(ins.offset, ins.argval, sense, _fallback(pos, line), None,
+            jumps[ins.offset] = Jump(ins.offset, ins.argval, sense, _fallback(pos, line), link,
                                      [ins.offset], False)
             continue
         sense = "IF_TRUE" in name
         producer = k - 1
-        while producer >= 0 and instructions[producer].opname in _TRANSPARENT:
+        to_bool = None
+        while producer >= 0:
+            op = instructions[producer].opname
+            if op == "TO_BOOL" and to_bool is None:
+                to_bool = instructions[producer]
             # A `not` executed before the jump (value context: `not x and y`) means the jump
             # tests the negation of the condition it is mapped to.
-            if instructions[producer].opname in ("UNARY_NOT", "NOT"):
+            if op in ("UNARY_NOT", "NOT"):
                 sense = not sense
+            elif op in _STORES and producer >= 1 and instructions[producer - 1].opname == "COPY":
+                producer -= 1
+            elif op not in _TRANSPARENT:
+                break
             producer -= 1
         pair = [instructions[j].offset for j in range(max(producer, 0), k + 1)]
         source = instructions[producer] if producer >= 0 else ins
         pos = _pos(source)
+        # 3.13's superinstructions push two values under the first one's position: the
+        # `TO_BOOL` that tests the second one carries the tested expression's position.
+        if source.opname in _SUPERINSTRUCTIONS:
+            pos = _pos(to_bool) if to_bool is not None and _pos(to_bool) is not None else _pos(ins)
+            # In a value (`x = a or b`) that range is the whole operator: narrow it to the
+            # variable loaded, when the range starts with it.
+            loaded = source.argval[-1] if isinstance(source.argval, tuple) else None
+            text = _source_of(code, pos, lines_of) if pos is not None else ""
+            if loaded and text.startswith(loaded) and text != loaded and pos[0] == pos[2]:
+                rest = text[len(loaded):len(loaded) + 1]
+                if not (rest.isalnum() or rest == "_"):
+                    pos = (pos[0], pos[1], pos[2], pos[1] + len(loaded.encode("utf-8")))
         link = None
-        if source.opname == "COMPARE_OP" and pos is not None:
+        if source.opname in _COMPARISONS and pos is not None:
             count = compare_positions.get(pos, 0)
             compare_positions[pos] = count + 1
             link = count
@@ -115,7 +152,10 @@ def analyse(code, lines_of):
                                  pair, False)
     # A comparison is a chain link only when several comparisons share its position.
     for j in jumps.values():
-        if j.link is not None and compare_totals.get(j.pos, 0) <= 1:
+        if j.link is not None and compare_totals.get(j.pos, 0) < 1:
+            j.link = None
+        elif j.link is not None and j.link == 0 and compare_totals.get(j.pos, 0) == 1:
+            # A single comparison is not a chain.
             j.link = None
     # On 3.11 the trace event of a jump with a large target fires on its EXTENDED_ARG prefix:
     # the jump is found under those offsets too.

@@ -31,22 +31,105 @@ pub type ConditionRef = (usize, u16);
 /// Source ranges of the function's conditions, absolute.
 pub struct ConditionIndex {
     by_range: FxHashMap<(u32, u32), ConditionRef>,
+    /// Conditions by end offset: CPython 3.11 starts the position of a method call whose
+    /// receiver spans lines at the method's name.
+    by_end: FxHashMap<u32, Vec<(u32, ConditionRef)>>,
     /// A chained comparison's whole range → its links in order.
     chains: FxHashMap<(u32, u32), Vec<ConditionRef>>,
+    /// Decisions that are a boolean `==`/`!=` (under `not`s): CPython tests the comparison's
+    /// result, not its operands. (decision range, span of its conditions, decision, `not`s)
+    equalities: Vec<(TextRange, TextRange, usize, bool)>,
+}
+
+/// What a jump tested.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tested {
+    Condition(ConditionRef),
+    /// The outcome of a whole decision (a boolean equality), negated when `.1`.
+    Outcome(usize, bool),
+    /// The value of a whole chained comparison (CPython tests it where its links' paths
+    /// merge): the decision and its links.
+    Chain(usize, u16, u16),
 }
 
 impl ConditionIndex {
     pub fn new(f: &FunctionUnderTest) -> Self {
-        let mut by_range = FxHashMap::default();
-        let mut chains: FxHashMap<(u32, u32), Vec<ConditionRef>> = FxHashMap::default();
-        for (d, decision) in f.syntax.decisions.iter().enumerate() {
+        Self::of(std::iter::once((f.syntax.decisions.as_slice(), f.anchor)))
+    }
+
+    /// The conditions of every function of a module (decision indices then count per function,
+    /// so only the ranges are meaningful across functions).
+    pub fn of_module(module: &lacuna_grammar::Module) -> Self {
+        Self::of(
+            module
+                .functions
+                .iter()
+                .map(|f| (f.syntax.decisions.as_slice(), f.anchor)),
+        )
+    }
+
+    fn of<'a>(functions: impl Iterator<Item = (&'a [lacuna_grammar::Decision], Anchor)>) -> Self {
+        let mut index = ConditionIndex {
+            by_range: FxHashMap::default(),
+            by_end: FxHashMap::default(),
+            chains: FxHashMap::default(),
+            equalities: vec![],
+        };
+        for (decisions, anchor) in functions {
+            index.add(decisions, anchor);
+        }
+        index
+    }
+
+    fn add(&mut self, decisions: &[lacuna_grammar::Decision], anchor: Anchor) {
+        let (by_range, chains) = (&mut self.by_range, &mut self.chains);
+        for (d, decision) in decisions.iter().enumerate() {
+            if let Some(expr) = &decision.expr {
+                let mut e = expr;
+                let mut negated = false;
+                while let BoolExpr::Not(inner) = e {
+                    negated = !negated;
+                    e = inner;
+                }
+                if let (BoolExpr::Eq { .. }, Some(first), Some(last)) =
+                    (e, decision.conditions.first(), decision.conditions.last())
+                {
+                    self.equalities.push((
+                        decision.range.absolute(anchor),
+                        TextRange::new(first.range.start, last.range.end).absolute(anchor),
+                        d,
+                        negated,
+                    ));
+                }
+            }
             let ranges: Vec<TextRange> = decision
                 .conditions
                 .iter()
-                .map(|c| c.range.absolute(f.anchor))
+                .map(|c| c.range.absolute(anchor))
                 .collect();
             for (c, r) in ranges.iter().enumerate() {
                 by_range.insert((r.start, r.end), (d, c as u16));
+                self.by_end
+                    .entry(r.end)
+                    .or_default()
+                    .push((r.start, (d, c as u16)));
+                for b in &decision.conditions[c].branches {
+                    let b = b.absolute(anchor);
+                    by_range.entry((b.start, b.end)).or_insert((d, c as u16));
+                }
+                // Python 3.12+ positions an f-string made of one replacement field at the
+                // field (`f'{x}'` → `{x}`).
+                let text = &decision.conditions[c].text;
+                if (text.contains("f'") || text.contains("f\""))
+                    && (text.starts_with('f') || text.starts_with('\'') || text.starts_with('"'))
+                    && let (Some(open), Some(close)) = (text.find('{'), text.rfind('}'))
+                    && text.matches('{').count() == 1
+                    && !text.contains('\n')
+                {
+                    by_range
+                        .entry((r.start + open as u32, r.start + close as u32 + 1))
+                        .or_insert((d, c as u16));
+                }
             }
             // Links of a chain overlap: `a < b` and `b < c` share `b`.
             let mut i = 0;
@@ -62,16 +145,10 @@ impl ConditionIndex {
                 i = j + 1;
             }
         }
-        ConditionIndex { by_range, chains }
     }
 
-    /// The condition an event at `pos` (chain link `link`) tested.
-    pub fn lookup(
-        &self,
-        lines: &LineIndex,
-        pos: Position,
-        link: Option<u32>,
-    ) -> Option<ConditionRef> {
+    /// What an event at `pos` (chain link `link`) tested.
+    pub fn lookup(&self, lines: &LineIndex, pos: Position, link: Option<u32>) -> Option<Tested> {
         let (Some(sc), Some(ec)) = (pos.1, pos.3) else {
             return None;
         };
@@ -83,12 +160,31 @@ impl ConditionIndex {
             line: pos.2.checked_sub(1)?,
             col: ec,
         })?;
-        if let Some(link) = link
-            && let Some(links) = self.chains.get(&(start, end))
-        {
-            return Some(links[link as usize % links.len()]);
+        if let Some(links) = self.chains.get(&(start, end)) {
+            return Some(match link {
+                Some(link) => Tested::Condition(links[link as usize % links.len()]),
+                None => {
+                    let (d, first) = links[0];
+                    Tested::Chain(d, first, links[links.len() - 1].1)
+                }
+            });
         }
-        self.by_range.get(&(start, end)).copied()
+        if let Some(c) = self.by_range.get(&(start, end)) {
+            return Some(Tested::Condition(*c));
+        }
+        if let Some(c) = self.by_end.get(&end).and_then(|list| {
+            list.iter()
+                .filter(|(s, _)| *s < start)
+                .max_by_key(|(s, _)| *s)
+                .map(|(_, c)| *c)
+        }) {
+            return Some(Tested::Condition(c));
+        }
+        let jump = TextRange::new(start, end);
+        self.equalities
+            .iter()
+            .find(|(whole, span, ..)| whole.contains_range(jump) && jump.contains_range(*span))
+            .map(|&(_, _, d, negated)| Tested::Outcome(d, negated))
     }
 }
 
@@ -178,8 +274,41 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
                 expr,
                 link,
             } => {
-                let found = match (Some(*file) == own_file, pos) {
+                let tested = match (Some(*file) == own_file, pos) {
                     (true, Some(pos)) => index.lookup(&f.lines, *pos, *link),
+                    _ => None,
+                };
+                if let Some(Tested::Outcome(d, negated)) = tested {
+                    // A boolean equality: the jump gives the decision's outcome directly.
+                    out.reached.insert(d);
+                    out.sides.insert((d, *taken != negated));
+                    if let Some(e) = expr {
+                        out.path.push(PathStep {
+                            expr: e.clone(),
+                            value: *taken,
+                            origin: Origin::Other,
+                            occurrence: 0,
+                        });
+                    }
+                    continue;
+                }
+                let found = match tested {
+                    Some(Tested::Condition(dc)) => Some(dc),
+                    Some(Tested::Chain(d, first, last)) => {
+                        // The chain's value: when all links but the last are known true, it
+                        // is the last link's value; otherwise it adds nothing.
+                        let stack = open.entry(*frame).or_default();
+                        let known_true =
+                            stack
+                                .iter()
+                                .rev()
+                                .find(|i| i.decision == d)
+                                .is_some_and(|i| {
+                                    (first..last).all(|c| i.values[c as usize] == Some(true))
+                                        && i.values[last as usize].is_none()
+                                });
+                        known_true.then_some((d, last))
+                    }
                     _ => None,
                 };
                 let occurrence = match found {

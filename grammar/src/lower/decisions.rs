@@ -26,8 +26,8 @@ pub(super) struct FoundDecision {
 
 pub(super) struct Lowered {
     pub expr: BoolExpr,
-    /// Range and collapsed text of each leaf, in evaluation order.
-    pub conditions: Vec<(TextRange, String)>,
+    /// Range, collapsed text and tested branches of each leaf, in evaluation order.
+    pub conditions: Vec<(TextRange, String, Vec<TextRange>)>,
 }
 
 /// The decision `node` introduces, if any, given its tested expression. `structural` receives
@@ -164,7 +164,7 @@ fn lower(
 
 struct Lowering<'s, 'a> {
     source: &'s Source<'a>,
-    conditions: Vec<(TextRange, String)>,
+    conditions: Vec<(TextRange, String, Vec<TextRange>)>,
     structural: &'s mut dyn FnMut(usize),
 }
 
@@ -243,7 +243,44 @@ impl Lowering<'_, '_> {
             }
             _ => {}
         }
-        Ok(self.leaf(range(node)))
+        Ok(self.leaf_node(node))
+    }
+
+    fn leaf_node(&mut self, node: Node<'_>) -> BoolExpr {
+        // `(x := f())` tests the value assigned: the condition is that value.
+        if node.kind() == "named_expression"
+            && let Some(value) = node.child_by_field_name("value")
+        {
+            return self.leaf(range(value));
+        }
+        let leaf = self.leaf(range(node));
+        // `a if c else b` as a condition: CPython tests `a` and `b` directly.
+        if node.kind() == "conditional_expression"
+            && let [body, _, orelse] = named_children(node).as_slice()
+        {
+            let direct = |n: &Node<'_>| {
+                let mut n = *n;
+                while n.kind() == "parenthesized_expression" {
+                    match named_children(n).as_slice() {
+                        [inner] => n = *inner,
+                        _ => break,
+                    }
+                }
+                (!matches!(
+                    n.kind(),
+                    "boolean_operator" | "conditional_expression" | "not_operator"
+                ))
+                .then(|| range(n))
+            };
+            let branches = [direct(body), direct(orelse)]
+                .into_iter()
+                .flatten()
+                .collect();
+            if let Some(last) = self.conditions.last_mut() {
+                last.2 = branches;
+            }
+        }
+        leaf
     }
 
     fn leaf(&mut self, range: TextRange) -> BoolExpr {
@@ -251,7 +288,7 @@ impl Lowering<'_, '_> {
         let text = super::source::collapse_whitespace(
             &self.source.text[range.start as usize..range.end as usize],
         );
-        self.conditions.push((range, text));
+        self.conditions.push((range, text, vec![]));
         BoolExpr::Condition(index)
     }
 }

@@ -598,11 +598,15 @@ impl<'a> Lowerer<'a> {
                     .conditions
                     .into_iter()
                     .enumerate()
-                    .map(|(i, (r, text))| Condition {
+                    .map(|(i, (r, text, branches))| Condition {
                         id: id.condition(i as u16),
                         index: i as u16,
                         range: TextRange::new(r.start - anchor, r.end - anchor),
                         text,
+                        branches: branches
+                            .into_iter()
+                            .map(|b| TextRange::new(b.start - anchor, b.end - anchor))
+                            .collect(),
                     })
                     .collect();
                 (Some(lowered.expr), None, conditions)

@@ -118,10 +118,11 @@ pub(super) fn token_child<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     node.children(&mut cursor).find(|c| c.kind() == kind)
 }
 
+/// The named children of a node, without extras (comments, `\` line continuations).
 pub(super) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
-        .filter(|c| c.kind() != "comment")
+        .filter(|c| !c.is_extra())
         .collect()
 }
 
