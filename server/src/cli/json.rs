@@ -230,9 +230,8 @@ pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
                     })
                     .collect(),
                 diagnostics: f
-                    .report
-                    .diagnostics
-                    .iter()
+                    .diagnostics()
+                    .into_iter()
                     .map(|d| diagnostic(f, d))
                     .collect(),
             }
