@@ -191,3 +191,32 @@ impl Diagnostic {
         }
     }
 }
+
+impl std::str::FromStr for Code {
+    type Err = String;
+
+    /// The code of `LCN101`.
+    fn from_str(s: &str) -> Result<Code, String> {
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| format!("unknown diagnostic code `{s}`"))
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Severity, String> {
+        [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Information,
+            Severity::Hint,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+        .ok_or_else(|| format!("unknown severity `{s}`"))
+    }
+}

@@ -1,8 +1,9 @@
-//! The `lacuna` binary: the command line (`lacuna check`) and, later, the language server.
+//! The `lacuna` binary: the command line (`lacuna check`) and the language server (`lacuna lsp`).
 //! Parses arguments and hands over to the command; owns the process exit codes:
 //! 0 when the check ran, 1 when it found errors, 2 on usage or configuration errors.
 
 mod cli;
+mod lsp;
 
 use clap::Parser;
 use std::process::ExitCode;

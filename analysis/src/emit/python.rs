@@ -299,13 +299,17 @@ impl Writer<'_> {
     }
 }
 
-fn test_source(
-    name: &str,
+/// The call a generated input makes, in Python: the statements that build its objects, and the
+/// call itself (`Order(...).add_line(...)`). For hover text, where imports go without saying.
+pub fn call_of(qualname: &str, request: &ExecuteRequest) -> Option<(Vec<String>, String)> {
+    call_source(qualname, request, &mut Imports::default())
+}
+
+fn call_source(
     qualname: &str,
     request: &ExecuteRequest,
-    outcome: &Outcome,
     imports: &mut Imports,
-) -> Option<(String, Option<String>)> {
+) -> Option<(Vec<String>, String)> {
     let mut writer = Writer {
         imports,
         setup: vec![],
@@ -325,7 +329,17 @@ fn test_source(
         "{callee}({})",
         writer.arguments(&request.args, &request.kwargs)?
     );
-    let setup = std::mem::take(&mut writer.setup);
+    Some((writer.setup, call))
+}
+
+fn test_source(
+    name: &str,
+    qualname: &str,
+    request: &ExecuteRequest,
+    outcome: &Outcome,
+    imports: &mut Imports,
+) -> Option<(String, Option<String>)> {
+    let (setup, call) = call_source(qualname, request, imports)?;
     let mut out = format!("def {name}():\n");
     for line in &setup {
         let _ = writeln!(out, "    {line}");
@@ -339,7 +353,7 @@ fn test_source(
             match literal.as_deref() {
                 Some("None") => out.push_str("    assert result is None\n"),
                 Some("float('nan')") => {
-                    writer.imports.math = true;
+                    imports.math = true;
                     out.push_str("    assert math.isnan(result)\n");
                 }
                 Some(lit) => {
@@ -352,9 +366,9 @@ fn test_source(
             }
         }
         Outcome::Raised { type_name, .. } => {
-            writer.imports.pytest = true;
+            imports.pytest = true;
             let exception = match type_name.rsplit_once('.') {
-                Some((module, name)) => writer.imports.name(&format!("{module}:{name}")),
+                Some((module, name)) => imports.name(&format!("{module}:{name}")),
                 None => type_name.clone(),
             };
             let _ = writeln!(out, "    with pytest.raises({exception}):\n        {call}");

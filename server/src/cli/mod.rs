@@ -23,6 +23,15 @@ pub struct Args {
 pub enum Command {
     /// Check files or directories (default: the current directory).
     Check(CheckArgs),
+    /// Run the language server on stdin/stdout.
+    Lsp(LspArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct LspArgs {
+    /// Never run the project's code: syntax, decisions and MC/DC counts only.
+    #[arg(long)]
+    pub static_only: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -53,5 +62,6 @@ pub enum Format {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Check(check) => check::run(check),
+        Command::Lsp(lsp) => crate::lsp::run(lsp.static_only).map(|()| ExitCode::SUCCESS),
     }
 }

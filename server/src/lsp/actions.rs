@@ -1,0 +1,198 @@
+//! Code actions that close a gap (Covana's loop, cooperative testing): on an uncovered side that
+//! depends on an external call, "Mock `os.path.exists` in generated tests"; on one that depends on
+//! object state, "Create a factory for `Stack`". Offering is cheap and answered from the published
+//! snapshot; the edit is computed on resolve by the owner, against the document version the
+//! action was offered for, and refused if that document changed since.
+
+use super::document::{Encoding, Text};
+use super::guidance::{self, Insertion};
+use super::main_loop::Published;
+use lacuna_analysis::diagnostic::{Cause, Code, Diagnostic};
+use serde_json::{Value, json};
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CreateFile,
+    CreateFileOptions, DocumentChangeOperation, DocumentChanges, OneOf,
+    OptionalVersionedTextDocumentIdentifier, ResourceOp, TextDocumentEdit, TextEdit, Uri,
+    WorkspaceEdit,
+};
+
+fn data<'a>(d: &'a Diagnostic, key: &str) -> Option<&'a str> {
+    d.data.as_ref()?.get(key)?.as_str()
+}
+
+pub fn short_class(qualified: &str) -> &str {
+    qualified.rsplit([':', '.']).next().unwrap_or(qualified)
+}
+
+/// The actions for the diagnostics under the requested range.
+pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrCommand> {
+    let range = doc.text.text_range(params.range, Encoding::Utf16);
+    let mut out: Vec<CodeActionOrCommand> = vec![];
+    let mut seen = std::collections::BTreeSet::new();
+    for d in &doc.diagnostics {
+        if d.range.end < range.start || d.range.start > range.end {
+            continue;
+        }
+        let (title, payload) = match d.code {
+            Code::UncoveredBranch(Cause::ExternalCall | Cause::ExternalException) => {
+                let Some(callee) = data(d, "callee") else {
+                    continue;
+                };
+                (
+                    format!("Mock `{callee}` in generated tests"),
+                    json!({"kind": "mock", "callee": callee, "returns": data(d, "returns")}),
+                )
+            }
+            Code::UncoveredBranch(Cause::ObjectCreation) => {
+                let Some(class) = data(d, "class") else {
+                    continue;
+                };
+                (
+                    format!("Create a factory for `{}`", short_class(class)),
+                    json!({
+                        "kind": "factory",
+                        "class": class,
+                        "field": data(d, "field"),
+                        "writers": d.data.as_ref().and_then(|v| v.get("writers")).cloned().unwrap_or(Value::Null),
+                    }),
+                )
+            }
+            _ => continue,
+        };
+        if !seen.insert(title.clone()) {
+            continue;
+        }
+        let mut payload = payload;
+        payload["uri"] = json!(params.text_document.uri.as_str());
+        payload["version"] = json!(doc.version);
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title,
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: None,
+            edit: None,
+            command: None,
+            is_preferred: Some(true),
+            disabled: None,
+            data: Some(payload),
+        }));
+    }
+    out
+}
+
+/// The guidance module as the edit must see it.
+pub struct GuidanceFile {
+    pub uri: Uri,
+    /// `None`: it does not exist yet.
+    pub text: Option<String>,
+    /// Its version when open in the editor.
+    pub version: Option<i32>,
+}
+
+/// The workspace edit that applies `insertions` to the guidance module, creating it if needed.
+pub fn edit(file: &GuidanceFile, insertions: &[Insertion], encoding: Encoding) -> WorkspaceEdit {
+    let text = Text::new(file.text.clone().unwrap_or_default());
+    let edits = insertions
+        .iter()
+        .map(|i| {
+            OneOf::Left(TextEdit {
+                range: text.range(guidance::range(i), encoding),
+                new_text: i.text.clone(),
+            })
+        })
+        .collect();
+    let document_edit = TextDocumentEdit {
+        text_document: OptionalVersionedTextDocumentIdentifier {
+            uri: file.uri.clone(),
+            version: file.version,
+        },
+        edits,
+    };
+    let mut operations = vec![];
+    if file.text.is_none() {
+        operations.push(DocumentChangeOperation::Op(ResourceOp::Create(
+            CreateFile {
+                uri: file.uri.clone(),
+                options: Some(CreateFileOptions {
+                    overwrite: Some(false),
+                    ignore_if_exists: Some(true),
+                }),
+                annotation_id: None,
+            },
+        )));
+    }
+    operations.push(DocumentChangeOperation::Edit(document_edit));
+    WorkspaceEdit {
+        changes: None,
+        document_changes: Some(DocumentChanges::Operations(operations)),
+        change_annotations: None,
+    }
+}
+
+/// What a factory is built from: the constructor's parameters and the public methods with
+/// theirs (receiver excluded).
+#[derive(Clone, Debug, Default)]
+pub struct ClassApi {
+    pub init: Vec<String>,
+    pub methods: Vec<(String, Vec<String>)>,
+}
+
+/// The insertions for an offered action, given the guidance text and, for factories, the class's
+/// constructor and writer methods.
+pub fn insertions(
+    payload: &Value,
+    existing: Option<&str>,
+    class_api: Option<&ClassApi>,
+) -> Result<Vec<Insertion>, String> {
+    let text = existing.unwrap_or("");
+    match payload["kind"].as_str() {
+        Some("mock") => {
+            let callee = payload["callee"]
+                .as_str()
+                .ok_or("the action names no call")?;
+            if guidance::has_mock(text, callee) {
+                return Err(format!(
+                    "`{callee}` is already mocked in the guidance module"
+                ));
+            }
+            let declaration = guidance::mock_declaration(callee, payload["returns"].as_str());
+            Ok(guidance::insert(existing, &declaration, None))
+        }
+        Some("factory") => {
+            let qualified = payload["class"]
+                .as_str()
+                .ok_or("the action names no class")?;
+            let (module, class) = qualified.split_once(':').ok_or("the class has no module")?;
+            if guidance::has_factory(text, class) {
+                return Err(format!(
+                    "the guidance module already has a factory for `{class}`"
+                ));
+            }
+            let none = ClassApi::default();
+            let api = class_api.unwrap_or(&none);
+            let (init, methods) = (&api.init, &api.methods);
+            let wanted: Vec<&str> = payload["writers"]
+                .as_array()
+                .map(|w| w.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let writers: Vec<guidance::Writer<'_>> = wanted
+                .iter()
+                .map(|name| guidance::Writer {
+                    name,
+                    params: methods
+                        .iter()
+                        .find(|(m, _)| m == name)
+                        .map(|(_, p)| p.as_slice())
+                        .unwrap_or(&[]),
+                })
+                .collect();
+            let field = payload["field"].as_str().unwrap_or("its state");
+            let declaration = guidance::factory_declaration(class, init, field, &writers);
+            Ok(guidance::insert(
+                existing,
+                &declaration,
+                Some((module, class)),
+            ))
+        }
+        _ => Err("not a Lacuna action".into()),
+    }
+}

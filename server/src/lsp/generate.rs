@@ -1,0 +1,295 @@
+//! Background generation: one thread owns the agent pool and explores the functions the owner
+//! asks for, in the order given (the saved document's functions first). Between functions it
+//! checks that the document is still at the version the job was made for, and drops the rest
+//! of the job when it is not; each function's outcome goes back to the owner as soon as it is
+//! known. Explorations are kept for exporting the generated tests.
+
+use super::main_loop::Event;
+use super::outbox::{Outbox, Status};
+use super::outcome::{FunctionOutcome, StoredDiagnostic};
+use lacuna_analysis::agent::Pool;
+use lacuna_analysis::config::Config;
+use lacuna_analysis::explore::coverage::FunctionUnderTest;
+use lacuna_analysis::explore::search::{Exploration, explore};
+use lacuna_analysis::generation::{self, Target};
+use lacuna_analysis::{emit, explain};
+use rustc_hash::FxHashMap;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use tower_lsp_server::ls_types::Uri;
+
+pub type Writers = FxHashMap<(String, String), Vec<String>>;
+
+/// The version each open document is at, shared with the owner: a job whose version is behind
+/// is stale.
+pub type Versions = Arc<Mutex<FxHashMap<Uri, i32>>>;
+
+pub struct Job {
+    pub id: u64,
+    pub uri: Uri,
+    pub version: i32,
+    pub config: Arc<Config>,
+    /// Functions to explore, with their fingerprints, most urgent first.
+    pub targets: Vec<(Target, u64)>,
+    pub writers: Writers,
+    /// The project's code changed on disk since the workers imported it.
+    pub reload: bool,
+}
+
+pub enum Request {
+    Explore(Job),
+    /// Explore what has no current exploration, then write pytest files into `dir`.
+    Export {
+        config: Arc<Config>,
+        targets: Vec<(Target, u64)>,
+        writers: Writers,
+        dir: PathBuf,
+        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, String>>,
+    },
+}
+
+pub struct Generator {
+    events: Sender<Event>,
+    outbox: Outbox,
+    versions: Versions,
+    pool: Option<(Arc<Config>, Pool)>,
+    /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
+    explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
+}
+
+impl Generator {
+    pub fn spawn(events: Sender<Event>, outbox: Outbox, versions: Versions) -> Sender<Request> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let generator = Generator {
+            events,
+            outbox,
+            versions,
+            pool: None,
+            explored: FxHashMap::default(),
+        };
+        std::thread::Builder::new()
+            .name("lacuna-generation".into())
+            .spawn(move || generator.run(rx))
+            .expect("cannot start the generation thread");
+        tx
+    }
+
+    fn run(mut self, rx: Receiver<Request>) {
+        while let Ok(request) = rx.recv() {
+            match request {
+                Request::Explore(job) => self.explore_job(job),
+                Request::Export {
+                    config,
+                    targets,
+                    writers,
+                    dir,
+                    reply,
+                } => {
+                    let result = self.export(&config, targets, &writers, &dir);
+                    let _ = reply.send(result);
+                }
+            }
+        }
+    }
+
+    /// The pool for `config`, started (or restarted) when needed.
+    fn pool(&mut self, config: &Arc<Config>, reload: bool) -> Result<&Pool, String> {
+        let fresh = match &self.pool {
+            Some((c, _)) => reload || c != config,
+            None => true,
+        };
+        if fresh {
+            self.pool = None;
+            let pool = generation::start_pool(config)?;
+            self.pool = Some((config.clone(), pool));
+        }
+        Ok(&self.pool.as_ref().expect("pool just started").1)
+    }
+
+    fn current(&self, uri: &Uri, version: i32) -> bool {
+        self.versions.lock().expect("versions lock").get(uri) == Some(&version)
+    }
+
+    fn explore_job(&mut self, job: Job) {
+        let total = job.targets.len();
+        if let Err(e) = self.pool(&job.config, job.reload) {
+            self.outbox
+                .status(Status::error(format!("cannot start the Python agent: {e}")));
+            let _ = self.events.send(Event::JobDone { job: job.id });
+            return;
+        }
+        for (done, (target, fingerprint)) in job.targets.into_iter().enumerate() {
+            if !self.current(&job.uri, job.version) {
+                break;
+            }
+            let (file, function, under_test, source) = target;
+            self.outbox
+                .status(Status::generating(&under_test.qualname, done, total));
+            let exploration = self.explore_one(&job.config, &under_test, &job.writers, &source);
+            let outcome = outcome(&under_test, function.as_str(), fingerprint, &exploration);
+            let module = under_test.module.clone();
+            self.explored.insert(
+                (module.clone(), under_test.qualname.clone()),
+                (fingerprint, under_test, exploration),
+            );
+            let _ = self.events.send(Event::Explored {
+                uri: job.uri.clone(),
+                version: job.version,
+                file,
+                module,
+                outcome,
+            });
+        }
+        let _ = self.events.send(Event::JobDone { job: job.id });
+    }
+
+    fn explore_one(
+        &mut self,
+        config: &Arc<Config>,
+        target: &FunctionUnderTest,
+        writers: &Writers,
+        source: &str,
+    ) -> Exploration {
+        let budget = generation::budget(config);
+        let pool = match self.pool(config, false) {
+            Ok(pool) => pool,
+            Err(e) => {
+                return Exploration {
+                    failure: Some(e),
+                    ..Exploration::default()
+                };
+            }
+        };
+        match generation::signature(pool, target, writers, source) {
+            Ok(signature) => explore(target, &signature, pool, &budget, source),
+            Err(e) => Exploration {
+                failure: Some(e),
+                ..Exploration::default()
+            },
+        }
+    }
+
+    fn export(
+        &mut self,
+        config: &Arc<Config>,
+        targets: Vec<(Target, u64)>,
+        writers: &Writers,
+        dir: &std::path::Path,
+    ) -> Result<Vec<PathBuf>, String> {
+        let total = targets.len();
+        let mut keys = vec![];
+        for (i, ((_, _, under_test, source), fingerprint)) in targets.into_iter().enumerate() {
+            let key = (under_test.module.clone(), under_test.qualname.clone());
+            let fresh = matches!(self.explored.get(&key), Some((f, _, _)) if *f == fingerprint);
+            if !fresh {
+                self.outbox
+                    .status(Status::generating(&under_test.qualname, i, total));
+                let e = self.explore_one(config, &under_test, writers, &source);
+                self.explored
+                    .insert(key.clone(), (fingerprint, under_test, e));
+            }
+            keys.push(key);
+        }
+        self.outbox.status(Status::idle());
+        let functions: Vec<emit::Explored<'_>> = keys
+            .iter()
+            .filter_map(|k| self.explored.get(k))
+            .map(|(_, t, e)| emit::Explored {
+                module: &t.module,
+                qualname: &t.qualname,
+                exploration: e,
+            })
+            .collect();
+        let python =
+            lacuna_analysis::agent::interpreter::discover(&config.root, config.python.as_deref())
+                .map_err(|e| e.to_string())?
+                .path;
+        let emitted = emit::emit_project(&functions, &python, &config.src, dir)
+            .map_err(|e| format!("cannot write tests to {}: {e}", dir.display()))?;
+        Ok(emitted.files.iter().map(|f| dir.join(&f.name)).collect())
+    }
+}
+
+/// What one exploration means for the developer: the explained diagnostics, relative to the
+/// function, each uncovered side with the condition it needs and the closest input tried.
+pub fn outcome(
+    target: &FunctionUnderTest,
+    function: &str,
+    fingerprint: u64,
+    e: &Exploration,
+) -> FunctionOutcome {
+    let report = explain::explain(target, e);
+    let origin = target.anchor.offset;
+    let diagnostics = if e.failure.is_some() {
+        vec![]
+    } else {
+        report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let mut d = d.clone();
+                annotate(&mut d, target, e);
+                StoredDiagnostic::new(&d, origin)
+            })
+            .collect()
+    };
+    FunctionOutcome {
+        function: function.to_owned(),
+        fingerprint,
+        covered: report.covered,
+        total: report.total,
+        executions: e.executions,
+        tests: e.tests.len(),
+        time_ms: e.elapsed.as_millis() as u64,
+        failure: e.failure.clone(),
+        diagnostics,
+    }
+}
+
+/// Adds to an uncovered side's data the condition it needs (Python) and the generated input
+/// that came closest: one that reached the decision and took the other side.
+fn annotate(
+    d: &mut lacuna_analysis::diagnostic::Diagnostic,
+    target: &FunctionUnderTest,
+    e: &Exploration,
+) {
+    let Some(data) = d.data.as_mut().and_then(|v| v.as_object_mut()) else {
+        return;
+    };
+    let (Some(id), Some(side)) = (
+        data.get("decision")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
+        data.get("side")
+            .and_then(|v| v.as_str())
+            .map(|s| s == "true"),
+    ) else {
+        return;
+    };
+    let Some((index, decision)) = target
+        .syntax
+        .decisions
+        .iter()
+        .enumerate()
+        .find(|(_, dec)| dec.id.as_str() == id)
+    else {
+        return;
+    };
+    let range = decision.range.absolute(target.anchor);
+    if let Some(text) = target.text.get(range.start as usize..range.end as usize) {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let needed = if side { text } else { format!("not ({text})") };
+        data.insert("path_condition".into(), needed.into());
+    }
+    let closest = e
+        .tests
+        .iter()
+        .find(|t| t.sides.contains(&(index, !side)))
+        .and_then(|t| emit::call_of(&target.qualname, &t.request));
+    if let Some((setup, call)) = closest {
+        let mut lines = setup;
+        lines.push(call);
+        data.insert("closest".into(), lines.join("\n").into());
+    }
+}

@@ -1,0 +1,350 @@
+//! The guidance module (`tests/lacuna_guidance.py` by default): plain Python the project owns,
+//! where code actions declare mocks (`@mock("os.path.exists")`) and factories (`@factory`). This
+//! module writes those declarations as text edits that leave the user's code alone: the header
+//! once, imports merged into an existing `from … import …` line, no duplicate declarations.
+
+use lacuna_grammar::TextRange;
+use std::fmt::Write;
+
+/// The beginning of a new guidance module: what it is, and the two markers.
+pub const HEADER: &str = r#""""Guidance for Lacuna's test generator: mocks and factories.
+
+Plain Python that belongs to this project. A function marked `@mock("module.function")` declares
+a call whose return value generated tests control: the generator chooses it, and the emitted
+pytest tests patch the real function. A function marked `@factory` builds an object through its
+public methods; the generator calls it with the values it solves for.
+"""
+
+
+def mock(target):
+    """Marks the declaration of a mocked call."""
+
+    def mark(function):
+        function.__lacuna_mock__ = target
+        return function
+
+    return mark
+
+
+def factory(function):
+    """Marks a factory: the generator builds the return type through it."""
+    function.__lacuna_factory__ = True
+    return function
+"#;
+
+/// One insertion into the guidance module's current text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Insertion {
+    pub at: u32,
+    pub text: String,
+}
+
+fn identifier(dotted: &str) -> String {
+    dotted
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect::<String>()
+        .trim_matches('_')
+        .to_owned()
+}
+
+pub fn has_mock(text: &str, callee: &str) -> bool {
+    text.contains(&format!("@mock({callee:?})")) || text.contains(&format!("@mock('{callee}')"))
+}
+
+pub fn mock_declaration(callee: &str, returns: Option<&str>) -> String {
+    let name = identifier(callee);
+    let annotation = returns.map(|r| format!(" -> {r}")).unwrap_or_default();
+    format!(
+        "@mock({callee:?})\ndef {name}(*args, **kwargs){annotation}:\n    \"\"\"Generated tests choose what `{callee}` returns.\"\"\"\n    raise NotImplementedError(\"supplied by the test generator\")\n"
+    )
+}
+
+/// A method that changes the field a branch depends on, with its parameters (without `self`).
+pub struct Writer<'a> {
+    pub name: &'a str,
+    pub params: &'a [String],
+}
+
+pub fn factory_name(class: &str) -> String {
+    let mut out = String::from("make");
+    for c in class.chars() {
+        if c.is_uppercase() {
+            out.push('_');
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+pub fn has_factory(text: &str, class: &str) -> bool {
+    text.contains(&format!("def {}(", factory_name(class)))
+}
+
+/// A factory skeleton for `class`: its constructor's parameters, then one parameter per
+/// writer — a flag for a method without arguments, a list of arguments (one call each) for the
+/// others — and a body that builds the object through those calls.
+pub fn factory_declaration(
+    class: &str,
+    init: &[String],
+    field: &str,
+    writers: &[Writer<'_>],
+) -> String {
+    let var = identifier(&class.to_lowercase());
+    let mut params: Vec<String> = init.to_vec();
+    let mut body = String::new();
+    let _ = writeln!(body, "    {var} = {class}({})", init.join(", "));
+    for w in writers {
+        match w.params.len() {
+            0 => {
+                let flag = format!("call_{}", w.name);
+                let _ = writeln!(body, "    if {flag}:\n        {var}.{}()", w.name);
+                params.push(format!("{flag}: bool"));
+            }
+            1 => {
+                let list = format!("{}_args", w.name);
+                let _ = writeln!(
+                    body,
+                    "    for {0} in {list}:\n        {var}.{1}({0})",
+                    w.params[0], w.name
+                );
+                params.push(format!("{list}: list"));
+            }
+            _ => {
+                let list = format!("{}_calls", w.name);
+                let _ = writeln!(
+                    body,
+                    "    for {} in {list}:\n        {var}.{}({})",
+                    w.params.join(", "),
+                    w.name,
+                    w.params.join(", ")
+                );
+                params.push(format!("{list}: list[tuple]"));
+            }
+        }
+    }
+    let _ = writeln!(body, "    return {var}");
+    format!(
+        "@factory\ndef {}({}) -> {class}:\n    \"\"\"Builds a `{class}` in the states generated tests need (`{field}` changes only through its methods).\"\"\"\n{body}",
+        factory_name(class),
+        params.join(", "),
+    )
+}
+
+/// Where a top-level import of `name` from `module` goes: merged into an existing
+/// `from module import …` line, or after the last top-level import (after the docstring when
+/// there is none).
+fn import(text: &str, module: &str, name: &str) -> Option<Insertion> {
+    let mut offset = 0u32;
+    let mut after_imports = None;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_end();
+        if let Some(rest) = trimmed.strip_prefix(&format!("from {module} import ")) {
+            if rest.split(',').any(|n| n.trim() == name) {
+                return None;
+            }
+            if !rest.contains('(') && !rest.ends_with('\\') {
+                return Some(Insertion {
+                    at: offset + trimmed.len() as u32,
+                    text: format!(", {name}"),
+                });
+            }
+        }
+        if trimmed.starts_with("import ") || trimmed.starts_with("from ") {
+            after_imports = Some(offset + line.len() as u32);
+        }
+        offset += line.len() as u32;
+    }
+    let at = after_imports.unwrap_or_else(|| docstring_end(text));
+    let lead = if after_imports.is_none() { "\n" } else { "" };
+    Some(Insertion {
+        at,
+        text: format!("{lead}from {module} import {name}\n"),
+    })
+}
+
+/// The offset just after a leading module docstring (0 without one).
+fn docstring_end(text: &str) -> u32 {
+    let trimmed = text.trim_start();
+    let lead = (text.len() - trimmed.len()) as u32;
+    for quote in ["\"\"\"", "'''"] {
+        if let Some(rest) = trimmed.strip_prefix(quote)
+            && let Some(end) = rest.find(quote)
+        {
+            let mut at = lead as usize + quote.len() + end + quote.len();
+            if text[at..].starts_with('\n') {
+                at += 1;
+            }
+            return at as u32;
+        }
+    }
+    0
+}
+
+/// The insertions that add `declaration` (and its import) to the guidance module whose text is
+/// `existing` (`None`: the file does not exist yet).
+pub fn insert(
+    existing: Option<&str>,
+    declaration: &str,
+    needs: Option<(&str, &str)>,
+) -> Vec<Insertion> {
+    let text = existing.unwrap_or("");
+    let mut out = vec![];
+    let fresh = !text.contains("def mock(") || !text.contains("def factory(");
+    if fresh && text.trim().is_empty() {
+        out.push(Insertion {
+            at: 0,
+            text: HEADER.to_owned(),
+        });
+    } else if fresh {
+        // A module the user started by hand: the markers go at its end.
+        out.push(Insertion {
+            at: text.len() as u32,
+            text: format!(
+                "{}\n\n{}",
+                separator(text),
+                HEADER
+                    .split_once("\"\"\"\n\n\n")
+                    .map_or(HEADER, |(_, rest)| rest)
+            ),
+        });
+    }
+    if let Some((module, name)) = needs {
+        let base = if text.trim().is_empty() { HEADER } else { text };
+        if let Some(mut i) = import(base, module, name) {
+            if text.trim().is_empty() {
+                // The header is inserted at 0 in the same edit: imports go after its docstring.
+                out[0].text.insert_str(i.at as usize, &i.text);
+            } else {
+                i.at = i.at.min(text.len() as u32);
+                out.push(i);
+            }
+        }
+    }
+    let start = if text.trim().is_empty() {
+        ""
+    } else {
+        separator(text)
+    };
+    out.push(Insertion {
+        at: text.len() as u32,
+        text: format!("{start}\n\n{declaration}"),
+    });
+    out
+}
+
+/// What makes the text end with exactly one line break before new code is appended.
+fn separator(text: &str) -> &'static str {
+    if text.is_empty() || text.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    }
+}
+
+/// Applies insertions as an editor applies an LSP edit: insertions at the same offset appear in
+/// the order given.
+pub fn apply(text: &str, insertions: &[Insertion]) -> String {
+    let mut sorted: Vec<&Insertion> = insertions.iter().collect();
+    sorted.sort_by_key(|i| i.at);
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0usize;
+    for i in sorted {
+        let at = (i.at as usize).min(text.len());
+        out.push_str(&text[from..at]);
+        out.push_str(&i.text);
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// The range of an insertion, for LSP edits.
+pub fn range(i: &Insertion) -> TextRange {
+    TextRange::new(i.at, i.at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_module_gets_the_header_then_the_mock() {
+        let edits = insert(
+            None,
+            &mock_declaration("os.path.exists", Some("bool")),
+            None,
+        );
+        let text = apply("", &edits);
+        assert!(text.starts_with("\"\"\"Guidance for Lacuna"));
+        assert!(
+            text.contains(
+                "@mock(\"os.path.exists\")\ndef os_path_exists(*args, **kwargs) -> bool:"
+            )
+        );
+        assert!(has_mock(&text, "os.path.exists"));
+        // A second declaration appends, and the header is not repeated.
+        let again = apply(
+            &text,
+            &insert(Some(&text), &mock_declaration("time.time", None), None),
+        );
+        assert_eq!(again.matches("def mock(").count(), 1);
+        assert!(again.ends_with("raise NotImplementedError(\"supplied by the test generator\")\n"));
+    }
+
+    #[test]
+    fn factories_merge_their_import() {
+        let decl = factory_declaration(
+            "Stack",
+            &[],
+            "_items",
+            &[
+                Writer {
+                    name: "push",
+                    params: &["item".to_owned()],
+                },
+                Writer {
+                    name: "clear",
+                    params: &[],
+                },
+            ],
+        );
+        assert_eq!(
+            decl,
+            "@factory\ndef make_stack(push_args: list, call_clear: bool) -> Stack:\n    \"\"\"Builds a `Stack` in the states generated tests need (`_items` changes only through its methods).\"\"\"\n    stack = Stack()\n    for item in push_args:\n        stack.push(item)\n    if call_clear:\n        stack.clear()\n    return stack\n"
+        );
+        let first = apply("", &insert(None, &decl, Some(("app.stack", "Stack"))));
+        assert!(
+            first.contains("\"\"\"\n\nfrom app.stack import Stack\n\n\ndef mock("),
+            "{first}"
+        );
+        let order = factory_declaration("Queue", &["size".into()], "_n", &[]);
+        let second = apply(
+            &first,
+            &insert(Some(&first), &order, Some(("app.stack", "Queue"))),
+        );
+        assert!(
+            second.contains("from app.stack import Stack, Queue\n"),
+            "{second}"
+        );
+        assert_eq!(second.matches("from app.stack").count(), 1);
+    }
+
+    #[test]
+    fn a_hand_written_module_keeps_its_code() {
+        let mine = "import os\n\nLIMIT = 3";
+        let text = apply(
+            mine,
+            &insert(
+                Some(mine),
+                &mock_declaration("os.getcwd", Some("str")),
+                None,
+            ),
+        );
+        assert!(text.starts_with("import os\n\nLIMIT = 3\n"));
+        assert!(text.contains("def mock(target):"));
+        assert!(text.contains("@mock(\"os.getcwd\")"));
+    }
+}

@@ -1,0 +1,166 @@
+//! Hover: on an uncovered branch side (or any Lacuna diagnostic), a Markdown explanation — the
+//! cause in one sentence, the data-dependence chain with line links, the condition the side
+//! needs in Python, the closest generated input, the fix, and a link to the code's page.
+
+use super::convert::docs_url;
+use super::main_loop::Published;
+use lacuna_analysis::diagnostic::{Cause, Code, Diagnostic};
+use std::fmt::Write;
+use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Uri};
+
+pub fn hover(
+    uri: &Uri,
+    published: &Published,
+    offset: u32,
+    encoding: super::document::Encoding,
+) -> Option<Hover> {
+    let hits: Vec<&Diagnostic> = published
+        .diagnostics
+        .iter()
+        .filter(|d| d.range.start <= offset && offset <= d.range.end)
+        .collect();
+    let smallest = hits.iter().map(|d| d.range.len()).min()?;
+    let hits: Vec<&Diagnostic> = hits
+        .into_iter()
+        .filter(|d| d.range.len() == smallest)
+        .collect();
+    let mut out = String::new();
+    for (i, d) in hits.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\n\n---\n\n");
+        }
+        explain(&mut out, d, uri, published);
+    }
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: out,
+        }),
+        range: Some(published.text.range(hits[0].range, encoding)),
+    })
+}
+
+fn data<'a>(d: &'a Diagnostic, key: &str) -> Option<&'a str> {
+    d.data.as_ref()?.get(key)?.as_str()
+}
+
+fn explain(out: &mut String, d: &Diagnostic, uri: &Uri, published: &Published) {
+    let _ = writeln!(
+        out,
+        "**Lacuna `{}`** · {}\n",
+        d.code.as_str(),
+        d.code.name()
+    );
+    let _ = writeln!(out, "{}\n", d.message);
+    if let Some(why) = cause_sentence(d) {
+        let _ = writeln!(out, "**Why.** {why}\n");
+    }
+    if !d.related.is_empty() {
+        let line = |r: &lacuna_analysis::diagnostic::Related| {
+            let line = published.text.lines.line_col(r.range.start).line + 1;
+            let link = match &r.path {
+                None => format!("{}#L{line}", uri.as_str()),
+                Some(p) => format!("file://{}#L{line}", p.display()),
+            };
+            format!("[line {line}]({link}): {}", r.message)
+        };
+        let decision_line = published.text.lines.line_col(d.range.start).line + 1;
+        let chain: Vec<String> = d
+            .related
+            .iter()
+            .map(line)
+            .chain(std::iter::once(format!(
+                "[line {decision_line}]({}#L{decision_line}): the decision",
+                uri.as_str()
+            )))
+            .collect();
+        let _ = writeln!(out, "**Data dependence.** {}\n", chain.join(" → "));
+    }
+    if let Some(needed) = data(d, "path_condition") {
+        let _ = writeln!(out, "**Needed.** A test where\n```python\n{needed}\n```\n");
+    }
+    if let Some(closest) = data(d, "closest") {
+        let _ = writeln!(
+            out,
+            "**Closest generated input** (reached the decision, took the other side):\n```python\n{closest}\n```\n"
+        );
+    }
+    if let Some(fix) = fix_sentence(d) {
+        let _ = writeln!(out, "**Fix.** {fix}\n");
+    }
+    let _ = write!(
+        out,
+        "[`{}` documentation]({})",
+        d.code.as_str(),
+        docs_url(d.code)
+    );
+}
+
+fn cause_sentence(d: &Diagnostic) -> Option<String> {
+    let callee = data(d, "callee").unwrap_or("the call");
+    Some(match d.code.cause()? {
+        Cause::ExternalCall => match data(d, "external") {
+            Some("opaque") => format!(
+                "`{callee}` is deterministic but Lacuna does not model it, so the solver cannot choose inputs that make it return what the branch needs."
+            ),
+            _ => format!(
+                "`{callee}` depends on the world outside the inputs (files, clock, randomness, environment), so no generated input controls what it returns."
+            ),
+        },
+        Cause::ExternalException => format!(
+            "`{callee}` raised (or the sandbox blocked it) in every execution that reached it, so nothing after it ran."
+        ),
+        Cause::ObjectCreation => {
+            let class = data(d, "class").map(short_class).unwrap_or("the object");
+            let field = data(d, "field").unwrap_or("its state");
+            format!(
+                "The branch depends on `{field}` of a `{class}`, which no constructor parameter or public setter sets: only method calls put the object in that state."
+            )
+        }
+        Cause::Boundary => "Reaching it takes more loop iterations, recursion or path length than the exploration budget allows.".to_owned(),
+        Cause::SolverLimit => "The solver could not decide the condition (a timeout, non-linear arithmetic or an operation it does not model).".to_owned(),
+        Cause::Infeasible => "No input can take this side: the conditions on the path contradict each other.".to_owned(),
+        Cause::Budget => "Generation did not reach it within its budget, and nothing more specific is known.".to_owned(),
+    })
+}
+
+fn short_class(qualified: &str) -> &str {
+    qualified.rsplit([':', '.']).next().unwrap_or(qualified)
+}
+
+fn fix_sentence(d: &Diagnostic) -> Option<String> {
+    let callee = data(d, "callee").unwrap_or("the call");
+    Some(match d.code {
+        Code::UncoveredBranch(Cause::ExternalCall | Cause::ExternalException) => format!(
+            "Use the code action **Mock `{callee}` in generated tests**: the generator then chooses its return value, and the emitted tests apply the mock with `monkeypatch`."
+        ),
+        Code::UncoveredBranch(Cause::ObjectCreation) => {
+            let class = data(d, "class").map(short_class).unwrap_or("the class");
+            format!(
+                "Use the code action **Create a factory for `{class}`**: a function in the guidance module that builds it through its public methods, whose parameters the generator solves."
+            )
+        }
+        Code::UncoveredBranch(Cause::Boundary) => {
+            let needed = d
+                .data
+                .as_ref()
+                .and_then(|v| v.get("needed"))
+                .and_then(|v| v.as_u64());
+            match needed {
+                Some(n) => format!("Raise `[tool.lacuna.budget] loop-bound` to at least {n}."),
+                None => "Raise `[tool.lacuna.budget] loop-bound` (or `path-length`).".to_owned(),
+            }
+        }
+        Code::UncoveredBranch(Cause::SolverLimit) => {
+            "Raise `solver-timeout-ms`, or write this test by hand.".to_owned()
+        }
+        Code::UncoveredBranch(Cause::Infeasible) => {
+            "Remove the dead code, or fix the condition that makes it dead.".to_owned()
+        }
+        Code::UncoveredBranch(Cause::Budget) => {
+            "Raise `function-time-ms` or `function-executions` in `[tool.lacuna.budget]`."
+                .to_owned()
+        }
+        _ => return None,
+    })
+}

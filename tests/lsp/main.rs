@@ -1,0 +1,375 @@
+//! End-to-end tests of the language server: the real `lacuna lsp` binary over stdio, on a
+//! project in a temporary directory, with the real agent, CPython and z3 underneath. `HOME`
+//! points into the temporary directory too.
+
+mod client;
+
+use client::{Server, uri};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+const CONFIG_PY: &str = r#"import os
+
+
+def load(name: str) -> str:
+    path = name + ".cfg"
+    if os.path.exists(path):
+        return "file"
+    if len(name) > 3:
+        return "long"
+    return "short"
+"#;
+
+fn python() -> String {
+    std::env::var("LACUNA_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// A project with one module, `app/config.py`; returns (temp dir, project root, module path).
+fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("project");
+    std::fs::create_dir_all(root.join("app")).unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        format!(
+            "[tool.lacuna]\npython = {:?}\n\n[tool.lacuna.budget]\nfunction-executions = 300\nfunction-time-ms = 30000\n",
+            python()
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("app/__init__.py"), "").unwrap();
+    let module = root.join("app/config.py");
+    std::fs::write(&module, CONFIG_PY).unwrap();
+    (dir, root, module)
+}
+
+fn home(dir: &tempfile::TempDir) -> PathBuf {
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    home
+}
+
+fn codes(diagnostics: &[Value]) -> Vec<&str> {
+    diagnostics
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect()
+}
+
+fn has(code: &str) -> impl Fn(&[Value]) -> bool + '_ {
+    move |ds| ds.iter().any(|d| d["code"] == code)
+}
+
+#[test]
+fn opening_generates_tests_and_explains_the_external_call() {
+    let (dir, root, module) = project();
+    let mut server = Server::start(&home(&dir), &[]);
+    let init = server.initialize(&root, json!({"trusted": true}));
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(caps["hoverProvider"], true);
+    assert_eq!(caps["codeActionProvider"]["resolveProvider"], true);
+    assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
+    assert_eq!(
+        caps["executeCommandProvider"]["commands"],
+        json!(["lacuna.rerun", "lacuna.exportTests"])
+    );
+    let uri = server.open(&module, 1);
+    let diagnostics = server.diagnostics_where(&uri, has("LCN101"));
+    let emcp: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "LCN101")
+        .collect();
+    assert_eq!(emcp.len(), 1, "{diagnostics:#?}");
+    let d = emcp[0];
+    assert_eq!(
+        d["range"],
+        json!({"start": {"line": 5, "character": 7}, "end": {"line": 5, "character": 27}})
+    );
+    assert_eq!(d["source"], "lacuna");
+    assert_eq!(d["severity"], 2);
+    assert_eq!(
+        d["message"],
+        "true branch never taken: depends on the return value of `os.path.exists` (line 6), which generated inputs cannot control"
+    );
+    assert_eq!(d["data"]["callee"], "os.path.exists");
+    assert_eq!(d["data"]["external"], "environment");
+    assert!(
+        d["codeDescription"]["href"]
+            .as_str()
+            .unwrap()
+            .ends_with("docs/diagnostics/LCN101.md")
+    );
+    // The other decision is covered both ways: nothing else to say.
+    assert_eq!(codes(&diagnostics), ["LCN101"]);
+    let coverage = server
+        .wait_for(|m| m["method"] == "lacuna/coverage" && m["params"]["uri"] == uri.as_str())
+        .unwrap();
+    assert_eq!(coverage["params"]["total"], 4);
+    assert_eq!(coverage["params"]["covered"], 3);
+
+    // Hover explains the cause, the dependence, the needed condition, the closest input, the fix.
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 5, "character": 12}}),
+    );
+    let markdown = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for expected in [
+        "**Lacuna `LCN101`**",
+        "depends on the world outside the inputs",
+        "**Data dependence.**",
+        "```python\nos.path.exists(path)\n```",
+        "**Closest generated input**",
+        "load(",
+        "Mock `os.path.exists` in generated tests",
+        "docs/diagnostics/LCN101.md",
+    ] {
+        assert!(
+            markdown.contains(expected),
+            "hover lacks {expected:?}:\n{markdown}"
+        );
+    }
+
+    // The code action writes a mock declaration into a new guidance module.
+    let actions = server.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": d["range"],
+            "context": {"diagnostics": [d]}
+        }),
+    );
+    let action = actions["result"][0].clone();
+    assert_eq!(action["title"], "Mock `os.path.exists` in generated tests");
+    assert_eq!(action["kind"], "quickfix");
+    let resolved = server.request("codeAction/resolve", action.clone());
+    let guidance = root.join("tests/lacuna_guidance.py");
+    let text = apply_workspace_edit(&resolved["result"]["edit"], &guidance);
+    assert!(
+        text.contains("@mock(\"os.path.exists\")\ndef os_path_exists(*args, **kwargs)"),
+        "{text}"
+    );
+    let parses = std::process::Command::new(python())
+        .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"])
+        .arg(&guidance)
+        .status()
+        .unwrap();
+    assert!(parses.success());
+    // Offered again, it is refused rather than duplicated.
+    let again = server.request("codeAction/resolve", action);
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already mocked"),
+        "{again}"
+    );
+    server.shutdown();
+}
+
+/// Applies an LSP workspace edit that creates and/or inserts into one file, as an editor would.
+fn apply_workspace_edit(edit: &Value, path: &Path) -> String {
+    let mut text = std::fs::read_to_string(path).unwrap_or_default();
+    for op in edit["documentChanges"].as_array().unwrap() {
+        if op["kind"] == "create" {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            continue;
+        }
+        assert_eq!(op["textDocument"]["uri"], uri(path));
+        let mut edits: Vec<&Value> = op["edits"].as_array().unwrap().iter().collect();
+        edits.sort_by_key(|e| {
+            let s = &e["range"]["start"];
+            std::cmp::Reverse((
+                s["line"].as_u64().unwrap(),
+                s["character"].as_u64().unwrap(),
+            ))
+        });
+        for e in edits {
+            let index = lacuna_grammar::LineIndex::new(&text);
+            let s = &e["range"]["start"];
+            let at = index
+                .offset(lacuna_grammar::LineCol {
+                    line: s["line"].as_u64().unwrap() as u32,
+                    col: s["character"].as_u64().unwrap() as u32,
+                })
+                .unwrap() as usize;
+            text.insert_str(at, e["newText"].as_str().unwrap());
+        }
+    }
+    std::fs::write(path, &text).unwrap();
+    text
+}
+
+#[test]
+fn edits_get_static_diagnostics_and_stale_results_are_never_published() {
+    let (dir, root, module) = project();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    // Rapid edits while generation runs: a syntax error, then more text.
+    for version in 2..=6 {
+        server.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{
+                    "range": {"start": {"line": 9, "character": 18}, "end": {"line": 9, "character": 18}},
+                    "text": if version == 2 { " +" } else { " 1" }
+                }]
+            }),
+        );
+    }
+    let last = server
+        .wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri.as_str()
+                && m["params"]["version"] == 6
+        })
+        .unwrap();
+    // `return "short" + 1 1 1 1` does not parse.
+    assert!(codes(last["params"]["diagnostics"].as_array().unwrap()).contains(&"LCN001"));
+    server.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    // A hover round trip: everything published before it has been received.
+    let _ = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+    );
+    let versions: Vec<i64> = server
+        .notifications
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .filter_map(|m| m["params"]["version"].as_i64())
+        .collect();
+    assert!(
+        versions.windows(2).all(|w| w[0] <= w[1]),
+        "published out of order: {versions:?}"
+    );
+    server.shutdown();
+}
+
+#[test]
+fn untrusted_workspaces_get_static_diagnostics_only() {
+    let (dir, root, module) = project();
+    std::fs::write(&module, format!("{CONFIG_PY}\ndef broken(:\n")).unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": false}));
+    let status = server.wait_for(|m| m["method"] == "lacuna/status").unwrap();
+    assert_eq!(status["params"]["state"], "static");
+    let uri = server.open(&module, 1);
+    let diagnostics = server.diagnostics_where(&uri, has("LCN001"));
+    assert_eq!(codes(&diagnostics), ["LCN001"]);
+    let _ = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 5, "character": 8}}),
+    );
+    assert!(
+        !server
+            .notifications
+            .iter()
+            .any(|m| m["params"]["state"] == "generating"),
+        "nothing runs in an untrusted workspace"
+    );
+    assert!(
+        !root.join(".lacuna").exists(),
+        "and nothing is written into it"
+    );
+    server.shutdown();
+}
+
+#[test]
+fn malformed_messages_get_an_error_and_the_server_keeps_serving() {
+    let (dir, root, module) = project();
+    let mut server = Server::start(&home(&dir), &["--static-only"]);
+    server.initialize(&root, json!({}));
+    server.send_raw("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": ");
+    let error = server.wait_for(|m| m.get("error").is_some()).unwrap();
+    assert_eq!(error["error"]["code"], -32700, "parse error: {error}");
+    let unknown = server.request("textDocument/hover", json!({"nonsense": true}));
+    assert!(unknown.get("error").is_some());
+    let uri = server.open(&module, 1);
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+    );
+    assert_eq!(hover["result"], Value::Null);
+    server.shutdown();
+}
+
+#[test]
+fn results_persist_across_restarts() {
+    let (dir, root, module) = project();
+    let home = home(&dir);
+    let mut first = Server::start(&home, &[]);
+    first.initialize(&root, json!({"trusted": true}));
+    let uri = first.open(&module, 1);
+    first.diagnostics_where(&uri, has("LCN101"));
+    first.shutdown();
+    assert!(root.join(".lacuna/store.redb").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join(".lacuna/.gitignore"))
+            .unwrap()
+            .lines()
+            .last(),
+        Some("*")
+    );
+
+    let mut second = Server::start(&home, &[]);
+    second.initialize(&root, json!({"trusted": true}));
+    second.open(&module, 1);
+    let first_publish = second
+        .wait_for(|m| m["method"] == "textDocument/publishDiagnostics")
+        .unwrap();
+    assert_eq!(
+        codes(first_publish["params"]["diagnostics"].as_array().unwrap()),
+        ["LCN101"]
+    );
+    let _ = second.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(
+        !second
+            .notifications
+            .iter()
+            .any(|m| m["params"]["state"] == "generating"),
+        "a stored result needs no generation"
+    );
+    second.shutdown();
+}
+
+#[test]
+fn a_crashing_worker_does_not_stop_the_server_and_tests_export() {
+    let (dir, root, module) = project();
+    std::fs::write(
+        root.join("app/crash.py"),
+        "import os\n\n\ndef crash(n: int) -> int:\n    if n > 7:\n        os._exit(3)\n    return n\n",
+    )
+    .unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let crash = server.open(&root.join("app/crash.py"), 1);
+    let uri = server.open(&module, 1);
+    server.diagnostics_where(&uri, has("LCN101"));
+    server
+        .wait_for(|m| m["method"] == "lacuna/coverage" && m["params"]["uri"] == crash.as_str())
+        .expect("the crashing function was explored");
+    let out = dir.path().join("exported");
+    let exported = server.request(
+        "workspace/executeCommand",
+        json!({"command": "lacuna.exportTests", "arguments": [{"directory": out}]}),
+    );
+    let written = exported["result"]["written"]
+        .as_array()
+        .expect("files written");
+    assert!(!written.is_empty(), "{exported}");
+    for file in written {
+        let text = std::fs::read_to_string(file.as_str().unwrap()).unwrap();
+        assert!(text.contains("def test_"), "{text}");
+    }
+    server.shutdown();
+}
