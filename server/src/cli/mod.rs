@@ -32,6 +32,9 @@ pub struct LspArgs {
     /// Never run the project's code: syntax, decisions and MC/DC counts only.
     #[arg(long)]
     pub static_only: bool,
+    /// Accepted for clients that pass it: stdio is the only transport.
+    #[arg(long, hide = true)]
+    pub stdio: bool,
 }
 
 #[derive(clap::Args, Debug)]
