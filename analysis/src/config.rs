@@ -219,14 +219,7 @@ impl Config {
         Config {
             root: root.to_owned(),
             source,
-            python: table.python.map(|p| {
-                // A bare command name (`python3.12`) is looked up on PATH, not in the project.
-                if p.components().count() == 1 {
-                    p
-                } else {
-                    abs(&p)
-                }
-            }),
+            python: table.python.map(|p| interpreter_path(root, p)),
             src: table
                 .src
                 .unwrap_or_else(|| vec![PathBuf::from(".")])
@@ -259,6 +252,16 @@ impl Config {
                 .max(1),
             n => n as usize,
         }
+    }
+}
+
+/// The configured interpreter: a bare command name (`python3.12`) is looked up on PATH, not in
+/// the project; a path is relative to the project root.
+pub fn interpreter_path(root: &Path, p: PathBuf) -> PathBuf {
+    if p.components().count() == 1 || p.is_absolute() {
+        p
+    } else {
+        root.join(p)
     }
 }
 

@@ -8,17 +8,8 @@ use client::{Server, uri};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-const CONFIG_PY: &str = r#"import os
-
-
-def load(name: str) -> str:
-    path = name + ".cfg"
-    if os.path.exists(path):
-        return "file"
-    if len(name) > 3:
-        return "long"
-    return "short"
-"#;
+/// The module every session opens; the VS Code extension's contract tests use it too.
+const CONFIG_PY: &str = include_str!("../fixtures/lsp/config.py");
 
 fn python() -> String {
     std::env::var("LACUNA_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
@@ -71,7 +62,11 @@ fn opening_generates_tests_and_explains_the_external_call() {
     assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
     assert_eq!(
         caps["executeCommandProvider"]["commands"],
-        json!(["lacuna.rerun", "lacuna.exportTests"])
+        json!([
+            "lacuna.rerun",
+            "lacuna.exportTests",
+            "lacuna.guidanceModule"
+        ])
     );
     let uri = server.open(&module, 1);
     let diagnostics = server.diagnostics_where(&uri, has("LCN101"));
@@ -371,5 +366,25 @@ fn a_crashing_worker_does_not_stop_the_server_and_tests_export() {
         let text = std::fs::read_to_string(file.as_str().unwrap()).unwrap();
         assert!(text.contains("def test_"), "{text}");
     }
+    // The guidance module: created with its header on first request, never overwritten.
+    let guidance = |server: &mut Server| {
+        server.request(
+            "workspace/executeCommand",
+            json!({"command": "lacuna.guidanceModule", "arguments": []}),
+        )["result"]
+            .clone()
+    };
+    let first = guidance(&mut server);
+    let path = root.join("tests/lacuna_guidance.py");
+    assert_eq!(
+        first,
+        json!({"path": path.display().to_string(), "created": true})
+    );
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("def mock(target):")
+    );
+    assert_eq!(guidance(&mut server)["created"], false);
     server.shutdown();
 }

@@ -13,13 +13,13 @@ import {
 } from 'vscode-languageclient/node';
 import { createClient, type LacunaLanguageClient } from './client';
 import { exportArgs, functionAtCursor, rerunArgs } from './commands';
-import { ensureGuidance, guidancePath, projectRoot } from './guidance';
 import { type ServerResolution, repairBundledServer, resolveServer, systemLookup } from './launch';
 import {
   type CoverageParams,
   type ExportResult,
   Notifications,
   SECTION,
+  type GuidanceResult,
   ServerCommands,
   type StatusParams,
 } from './protocol';
@@ -294,7 +294,7 @@ export class Lacuna implements vscode.Disposable {
     if (this.staticOnly('there are no generated tests to export.')) return;
     if (!this.running()) return;
     const folder = this.folder();
-    const root = folder ? projectRoot(folder.uri.fsPath) : undefined;
+    const root = folder?.uri.fsPath;
     const tests = root ? path.join(root, 'tests') : undefined;
     const picked = await vscode.window.showOpenDialog({
       canSelectFiles: false,
@@ -334,19 +334,25 @@ export class Lacuna implements vscode.Disposable {
   }
 
   async openGuidance(): Promise<void> {
-    const folder = this.folder();
-    if (!folder) {
-      void vscode.window.showInformationMessage('Lacuna: open a folder (the Python project) first.');
-      return;
-    }
-    const file = guidancePath(folder.uri.fsPath, this.readerFor(folder.uri.toString()).get<string>('guidance'));
+    if (!this.running()) return;
+    // The server knows where the module is (pyproject.toml over the setting) and what a new one
+    // starts with; it creates it unless it runs static-only.
+    let result: GuidanceResult | undefined;
     try {
-      if (ensureGuidance(file)) this.output.appendLine(`Created the guidance module ${file}.`);
+      result = await this.executeServerCommand<GuidanceResult>(ServerCommands.guidanceModule, []);
     } catch (error) {
-      void vscode.window.showErrorMessage(`Lacuna could not create ${file}: ${message(error)}`);
+      void vscode.window.showErrorMessage(`Lacuna could not open the guidance module: ${message(error)}`);
       return;
     }
-    await vscode.window.showTextDocument(vscode.Uri.file(file));
+    if (!result) return;
+    if (result.created) this.output.appendLine(`Created the guidance module ${result.path}.`);
+    if (!fs.existsSync(result.path)) {
+      void vscode.window.showInformationMessage(
+        `Lacuna: the guidance module ${result.path} does not exist yet (it is created in a trusted workspace).`,
+      );
+      return;
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(result.path));
   }
 
   showLog(): void {

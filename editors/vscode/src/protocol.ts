@@ -46,7 +46,14 @@ export const SECTION = 'lacuna';
 export const ServerCommands = {
   rerun: 'lacuna.rerun',
   exportTests: 'lacuna.exportTests',
+  guidanceModule: 'lacuna.guidanceModule',
 } as const;
+
+/** What `lacuna.guidanceModule` answers: the module's path, and whether the server just created it. */
+export interface GuidanceResult {
+  path: string;
+  created: boolean;
+}
 
 /** `lacuna.rerun` argument: one file, or one function of it by qualified name. */
 export interface RerunArgs {

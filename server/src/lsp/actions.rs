@@ -16,10 +16,12 @@ use tower_lsp_server::ls_types::{
     WorkspaceEdit,
 };
 
-fn data<'a>(d: &'a Diagnostic, key: &str) -> Option<&'a str> {
+/// A string field of a diagnostic's `data`.
+pub fn data<'a>(d: &'a Diagnostic, key: &str) -> Option<&'a str> {
     d.data.as_ref()?.get(key)?.as_str()
 }
 
+/// `Order` of `shop.orders:Order`.
 pub fn short_class(qualified: &str) -> &str {
     qualified.rsplit([':', '.']).next().unwrap_or(qualified)
 }

@@ -16,6 +16,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 pub const RERUN: &str = "lacuna.rerun";
 pub const EXPORT: &str = "lacuna.exportTests";
+pub const GUIDANCE: &str = "lacuna.guidanceModule";
 
 pub struct Backend {
     client: Client,
@@ -171,7 +172,7 @@ impl LanguageServer for Backend {
                     },
                 )),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![RERUN.into(), EXPORT.into()],
+                    commands: vec![RERUN.into(), EXPORT.into(), GUIDANCE.into()],
                     work_done_progress_options: Default::default(),
                 }),
                 diagnostic_provider: pull.then(|| {
@@ -363,6 +364,22 @@ impl LanguageServer for Backend {
                 match rx.await {
                     Ok(Ok(files)) => Ok(Some(serde_json::json!({
                         "written": files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>()
+                    }))),
+                    Ok(Err(message)) => Err(Error {
+                        code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803),
+                        message: message.into(),
+                        data: None,
+                    }),
+                    Err(_) => Err(Error::internal_error()),
+                }
+            }
+            GUIDANCE => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                self.send(Event::Guidance { reply: tx });
+                match rx.await {
+                    Ok(Ok((path, created))) => Ok(Some(serde_json::json!({
+                        "path": path.display().to_string(),
+                        "created": created,
                     }))),
                     Ok(Err(message)) => Err(Error {
                         code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803),

@@ -123,7 +123,7 @@ impl Generator {
             if !self.current(&job.uri, job.version) {
                 break;
             }
-            let (file, function, under_test, source) = target;
+            let (_, function, under_test, source) = target;
             self.outbox
                 .status(Status::generating(&under_test.qualname, done, total));
             let exploration = self.explore_one(&job.config, &under_test, &job.writers, &source);
@@ -136,7 +136,6 @@ impl Generator {
             let _ = self.events.send(Event::Explored {
                 uri: job.uri.clone(),
                 version: job.version,
-                file,
                 module,
                 outcome,
             });

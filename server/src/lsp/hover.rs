@@ -2,6 +2,7 @@
 //! cause in one sentence, the data-dependence chain with line links, the condition the side
 //! needs in Python, the closest generated input, the fix, and a link to the code's page.
 
+use super::actions::{data, short_class};
 use super::convert::docs_url;
 use super::main_loop::Published;
 use lacuna_analysis::diagnostic::{Cause, Code, Diagnostic};
@@ -38,10 +39,6 @@ pub fn hover(
         }),
         range: Some(published.text.range(hits[0].range, encoding)),
     })
-}
-
-fn data<'a>(d: &'a Diagnostic, key: &str) -> Option<&'a str> {
-    d.data.as_ref()?.get(key)?.as_str()
 }
 
 fn explain(out: &mut String, d: &Diagnostic, uri: &Uri, published: &Published) {
@@ -122,10 +119,6 @@ fn cause_sentence(d: &Diagnostic) -> Option<String> {
         Cause::Infeasible => "No input can take this side: the conditions on the path contradict each other.".to_owned(),
         Cause::Budget => "Generation did not reach it within its budget, and nothing more specific is known.".to_owned(),
     })
-}
-
-fn short_class(qualified: &str) -> &str {
-    qualified.rsplit([':', '.']).next().unwrap_or(qualified)
 }
 
 fn fix_sentence(d: &Diagnostic) -> Option<String> {

@@ -64,12 +64,16 @@ pub enum Event {
     Explored {
         uri: Uri,
         version: i32,
-        file: SourceFile,
         module: String,
         outcome: FunctionOutcome,
     },
     JobDone {
         job: u64,
+    },
+    /// The guidance module's path, created with its header when missing (not in static mode,
+    /// which writes nothing): `(path, created)`.
+    Guidance {
+        reply: tokio::sync::oneshot::Sender<Result<(PathBuf, bool), String>>,
     },
     /// Computes the edit of a code action offered earlier.
     Resolve {
@@ -372,7 +376,6 @@ impl Owner {
             Event::Explored {
                 uri,
                 version,
-                file,
                 module,
                 outcome,
             } => {
@@ -389,8 +392,10 @@ impl Owner {
                         .log(format!("Lacuna: cannot store results: {e}"));
                 }
                 self.outcomes.insert(key, outcome);
-                let _ = file;
                 self.publish(&uri);
+            }
+            Event::Guidance { reply } => {
+                let _ = reply.send(self.guidance_module());
             }
             Event::Resolve { action, reply } => {
                 let _ = reply.send(self.resolve(action));
@@ -402,6 +407,27 @@ impl Owner {
                 }
             }
         }
+    }
+
+    fn guidance_module(&self) -> Result<(PathBuf, bool), String> {
+        let path = self.config.guidance.clone();
+        if path.exists() || self.generator.is_none() {
+            return Ok((path, false));
+        }
+        let write = || -> std::io::Result<()> {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .and_then(|mut f| {
+                    std::io::Write::write_all(&mut f, super::guidance::HEADER.as_bytes())
+                })
+        };
+        write().map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        Ok((path, true))
     }
 
     fn resolve(
@@ -597,8 +623,8 @@ impl Owner {
         let Some(generator) = self.generator.clone() else {
             return;
         };
-        let project: Vec<SourceFile> = (**self.workspace.project.files(&self.workspace.db)).clone();
-        let writers = generation::writers(&self.workspace.db, &project);
+        // Which methods write which fields: computed once per call, and only when needed.
+        let mut writers = None;
         for uri in uris {
             let Some(doc) = self.docs.get(uri) else {
                 continue;
@@ -643,7 +669,12 @@ impl Owner {
                 version,
                 config: self.config.clone(),
                 targets: job_targets,
-                writers: writers.clone(),
+                writers: writers
+                    .get_or_insert_with(|| {
+                        let db = &self.workspace.db;
+                        generation::writers(db, self.workspace.project.files(db))
+                    })
+                    .clone(),
                 reload: std::mem::take(&mut self.disk_changed),
             };
             if generator.send(Request::Explore(job)).is_err() {

@@ -73,11 +73,7 @@ impl Settings {
         if let Some(p) = &self.python
             && !set(&["python"])
         {
-            config.python = Some(if p.components().count() == 1 {
-                p.clone()
-            } else {
-                root.join(p)
-            });
+            config.python = Some(lacuna_analysis::config::interpreter_path(&root, p.clone()));
         }
         if let Some(p) = &self.guidance
             && !set(&["guidance"])

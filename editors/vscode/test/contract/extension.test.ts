@@ -15,17 +15,8 @@ import { LACUNA_BIN, PATIENCE_MS } from './session';
 
 const BUNDLE = path.resolve(__dirname, '../../dist/extension.js');
 
-const CONFIG_PY = `import os
-
-
-def load(name: str) -> str:
-    path = name + ".cfg"
-    if os.path.exists(path):
-        return "file"
-    if len(name) > 3:
-        return "long"
-    return "short"
-`;
+/** The module the sessions open: the same one the server's own end-to-end tests use. */
+const CONFIG_PY = fs.readFileSync(path.resolve(__dirname, '../../../../tests/fixtures/lsp/config.py'), 'utf8');
 
 interface ExtensionModule {
   activate(context: unknown): Promise<LacunaLike>;
@@ -125,7 +116,7 @@ describe('the packaged extension with the real language client and server', () =
     // The server's commands reach VS Code through the extension's own commands only.
     expect(client.getFeature('workspace/executeCommand')).toBeUndefined();
     expect(client.initializeResult?.capabilities.executeCommandProvider?.commands).toEqual(
-      expect.arrayContaining(['lacuna.rerun', 'lacuna.exportTests']),
+      expect.arrayContaining(['lacuna.rerun', 'lacuna.exportTests', 'lacuna.guidanceModule']),
     );
     expect([...fake.state.commands.keys()]).toEqual(
       expect.arrayContaining([

@@ -19,17 +19,8 @@ import { DIAGNOSTIC_SOURCE, type ExportResult, ServerCommands } from '../../src/
 import { toSettings } from '../../src/settings';
 import { LACUNA_BIN, Session, flatConfig } from './session';
 
-const CONFIG_PY = `import os
-
-
-def load(name: str) -> str:
-    path = name + ".cfg"
-    if os.path.exists(path):
-        return "file"
-    if len(name) > 3:
-        return "long"
-    return "short"
-`;
+/** The module the sessions open: the same one the server's own end-to-end tests use. */
+const CONFIG_PY = fs.readFileSync(path.resolve(__dirname, '../../../../tests/fixtures/lsp/config.py'), 'utf8');
 
 /** VS Code settings as a user would set them (flat `lacuna.*` keys, without the prefix). */
 function userSettings(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -98,7 +89,7 @@ afterEach(async () => {
 });
 
 describe('lacuna lsp, driven as the VS Code extension drives it', () => {
-  it('advertises hover, code actions and the two commands the extension sends', async () => {
+  it('advertises hover, code actions and the commands the extension sends', async () => {
     const { root } = project();
     const server = session(root, true, userSettings());
     const init = await server.initialize();
@@ -107,7 +98,7 @@ describe('lacuna lsp, driven as the VS Code extension drives it', () => {
     expect(caps.hoverProvider).toBeTruthy();
     expect(caps.codeActionProvider).toBeTruthy();
     expect([...(caps.executeCommandProvider?.commands ?? [])].sort()).toEqual(
-      [ServerCommands.exportTests, ServerCommands.rerun].sort(),
+      [ServerCommands.exportTests, ServerCommands.guidanceModule, ServerCommands.rerun].sort(),
     );
     expect(caps.textDocumentSync).toMatchObject({ openClose: true });
     // VS Code pulls diagnostics: the server offers pulling to a client that can be refreshed.

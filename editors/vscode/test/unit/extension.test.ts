@@ -361,12 +361,16 @@ describe('commands', () => {
     expect(executeCommands()).toEqual([]);
   });
 
-  it('opens the guidance module, creating it where pyproject.toml says', async () => {
-    fs.writeFileSync(path.join(dir, 'project', 'pyproject.toml'), '[tool.lacuna]\nguidance = "tests/guide.py"\n');
+  it('opens the guidance module the server names', async () => {
+    const file = path.join(dir, 'project', 'tests', 'guide.py');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, 'def mock(target): ...\n');
+    Fake.commandResults.set('lacuna.guidanceModule', { path: file, created: false });
     await start();
     await vscode.commands.executeCommand(Commands.openGuidance);
-    const file = path.join(dir, 'project', 'tests', 'guide.py');
-    expect(fs.readFileSync(file, 'utf8')).toContain('def mock(target):');
+    expect(executeCommands()).toEqual([
+      { method: 'workspace/executeCommand', params: { command: 'lacuna.guidanceModule', arguments: [] } },
+    ]);
     expect(vscode.window.showTextDocument).toHaveBeenCalledWith(vscode.Uri.file(file));
   });
 
