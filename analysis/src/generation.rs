@@ -12,10 +12,11 @@ use crate::db::{
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::inputs::Shape;
 use crate::explore::search::{Budget, Exploration, Signature, explore};
+use crate::guidance::Guidance;
 use lacuna_grammar::{FunctionKind, FunctionSyntax};
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One explored function.
@@ -201,11 +202,19 @@ pub fn writers(db: &dyn Db, files: &[SourceFile]) -> FxHashMap<(String, String),
     out
 }
 
+/// What the search knows of the project beyond the function: who writes each field, and the
+/// guidance module's mocks and factories.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    pub writers: FxHashMap<(String, String), Vec<String>>,
+    pub guidance: Arc<Guidance>,
+}
+
 /// The signature of a target, as the agent describes it.
 pub fn signature(
     pool: &Pool,
     target: &FunctionUnderTest,
-    writers: &FxHashMap<(String, String), Vec<String>>,
+    facts: &Facts,
     source: &str,
 ) -> Result<Signature, String> {
     let request = serde_json::json!({
@@ -244,7 +253,8 @@ pub fn signature(
         params,
         defaults,
         receiver,
-        writers: writers.clone(),
+        writers: facts.writers.clone(),
+        guidance: facts.guidance.clone(),
     })
 }
 
@@ -252,7 +262,7 @@ pub fn signature(
 pub fn explore_all(
     pool: &Pool,
     targets: Vec<Target>,
-    writers: &FxHashMap<(String, String), Vec<String>>,
+    facts: &Facts,
     budget: &Budget,
     threads: usize,
 ) -> Vec<FunctionResult> {
@@ -266,7 +276,7 @@ pub fn explore_all(
                     let Some((i, (file, function, target, source))) = next else {
                         return;
                     };
-                    let exploration = match signature(pool, &target, writers, &source) {
+                    let exploration = match signature(pool, &target, facts, &source) {
                         Ok(sig) => explore(&target, &sig, pool, budget, &source),
                         Err(e) => Exploration {
                             failure: Some(e),

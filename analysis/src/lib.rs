@@ -10,6 +10,7 @@ pub mod emit;
 pub mod explain;
 pub mod explore;
 pub mod generation;
+pub mod guidance;
 pub mod model;
 pub mod symbolic;
 pub mod workspace;

@@ -3,6 +3,7 @@
 //! points into the temporary directory too.
 
 mod client;
+mod efficacy;
 
 use client::{Server, uri};
 use serde_json::{Value, json};
@@ -173,15 +174,19 @@ fn apply_workspace_edit(edit: &Value, path: &Path) -> String {
             continue;
         }
         assert_eq!(op["textDocument"]["uri"], uri(path));
-        let mut edits: Vec<&Value> = op["edits"].as_array().unwrap().iter().collect();
-        edits.sort_by_key(|e| {
+        // Last position first; at one position, the last edit first, so that insertions at
+        // the same position end up in the order given (as the protocol says).
+        let mut edits: Vec<(usize, &Value)> =
+            op["edits"].as_array().unwrap().iter().enumerate().collect();
+        edits.sort_by_key(|(k, e)| {
             let s = &e["range"]["start"];
             std::cmp::Reverse((
                 s["line"].as_u64().unwrap(),
                 s["character"].as_u64().unwrap(),
+                *k,
             ))
         });
-        for e in edits {
+        for (_, e) in edits {
             let index = lacuna_grammar::LineIndex::new(&text);
             let s = &e["range"]["start"];
             let at = index

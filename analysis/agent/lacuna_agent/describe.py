@@ -55,8 +55,84 @@ def type_tree(t, is_project_class, depth=0):
     if isinstance(t, type) and is_project_class(t):
         return describe_class(t, is_project_class, depth + 1)
     if isinstance(t, type):
+        init = _value_type_init(t)
+        if init is not None:
+            return {"kind": "class", "class": _name(t), "init": init, "methods": []}
         return {"kind": "class", "class": _name(t), "external": True}
     return {"kind": "any"}
+
+
+def _value_type_init(t):
+    """Constructor parameters of the standard library's value types whose attributes are their
+    constructor's parameters (`datetime(2024, 1, 1, hour=9).hour == 9`), with defaults that
+    make a valid value."""
+    import datetime
+
+    fields = {
+        datetime.datetime: (("year", 2024), ("month", 1), ("day", 1), ("hour", 12),
+                            ("minute", 0), ("second", 0)),
+        datetime.date: (("year", 2024), ("month", 1), ("day", 1)),
+        datetime.time: (("hour", 12), ("minute", 0), ("second", 0)),
+        datetime.timedelta: (("days", 0), ("seconds", 0)),
+    }.get(t)
+    if fields is None:
+        return None
+    return [{"name": name, "kind": "positional_or_keyword", "type": {"kind": "int"},
+             "default": repr(default)} for name, default in fields]
+
+
+def annotation(func, name="return"):
+    """The annotation `name` of `func`, resolved; a string annotation the module's globals
+    cannot resolve (`"datetime.datetime"` without `import datetime`) is evaluated with the
+    typing names and modules imported on demand."""
+    try:
+        return typing.get_type_hints(func).get(name, inspect.Parameter.empty)
+    except Exception:
+        pass
+    raw = getattr(func, "__annotations__", {}).get(name, inspect.Parameter.empty)
+    if not isinstance(raw, str):
+        return raw
+    namespace = _Importing(vars(typing))
+    try:
+        return eval(raw, {"__builtins__": __builtins__}, namespace)  # the project's own text
+    except Exception:
+        return inspect.Parameter.empty
+
+
+class _Importing(dict):
+    """A namespace where an unknown name is the module of that name, imported."""
+
+    def __missing__(self, key):
+        import importlib
+
+        try:
+            return importlib.import_module(key)
+        except ImportError:
+            raise KeyError(key)
+
+
+def guidance(module, is_project_class):
+    """The declarations of a guidance module: mocked callees with the type of what they return,
+    and factories with their parameters and the class they build."""
+    mocks, factories = [], []
+    for name, member in sorted(vars(module).items()):
+        if not inspect.isfunction(member) or member.__module__ != module.__name__:
+            continue
+        target = getattr(member, "__lacuna_mock__", None)
+        if isinstance(target, str):
+            mocks.append({"target": target,
+                          "returns": type_tree(annotation(member), is_project_class)})
+        elif getattr(member, "__lacuna_factory__", False):
+            returns = annotation(member)
+            if not isinstance(returns, type):
+                continue
+            try:
+                params = parameters(member, is_project_class, 1)
+            except (TypeError, ValueError):
+                continue
+            factories.append({"function": "%s:%s" % (module.__name__, member.__qualname__),
+                              "class": _name(returns), "params": params})
+    return {"mocks": mocks, "factories": factories}
 
 
 def _is_union_type(t):

@@ -5,6 +5,7 @@ happened — return value or exception, branches with their conditions, external
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util as importlib_util
 import io
 import os
 import signal
@@ -16,6 +17,20 @@ from . import interpose, positions, recorder, values
 from .sym import Sym, concrete
 
 MAX_OUTPUT = 4096
+
+
+def _mocked_value(tree, runtime):
+    """A mocked call's value, its symbol, and — for an object of code the agent does not follow,
+    built through its constructor — the constructor's parameter names, which its attributes are
+    read through (`datetime(year=…, hour=…).hour`)."""
+    value = values.decode(tree, runtime.is_project_object)
+    sym = tree.get("sym")
+    init = None
+    if tree.get("kind") == "object" and sym is not None and not runtime.is_project_object(value):
+        prefix = sym + ".__init__."
+        init = tuple(a["sym"][len(prefix):] for a in tree.get("args", [])
+                     if str(a.get("sym", "")).startswith(prefix))
+    return value, sym, init
 
 
 class ExecutionTimeout(BaseException):
@@ -162,6 +177,25 @@ class Runtime:
             self.sandbox.importing = False
         return describing.describe(func, owner, self.is_project_class)
 
+    def guidance(self, request):
+        """The mocks and factories declared in the guidance module (imported as project code by
+        its module name, or from its path when it is outside the import roots)."""
+        self.sandbox.importing = True
+        self.sandbox.active = True
+        try:
+            name = request.get("module")
+            if name:
+                module = importlib.import_module(name)
+            else:
+                spec = importlib_util.spec_from_file_location("lacuna_guidance", request["path"])
+                module = importlib_util.module_from_spec(spec)
+                sys.modules["lacuna_guidance"] = module
+                spec.loader.exec_module(module)
+        finally:
+            self.sandbox.active = False
+            self.sandbox.importing = False
+        return describing.guidance(module, self.is_project_class)
+
     def execute(self, request):
         saved = self.guard.save()
         rec = None
@@ -185,15 +219,14 @@ class Runtime:
                 if receiver is not None:
                     func = getattr(values.decode(receiver, self.is_project_object),
                                    request["target"]["qualname"].split(".")[-1])
-                mocks = [(m["target"], [values.decode(t, self.is_project_object)
-                                        for t in m.get("returns", [])])
+                mocks = [(m["target"], [_mocked_value(t, self) for t in m.get("returns", [])])
                          for m in request.get("mocks", [])]
             except values.InputError as e:
                 return {"status": "input-error", "error": str(e)}
             except Exception as e:
                 return {"status": "input-error", "error": "%s: %s" % (type(e).__name__, e)}
             if mocks:
-                restore_mocks = interpose.install_mocks(mocks, self.project_modules)
+                restore_mocks = interpose.install_mocks(mocks)
             timeout = float(request.get("timeout_ms", 1000)) / 1000.0
             sys.stdout, sys.stderr = out, err
             rec = recorder.start(lambda code: self.is_project_file(code.co_filename))

@@ -44,7 +44,11 @@ def _concrete_args(args, kwargs):
 
 
 def call_external(name, target, args, kwargs):
-    """Calls `target` as the external function `name`, recording the call."""
+    """Calls `target` as the external function `name`, recording the call — or, when the
+    guidance module mocks `name`, the mock instead."""
+    mock = _active_mocks.get(name)
+    if mock is not None and _state["depth"] == 0:
+        return mock(*args, **kwargs)
     rec = recorder.current()
     cargs, ckwargs = _concrete_args(args, kwargs)
     if rec is None or _state["depth"] > 0:
@@ -69,11 +73,12 @@ def returned(rec, n, result):
     except Exception:
         text = "<unprintable>"
     base = "$ret:%d" % n
+    type_name = _qualname(type(result))
     if sort is not None:
-        rec.external_return(n, text, sort)
+        rec.external_return(n, text, sort, type_name=type_name)
         return make(result, ["var", base, sort], 1)
     wrapped = wrap_returned(result, base)
-    rec.external_return(n, text, None, paths=wrapped is not result)
+    rec.external_return(n, text, None, paths=wrapped is not result, type_name=type_name)
     return wrapped
 
 
@@ -105,13 +110,16 @@ def _path(value, name):
 
 class ReturnedObject:
     """An object returned by an external call whose primitive attributes become symbols
-    (`datetime.now().hour` → `$ret:3.hour`). Method calls on it are external calls too."""
+    (`datetime.now().hour` → `$ret:3.hour`). Method calls on it are external calls too. For a
+    mocked call's value, built through its constructor, an attribute named like a constructor
+    parameter is that parameter's symbol (`$mock:0[0].__init__.hour`)."""
 
-    __slots__ = ("_target", "_base")
+    __slots__ = ("_target", "_base", "_init")
 
-    def __init__(self, target, base):
+    def __init__(self, target, base, init=()):
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_base", base)
+        object.__setattr__(self, "_init", frozenset(init))
 
     @property
     def __class__(self):
@@ -123,6 +131,8 @@ class ReturnedObject:
         base = object.__getattribute__(self, "_base")
         if callable(value) and not isinstance(value, type):
             return ExternalFunction("%s.%s" % (_qualname(type(target)), name), value)
+        if name in object.__getattribute__(self, "_init"):
+            return _path(value, "%s.__init__.%s" % (base, name))
         return _path(value, "%s.%s" % (base, name))
 
     def __setattr__(self, name, value):
@@ -542,9 +552,14 @@ def _is_plain_data(cls):
 
 # -- mocks ----------------------------------------------------------------------------------
 
+_active_mocks = {}
+
+
 class Mock:
     """A mocked external function: its n-th call returns the n-th value given (the last one
-    repeats), and is recorded as an external call whose return symbol is that value's own."""
+    repeats), and is recorded as an external call whose return symbol is that value's own.
+    Each value comes with its symbol name and, for an object of code the agent does not follow
+    (a `datetime`), the constructor's parameter names: its attributes become symbols."""
 
     def __init__(self, name, values):
         self._name = name
@@ -552,7 +567,8 @@ class Mock:
         self._calls = 0
 
     def __call__(self, *args, **kwargs):
-        value = self._values[min(self._calls, len(self._values) - 1)] if self._values else None
+        value, sym, init = (self._values[min(self._calls, len(self._values) - 1)]
+                            if self._values else (None, None, None))
         self._calls += 1
         rec = recorder.current()
         if rec is not None:
@@ -563,35 +579,22 @@ class Mock:
             event["mocked"] = True
             if isinstance(value, Sym) and isinstance(value._e, list) and value._e[:1] == ["var"]:
                 event["ret_var"] = value._e[1]
+            elif sym is not None and value is not None and not isinstance(value, Sym):
+                event["ret_var"] = sym
+        if init is not None and sym is not None:
+            return ReturnedObject(value, sym, init)
         return value
 
 
-def install_mocks(mocks, modules):
-    """Patches each mocked target (a dotted name such as `os.path.exists`) in its module and
-    wherever a project module refers to it; returns a function that undoes everything."""
-    import importlib
-
-    undo = []
+def install_mocks(mocks):
+    """Makes each mocked callee (by the dotted name project code calls it through, such as
+    `os.path.exists` or `datetime.datetime.now`) answer with its values; returns a function
+    that undoes it. Nothing is patched: external calls from project code go through
+    `call_external`, which asks for the mock by name, so the agent and the standard library
+    keep the real functions."""
     for target, values in mocks:
-        module_name, _, attr = target.rpartition(".")
-        mock = Mock(target, values)
-        try:
-            owner = importlib.import_module(module_name)
-        except ImportError:
-            owner = None
-        original = getattr(owner, attr, None) if owner is not None else None
-        if owner is not None and original is not None:
-            setattr(owner, attr, mock)
-            undo.append((owner, attr, original))
-        for module in modules:
-            for name, value in list(vars(module).items()):
-                inner = value._target if isinstance(value, ExternalFunction) else value
-                if original is not None and inner is original:
-                    setattr(module, name, mock)
-                    undo.append((module, name, value))
-            if module_name in ("builtins", "") and attr in ("open", "input", "print"):
-                module.__dict__["__builtins__"] = dict(module.__dict__["__builtins__"], **{attr: mock})
+        _active_mocks[target] = Mock(target, values)
+
     def restore():
-        for owner, attr, original in reversed(undo):
-            setattr(owner, attr, original)
+        _active_mocks.clear()
     return restore

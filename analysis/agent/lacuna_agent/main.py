@@ -50,6 +50,8 @@ def main():
                 response = runtime.execute(request)
             elif op == "describe":
                 response = runtime.describe(request)
+            elif op == "guidance":
+                response = runtime.guidance(request)
             elif op == "shutdown":
                 send({"id": request.get("id"), "ok": True})
                 return

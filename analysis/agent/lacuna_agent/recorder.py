@@ -84,12 +84,14 @@ class Recorder:
         self.events.append(event)
         return n
 
-    def external_return(self, n, value_repr, sort, paths=False):
+    def external_return(self, n, value_repr, sort, paths=False, type_name=None):
         """The call numbered `n` returned; `sort` is the return symbol's sort, or None when the
         value is not a scalar — then `paths` says whether its parts get symbols
-        (`$ret:n.hour`, `$ret:n["key"]`)."""
+        (`$ret:n.hour`, `$ret:n["key"]`). `type_name` is the value's type (`datetime.datetime`)."""
         event = self._call_event(n)
         event["ret"] = {"repr": value_repr, "sort": sort}
+        if type_name is not None:
+            event["ret"]["type"] = type_name
         if sort is not None or paths:
             event["ret_var"] = "$ret:%d" % n
 

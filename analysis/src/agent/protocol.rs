@@ -157,6 +157,9 @@ pub struct Position(pub u32, pub Option<u32>, pub u32, pub Option<u32>);
 pub struct CallReturn {
     pub repr: String,
     pub sort: Option<String>,
+    /// The returned value's type (`datetime.datetime`, `NoneType`).
+    #[serde(default, rename = "type")]
+    pub type_name: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

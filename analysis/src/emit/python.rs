@@ -58,9 +58,15 @@ pub fn module_tests(module: &str, functions: &[FunctionTests<'_>]) -> Option<Tes
                 continue;
             }
             n += 1;
-            let name = test_name(qualname, n, &test.outcome);
+            let mut name = test_name(qualname, n, &test.outcome);
+            // Kept only because it shows an MC/DC obligation: the name says which.
+            if test.new_sides.is_empty()
+                && let Some(&(_, condition, value)) = test.new_obligations.first()
+            {
+                name.push_str(&format!("_mcdc_condition_{condition}_{value}"));
+            }
             let Some((source, without_assertion)) =
-                test_source(&name, qualname, &test.request, &test.outcome, &mut imports)
+                test_source(&name, qualname, test, &mut imports)
             else {
                 continue;
             };
@@ -126,6 +132,8 @@ fn test_name(qualname: &str, n: usize, outcome: &Outcome) -> String {
 struct Imports {
     pytest: bool,
     math: bool,
+    /// Some test patches a mocked call: the file defines `_mock`.
+    mock: bool,
     from: BTreeSet<(String, String)>,
 }
 
@@ -142,13 +150,19 @@ impl Imports {
 
     fn render(&self) -> String {
         let mut out = String::new();
+        if self.mock {
+            out.push_str("import importlib\n");
+        }
         if self.math {
             out.push_str("import math\n");
+        }
+        if self.mock {
+            out.push_str("import sys\n");
         }
         if self.pytest {
             out.push_str("import pytest\n");
         }
-        if self.math || self.pytest {
+        if self.math || self.pytest || self.mock {
             out.push('\n');
         }
         let mut last = String::new();
@@ -170,9 +184,46 @@ impl Imports {
             out.push('\n');
         }
         out.push_str("\n\n");
+        if self.mock {
+            out.push_str(MOCK_HELPER);
+            out.push_str("\n\n");
+        }
         out
     }
 }
+
+/// Patches a mocked call for one test, the way the generator ran it: by the dotted name the
+/// code calls it through, where it is defined (a built-in type's method through a subclass put
+/// in its place) and wherever the module under test imported it by name.
+const MOCK_HELPER: &str = r#"def _mock(monkeypatch, module, target, *values):
+    """Makes `target` return `values` in turn (the last one repeats) while the test runs."""
+    parts = target.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:i]))
+            break
+        except ImportError:
+            continue
+    else:
+        owner, i = importlib.import_module("builtins"), 0
+    for part in parts[i:-1]:
+        owner = getattr(owner, part)
+    original = getattr(owner, parts[-1])
+    returns = list(values)
+
+    def fake(*args, **kwargs):
+        return returns.pop(0) if len(returns) > 1 else returns[0]
+
+    try:
+        monkeypatch.setattr(owner, parts[-1], fake)
+    except TypeError:  # a built-in type (`datetime.datetime.now`): a subclass takes its place
+        original = owner
+        fake = type(owner.__name__, (owner,), {parts[-1]: staticmethod(fake)})
+        monkeypatch.setattr(sys.modules[owner.__module__], owner.__name__, fake)
+    for name, value in list(vars(sys.modules[module]).items()):
+        if value is original:
+            monkeypatch.setattr(sys.modules[module], name, fake)
+"#;
 
 /// Builds a Python expression for a value tree; objects need statements first, which go into
 /// `setup` under fresh variable names.
@@ -199,8 +250,9 @@ impl Writer<'_> {
                 s.chars().collect::<Vec<_>>()
             })
             .collect();
-        let base = if base.is_empty() {
-            "value".to_owned()
+        // `datetime = datetime(...)` would shadow the class it calls.
+        let base = if base.is_empty() || base == class.rsplit('.').next().unwrap_or(class) {
+            format!("{base}_value").trim_start_matches('_').to_owned()
         } else {
             base
         };
@@ -335,12 +387,32 @@ fn call_source(
 fn test_source(
     name: &str,
     qualname: &str,
-    request: &ExecuteRequest,
-    outcome: &Outcome,
+    test: &GeneratedTest,
     imports: &mut Imports,
 ) -> Option<(String, Option<String>)> {
-    let (setup, call) = call_source(qualname, request, imports)?;
-    let mut out = format!("def {name}():\n");
+    let (request, outcome) = (&test.request, &test.outcome);
+    let (mut setup, call) = call_source(qualname, request, imports)?;
+    let mocks: Vec<_> = request
+        .mocks
+        .iter()
+        .filter(|m| test.mocked.contains(&m.target) && !m.returns.is_empty())
+        .collect();
+    for mock in &mocks {
+        let mut writer = Writer {
+            imports,
+            setup: vec![],
+            used: BTreeSet::from(["result".to_owned(), "monkeypatch".to_owned()]),
+        };
+        let values = writer.list(&mock.returns)?;
+        setup.extend(writer.setup);
+        setup.push(format!(
+            "_mock(monkeypatch, {:?}, {:?}, {values})",
+            request.target.module, mock.target
+        ));
+        imports.mock = true;
+    }
+    let fixture = if mocks.is_empty() { "" } else { "monkeypatch" };
+    let mut out = format!("def {name}({fixture}):\n");
     for line in &setup {
         let _ = writeln!(out, "    {line}");
     }

@@ -92,10 +92,59 @@ impl ExternalKind {
     }
 }
 
+/// What well-known calls return, for a mock's declaration when the runs did not show it (an
+/// unset environment variable only ever returned `None`).
+const KNOWN_RETURNS: &[(&str, &str)] = &[
+    ("os.environ.get", "Optional[str]"),
+    ("os.getenv", "Optional[str]"),
+    ("os.environ.__getitem__", "str"),
+    ("input", "str"),
+    ("time.time", "float"),
+    ("time.monotonic", "float"),
+    ("time.perf_counter", "float"),
+    ("random.random", "float"),
+    ("random.uniform", "float"),
+    ("random.randint", "int"),
+    ("random.randrange", "int"),
+    ("random.getrandbits", "int"),
+    ("datetime.datetime.now", "datetime.datetime"),
+    ("datetime.datetime.utcnow", "datetime.datetime"),
+    ("datetime.datetime.today", "datetime.datetime"),
+    ("datetime.date.today", "datetime.date"),
+];
+
+/// The return annotation of a mock for `callee`, from what it returned when it ran
+/// (`{"NoneType", "str"}` → `Optional[str]`); `None` when nothing useful is known.
+pub fn return_annotation(
+    callee: &str,
+    returned: &std::collections::BTreeSet<String>,
+) -> Option<String> {
+    if let Some((_, known)) = KNOWN_RETURNS.iter().find(|(c, _)| *c == callee) {
+        return Some((*known).to_owned());
+    }
+    let optional = returned.contains("NoneType");
+    let types: Vec<&str> = returned
+        .iter()
+        .map(String::as_str)
+        .filter(|t| *t != "NoneType")
+        .collect();
+    let inner = match types.as_slice() {
+        [] => return None,
+        [one] => (*one).to_owned(),
+        many => format!("Union[{}]", many.join(", ")),
+    };
+    Some(if optional {
+        format!("Optional[{inner}]")
+    } else {
+        inner
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::ExternalKind::*;
     use super::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn kinds() {
@@ -107,5 +156,23 @@ mod tests {
         assert_eq!(ExternalKind::of("math.sin"), Opaque);
         assert_eq!(ExternalKind::of("hashlib.sha256"), Opaque);
         assert_eq!(ExternalKind::of("re.Pattern.match"), Opaque);
+    }
+
+    #[test]
+    fn annotations_from_returned_types() {
+        let seen = |t: &[&str]| t.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        assert_eq!(
+            return_annotation("os.path.exists", &seen(&["bool"])).as_deref(),
+            Some("bool")
+        );
+        assert_eq!(
+            return_annotation("shop.api.lookup", &seen(&["NoneType", "str"])).as_deref(),
+            Some("Optional[str]")
+        );
+        assert_eq!(
+            return_annotation("os.environ.get", &seen(&["NoneType"])).as_deref(),
+            Some("Optional[str]")
+        );
+        assert_eq!(return_annotation("x.y", &seen(&["NoneType"])), None);
     }
 }

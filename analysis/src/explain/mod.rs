@@ -5,6 +5,7 @@
 //! them. Produces diagnostics as plain data; the server and the CLI present them.
 
 mod external;
+pub mod mcdc;
 
 use crate::diagnostic::{Cause, Code, Diagnostic, Related, Severity};
 use crate::explore::coverage::FunctionUnderTest;
@@ -14,11 +15,22 @@ use serde_json::{Value as Json, json};
 
 pub use external::ExternalKind;
 
-/// Per function: branch sides covered, and a diagnostic for each side that is not.
+/// Per function: branch sides covered, MC/DC obligations per decision, and a diagnostic for
+/// each side and each obligation that is not covered.
 pub struct FunctionReport {
     pub covered: usize,
     pub total: usize,
+    pub obligations: Vec<mcdc::DecisionObligations>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+impl FunctionReport {
+    /// MC/DC obligations shown and in total.
+    pub fn obligations_covered(&self) -> (usize, usize) {
+        self.obligations
+            .iter()
+            .fold((0, 0), |(c, t), d| (c + d.covered, t + d.total))
+    }
 }
 
 /// Why one side is uncovered: the cause, a clause for the message, the data for code actions
@@ -42,7 +54,11 @@ impl Explanation {
     }
 }
 
-pub fn explain(f: &FunctionUnderTest, exploration: &Exploration) -> FunctionReport {
+pub fn explain(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    mcdc_config: &crate::config::Mcdc,
+) -> FunctionReport {
     let decisions = &f.syntax.decisions;
     let mut explained: Vec<Option<Explanation>> = vec![None; decisions.len() * 2];
     // Reached decisions first, then the others in source order, so that a guard is explained
@@ -98,9 +114,13 @@ pub fn explain(f: &FunctionUnderTest, exploration: &Exploration) -> FunctionRepo
             diagnostics.push(diagnostic);
         }
     }
+    let mut solver = None;
+    let obligations = mcdc::decisions(f, exploration, mcdc_config, &mut solver);
+    diagnostics.extend(mcdc::diagnostics(f, exploration, &obligations));
     FunctionReport {
         covered: exploration.covered.len(),
         total,
+        obligations,
         diagnostics,
     }
 }
@@ -313,6 +333,7 @@ fn external_call(f: &FunctionUnderTest, exploration: &Exploration, index: usize)
             "line": line,
             "external": kind.as_str(),
             "arguments_from_inputs": call.arg_vars,
+            "returns": external::return_annotation(&call.callee, &call.returns),
         }),
     );
     if let Some(range) = position_range(f, call.pos) {

@@ -6,6 +6,7 @@
 
 use crate::agent::protocol::{MethodCall, Value, ValueTree};
 use crate::explore::solver::Value as ModelValue;
+use crate::guidance::FactoryDecl;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
@@ -181,6 +182,19 @@ pub struct Builder<'a> {
     pub bound: usize,
     /// Literals found in the function, for defaults that are more likely to matter.
     pub strings: &'a [String],
+    /// Factories of the guidance module: objects of their classes are built through them.
+    pub factories: &'a [FactoryDecl],
+}
+
+/// The choice that builds the object at `path` through its constructor although a factory
+/// exists (taken when the factory cannot build the inputs the solver asks for).
+pub fn constructor_choice(path: &str) -> String {
+    format!("{path}#constructor")
+}
+
+/// The path of a factory's parameter inside the object it builds: `order.__factory__.items`.
+pub fn factory_param(object: &str, param: &str) -> String {
+    format!("{object}.__factory__.{param}")
 }
 
 impl Builder<'_> {
@@ -318,6 +332,38 @@ impl Builder<'_> {
                 ValueTree::named(Value::Dict { items }, path)
             }
             Shape::Object(object) => {
+                let factory = self
+                    .factories
+                    .iter()
+                    .find(|f| f.class == object.class)
+                    .filter(|_| c.choices.get(&constructor_choice(path)) != Some(&1));
+                if let Some(factory) = factory {
+                    // An unannotated factory parameter named like a constructor parameter
+                    // takes that parameter's type (the skeleton passes it on).
+                    let args = factory
+                        .params
+                        .iter()
+                        .map(|(name, s)| {
+                            let s = match s {
+                                Shape::Any => object
+                                    .init
+                                    .iter()
+                                    .find(|(n, _)| n == name)
+                                    .map_or(s, |(_, init)| init),
+                                s => s,
+                            };
+                            self.build(s, &factory_param(path, name))
+                        })
+                        .collect();
+                    return ValueTree::named(
+                        Value::Factory {
+                            function: factory.function.clone(),
+                            args,
+                            kwargs: BTreeMap::new(),
+                        },
+                        path,
+                    );
+                }
                 let init = &format!("{path}.__init__");
                 let args = object
                     .init
@@ -432,6 +478,7 @@ mod tests {
             candidate: &c,
             bound: 8,
             strings: &[],
+            factories: &[],
         };
         let t = b.build(&Shape::List(Box::new(Shape::Int)), "xs");
         let json = serde_json::to_value(&t).unwrap();

@@ -7,11 +7,12 @@
 //! (time, executions) is spent, and says for every side it missed what it learned.
 
 use super::coverage::{ConditionIndex, FunctionUnderTest, Observed, Origin, observe};
-use super::inputs::{Builder, Candidate, ObjectShape, Shape};
+use super::inputs::{Builder, Candidate, ObjectShape, Shape, constructor_choice, factory_param};
 use super::seeds::literals;
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
-use crate::agent::protocol::{ExecuteRequest, Target};
+use crate::agent::protocol::{ExecuteRequest, Mock, Target};
 use crate::agent::{Event, Execution, Pool, Status, Value, ValueTree};
+use crate::guidance::{FactoryDecl, Guidance};
 use crate::model::mcdc::Independence;
 use crate::symbolic::{Expr, VarPath, VarRoot};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -37,6 +38,8 @@ pub struct Signature {
     pub receiver: Option<ObjectShape>,
     /// Methods that write each field, per class (`module:Qual`): from the class model.
     pub writers: FxHashMap<(String, String), Vec<String>>,
+    /// The mocks and factories of the project's guidance module.
+    pub guidance: std::sync::Arc<Guidance>,
 }
 
 /// A generated test: an input worth keeping, and what it did.
@@ -54,6 +57,8 @@ pub struct GeneratedTest {
     /// The sandbox refused a side effect during the run: under plain pytest the test would
     /// perform it for real, so it is never emitted.
     pub blocked: bool,
+    /// The mocked callees the run called: the emitted test patches these.
+    pub mocked: BTreeSet<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -127,6 +132,8 @@ pub struct ExternalCallSeen {
     pub raised: bool,
     pub blocked: Option<String>,
     pub calls: u32,
+    /// The types of the values it returned (`bool`, `NoneType`, `datetime.datetime`).
+    pub returns: BTreeSet<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -175,6 +182,9 @@ struct Search<'a> {
     tried_flips: FxHashSet<String>,
     frontier: Vec<(u32, Candidate)>,
     all_conditions: FxHashSet<(usize, u16, bool)>,
+    /// The most calls of each mocked callee (by its index in the guidance) seen in one run:
+    /// how many return values the next requests carry.
+    mock_calls: FxHashMap<usize, u32>,
 }
 
 /// Explores one function within the budget.
@@ -201,6 +211,7 @@ pub fn explore(
         tried_flips: FxHashSet::default(),
         frontier: vec![],
         all_conditions: FxHashSet::default(),
+        mock_calls: FxHashMap::default(),
     };
     if let Some(r) = &signature.receiver {
         search
@@ -376,11 +387,56 @@ impl Search<'_> {
     }
 
     fn request(&self, candidate: &Candidate) -> ExecuteRequest {
+        // A mocked call returns one value per call; what the candidate leaves unset inside a
+        // returned object takes the declaration's defaults (a valid `datetime`).
+        let calls = |m: usize| {
+            self.mock_calls
+                .get(&m)
+                .copied()
+                .unwrap_or(1)
+                .clamp(1, self.budget.loop_bound.max(1)) as usize
+        };
+        let mut with_defaults;
+        let mut candidate = candidate;
+        if self
+            .signature
+            .guidance
+            .mocks
+            .iter()
+            .any(|m| !m.defaults.is_empty())
+        {
+            with_defaults = candidate.clone();
+            for (m, decl) in self.signature.guidance.mocks.iter().enumerate() {
+                for k in 0..calls(m) {
+                    for (rel, value) in &decl.defaults {
+                        with_defaults
+                            .vars
+                            .entry(format!("$mock:{m}[{k}].{rel}"))
+                            .or_insert_with(|| value.clone());
+                    }
+                }
+            }
+            candidate = &with_defaults;
+        }
         let builder = Builder {
             candidate,
             bound: self.budget.loop_bound as usize,
             strings: &self.strings,
+            factories: &self.signature.guidance.factories,
         };
+        let mocks = self
+            .signature
+            .guidance
+            .mocks
+            .iter()
+            .enumerate()
+            .map(|(m, decl)| Mock {
+                target: decl.target.clone(),
+                returns: (0..calls(m))
+                    .map(|k| builder.build(&decl.returns, &format!("$mock:{m}[{k}]")))
+                    .collect(),
+            })
+            .collect();
         ExecuteRequest {
             target: Target {
                 module: self.f.module.clone(),
@@ -398,7 +454,7 @@ impl Search<'_> {
                 .map(|(name, shape)| builder.build(shape, name))
                 .collect(),
             kwargs: BTreeMap::new(),
-            mocks: vec![],
+            mocks,
             timeout_ms: self.budget.execution_timeout_ms,
         }
     }
@@ -515,6 +571,18 @@ impl Search<'_> {
                 new_sides,
                 new_obligations,
                 sides: observed.sides.iter().copied().collect(),
+                mocked: run
+                    .events
+                    .iter()
+                    .filter_map(|e| match e {
+                        Event::Call {
+                            callee,
+                            mocked: true,
+                            ..
+                        } => Some(callee.clone()),
+                        _ => None,
+                    })
+                    .collect(),
                 blocked: run
                     .events
                     .iter()
@@ -524,8 +592,29 @@ impl Search<'_> {
     }
 
     fn record_external_calls(&mut self, run: &Execution) {
+        let mut mocked: FxHashMap<usize, u32> = FxHashMap::default();
         for event in &run.events {
-            let (callee, file, pos, arg_vars, ret_var, raised, blocked) = match event {
+            if let Event::Call {
+                callee,
+                mocked: true,
+                ..
+            } = event
+                && let Some(m) = self
+                    .signature
+                    .guidance
+                    .mocks
+                    .iter()
+                    .position(|d| &d.target == callee)
+            {
+                *mocked.entry(m).or_default() += 1;
+            }
+        }
+        for (m, n) in mocked {
+            let e = self.mock_calls.entry(m).or_default();
+            *e = (*e).max(n);
+        }
+        for event in &run.events {
+            let (callee, file, pos, arg_vars, ret_var, raised, blocked, returned) = match event {
                 Event::Call {
                     callee,
                     f,
@@ -533,6 +622,7 @@ impl Search<'_> {
                     arg_vars,
                     ret_var,
                     raised,
+                    ret,
                     ..
                 } => (
                     callee.clone(),
@@ -542,6 +632,7 @@ impl Search<'_> {
                     ret_var.clone(),
                     raised.is_some(),
                     None,
+                    ret.as_ref().and_then(|r| r.type_name.clone()),
                 ),
                 Event::Blocked {
                     event,
@@ -557,6 +648,7 @@ impl Search<'_> {
                     None,
                     true,
                     Some(detail.clone()),
+                    None,
                 ),
                 _ => continue,
             };
@@ -578,12 +670,14 @@ impl Search<'_> {
                         raised: true,
                         blocked: None,
                         calls: 0,
+                        returns: BTreeSet::new(),
                     });
                     self.out.external_calls.len() - 1
                 }
             };
             let seen = &mut self.out.external_calls[index];
             seen.calls += 1;
+            seen.returns.extend(returned);
             for v in arg_vars {
                 if !seen.arg_vars.contains(&v) {
                     seen.arg_vars.push(v);
@@ -636,6 +730,26 @@ impl Search<'_> {
         }
         for t in request.args.iter().chain(request.receiver.iter()) {
             walk(t, &mut scalars);
+        }
+        // A factory that rejects its arguments: the constructor may do better.
+        fn factories(t: &ValueTree, out: &mut Vec<String>) {
+            match &t.value {
+                Value::Factory { args, .. } => {
+                    out.extend(t.sym.clone());
+                    args.iter().for_each(|a| factories(a, out));
+                }
+                Value::Object { args, .. } => args.iter().for_each(|a| factories(a, out)),
+                _ => {}
+            }
+        }
+        let mut built = vec![];
+        for t in request.args.iter().chain(request.receiver.iter()) {
+            factories(t, &mut built);
+        }
+        for path in built {
+            let mut next = candidate.clone();
+            next.choices.insert(constructor_choice(&path), 1);
+            self.push(2, next);
         }
         for (path, value) in scalars {
             let replacements: Vec<ModelValue> = match value {
@@ -695,7 +809,16 @@ impl Search<'_> {
                 }
                 Origin::Loop | Origin::Other => 1,
             };
-            let key = flip_key(&path[..i], &step.negation());
+            // A flip tried with objects built through a factory is tried again when they are
+            // built through their constructors instead.
+            let mut key = flip_key(&path[..i], &step.negation());
+            for (choice, _) in candidate
+                .choices
+                .iter()
+                .filter(|(c, _)| c.ends_with("#constructor"))
+            {
+                key.push_str(choice);
+            }
             if !self.tried_flips.insert(key) {
                 continue;
             }
@@ -733,6 +856,9 @@ impl Search<'_> {
         let indices: Vec<usize> = flips.iter().map(|&(_, i)| i).collect();
         let answers = self.solver.negations(&prefix, &indices);
         for (i, mut answer) in answers {
+            if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
+                eprintln!("flip {} -> {:?}", path[i].negation(), answer);
+            }
             // A path's own loop exits can make a flip unsatisfiable (`len(xs) == 0` on this
             // path, `len(xs) >= 20` wanted): try again with only the decisions' conditions.
             if answer == Answer::Unsat
@@ -754,35 +880,47 @@ impl Search<'_> {
                 _ => None,
             };
             match answer {
-                Answer::Sat(model) => match self.apply(candidate, &model, &controllable) {
-                    Applied::Candidate(next) => self.push(priority, next),
-                    Applied::Uncontrollable(vars) => {
-                        let mut in_step = vec![];
-                        path[i]
-                            .expr
-                            .for_each_var(&mut |v, _| in_step.push(v.to_owned()));
-                        let deps: Vec<Dependency> = vars
-                            .iter()
-                            .filter(|v| in_step.contains(v))
-                            .filter_map(|v| self.dependency(v))
-                            .collect();
-                        if !deps.is_empty() {
-                            self.note(target, Attempt::Uncontrollable(deps));
-                        }
+                Answer::Sat(mut model) => {
+                    // The prefix is asserted once for all flips, so the model also values the
+                    // variables of later steps, arbitrarily: only those this flip constrains
+                    // are taken (an arbitrary `qty = 0` would make the input unbuildable).
+                    let mut constrained: FxHashSet<String> = FxHashSet::default();
+                    for step in &path[..=i] {
+                        step.expr.for_each_var(&mut |v, _| {
+                            constrained.insert(v.to_owned());
+                        });
                     }
-                    Applied::Object(var, needed) => {
-                        if let Some(dep) = self.dependency(&var) {
-                            self.note(target, Attempt::ObjectState(dep, needed));
+                    model.values.retain(|name, _| constrained.contains(&**name));
+                    match self.apply(candidate, &model, &controllable) {
+                        Applied::Candidate(next) => self.push(priority, next),
+                        Applied::Uncontrollable(vars) => {
+                            let mut in_step = vec![];
+                            path[i]
+                                .expr
+                                .for_each_var(&mut |v, _| in_step.push(v.to_owned()));
+                            let deps: Vec<Dependency> = vars
+                                .iter()
+                                .filter(|v| in_step.contains(v))
+                                .filter_map(|v| self.dependency(v))
+                                .collect();
+                            if !deps.is_empty() {
+                                self.note(target, Attempt::Uncontrollable(deps));
+                            }
                         }
+                        Applied::Object(var, needed) => {
+                            if let Some(dep) = self.dependency(&var) {
+                                self.note(target, Attempt::ObjectState(dep, needed));
+                            }
+                        }
+                        Applied::Bound(needed) => self.note(
+                            target,
+                            Attempt::BoundHit {
+                                needed,
+                                bound: self.budget.loop_bound,
+                            },
+                        ),
                     }
-                    Applied::Bound(needed) => self.note(
-                        target,
-                        Attempt::BoundHit {
-                            needed,
-                            bound: self.budget.loop_bound,
-                        },
-                    ),
-                },
+                }
                 Answer::Unsat => self.note(target, Attempt::Unsat),
                 Answer::Unknown(why) => self.note(target, Attempt::Unknown(why)),
                 Answer::Unsupported(ops) => self.note(
@@ -820,7 +958,7 @@ impl Search<'_> {
                 }
                 continue;
             }
-            match self.object_calls(name, value) {
+            match self.object_calls(candidate, name, value) {
                 Some(Ok((path, calls))) => {
                     if next.calls.get(&path) != Some(&calls) {
                         next.calls.insert(path, calls);
@@ -828,11 +966,22 @@ impl Search<'_> {
                     }
                 }
                 Some(Err(needed)) => return Applied::Object(name.to_string(), needed),
-                None => {
-                    if current_value(candidate, name).as_ref() != Some(value) {
-                        uncontrollable.push(name.to_string());
+                None => match self.factory_slots(candidate, name, value) {
+                    Some(Ok(slots)) => {
+                        for (slot, v) in slots {
+                            if next.vars.get(&slot) != Some(&v) {
+                                next.vars.insert(slot, v);
+                                changed = true;
+                            }
+                        }
                     }
-                }
+                    Some(Err(needed)) => return Applied::Object(name.to_string(), needed),
+                    None => {
+                        if current_value(candidate, name).as_ref() != Some(value) {
+                            uncontrollable.push(name.to_string());
+                        }
+                    }
+                },
             }
         }
         if changed {
@@ -852,8 +1001,10 @@ impl Search<'_> {
                 .return_symbols
                 .get(&format!("$ret:{n}"))
                 .map(|&i| Dependency::ExternalCall(i)),
+            // A mocked call's value is an input: the solver chooses it.
+            VarRoot::Mock(_) => None,
             VarRoot::Param(_) => {
-                let (object, field) = self.field_of(&path)?;
+                let (object, field, _) = self.field_of(&path)?;
                 let writers = self
                     .signature
                     .writers
@@ -870,10 +1021,11 @@ impl Search<'_> {
         }
     }
 
-    /// The object input a field path goes through, and the field of it the path reads:
-    /// `order.__init__.customer._orders.__len__` is the `_orders` field of the `Customer`
-    /// passed as `order`'s `customer` constructor argument.
-    fn field_of(&self, path: &VarPath) -> Option<(&ObjectShape, String)> {
+    /// The object input a field path goes through, the field of it the path reads, and the
+    /// object's path in the input: `order.__init__.customer._orders.__len__` is the `_orders`
+    /// field of the `Customer` passed as `order`'s `customer` constructor argument (or factory
+    /// argument, when a factory builds `Order`), at `order.__init__.customer`.
+    fn field_of(&self, path: &VarPath) -> Option<(&ObjectShape, String, String)> {
         let VarRoot::Param(root) = &path.root else {
             return None;
         };
@@ -885,34 +1037,86 @@ impl Search<'_> {
                 _ => return None,
             }
         };
+        let mut prefix = root.clone();
         let steps: Vec<&str> = path.fields().collect();
         let mut i = 0;
         while i < steps.len() {
             let step = steps[i];
-            // `x.__init__.p` and a field named like a constructor argument holding an object
-            // both lead into that argument's object.
-            let param = if step == "__init__" {
+            // `x.__init__.p` (or `x.__factory__.p`) and a field named like a constructor
+            // argument holding an object both lead into that argument's object.
+            let through = step == "__init__" || step == "__factory__";
+            let param = if through {
                 i += 1;
                 steps.get(i).copied()
             } else {
                 Some(step)
             };
+            let factory = self.signature.guidance.factory_for(&object.class);
+            let params = factory.map_or(&object.init, |f| &f.params);
             let inner = param.and_then(|p| {
-                object.init.iter().find_map(|(n, s)| match s {
-                    Shape::Object(o) if n == p => Some(o),
+                params.iter().find_map(|(n, s)| match s {
+                    Shape::Object(o) if n == p => Some((p, o)),
                     _ => None,
                 })
             });
             match inner {
-                Some(o) if i + 1 < steps.len() => {
+                Some((p, o)) if i + 1 < steps.len() => {
+                    prefix = match factory {
+                        Some(_) => factory_param(&prefix, p),
+                        None => format!("{prefix}.__init__.{p}"),
+                    };
                     object = o;
                     i += 1;
                 }
-                _ if step == "__init__" => return None,
-                _ => return Some((object, step.to_owned())),
+                _ if through => return None,
+                _ => return Some((object, step.to_owned(), prefix)),
             }
         }
         None
+    }
+
+    /// The factory arguments that would give a factory-built object's field the value a model
+    /// wants: every list the factory takes gets that many elements (one call of a writer each,
+    /// in the skeleton the code action writes), every flag is set.
+    fn factory_slots(
+        &self,
+        candidate: &Candidate,
+        name: &str,
+        value: &ModelValue,
+    ) -> Option<Result<Vec<(String, ModelValue)>, u64>> {
+        let path = VarPath::parse(name)?;
+        let (object, _, prefix) = self.field_of(&path)?;
+        let factory = self.factory(candidate, &object.class, &prefix)?;
+        let wanted = match value {
+            ModelValue::Int(d) if name.ends_with(".__len__") => {
+                d.parse::<i64>().ok()?.max(0) as u64
+            }
+            _ => 1,
+        };
+        if wanted > u64::from(self.budget.loop_bound) {
+            return Some(Err(wanted));
+        }
+        let slots: Vec<(String, ModelValue)> = factory
+            .params
+            .iter()
+            .filter_map(|(p, s)| match s {
+                Shape::List(_) | Shape::Set(_) => Some((
+                    format!("{}.__len__", factory_param(&prefix, p)),
+                    ModelValue::Int(wanted.to_string()),
+                )),
+                Shape::Bool => Some((factory_param(&prefix, p), ModelValue::Bool(wanted > 0))),
+                _ => None,
+            })
+            .collect();
+        (!slots.is_empty()).then_some(Ok(slots))
+    }
+
+    /// The factory that builds the object of `class` at `path` in `candidate`, if one does.
+    fn factory(&self, candidate: &Candidate, class: &str, path: &str) -> Option<&FactoryDecl> {
+        self.signature
+            .guidance
+            .factory_for(class)
+            .filter(|_| candidate.choices.get(&constructor_choice(path)) != Some(&1))
     }
 
     /// Whether a field variable can be reached through the methods that write the field.
@@ -922,16 +1126,19 @@ impl Search<'_> {
         };
         // Only the object's own top-level construction calls are built (the receiver or a
         // parameter), not those of objects nested in constructor arguments.
-        let Some((object, field)) = self.field_of(&path) else {
+        let Some((object, field, _)) = self.field_of(&path) else {
             return false;
         };
+        if self.signature.guidance.factory_for(&object.class).is_some() {
+            return true;
+        }
         let top = match &path.root {
             VarRoot::Param(r) if r == "self" => self.signature.receiver.as_ref(),
             VarRoot::Param(r) => self.signature.params.iter().find_map(|(n, s)| match s {
                 Shape::Object(o) if n == r => Some(o),
                 _ => None,
             }),
-            VarRoot::ExternalReturn(_) => None,
+            VarRoot::ExternalReturn(_) | VarRoot::Mock(_) => None,
         };
         top.is_some_and(|t| std::ptr::eq(t, object))
             && self
@@ -945,6 +1152,7 @@ impl Search<'_> {
     /// `self._items.__len__ = 5` → five calls of a method that writes `_items`.
     fn object_calls(
         &self,
+        candidate: &Candidate,
         name: &str,
         value: &ModelValue,
     ) -> Option<Result<(String, Vec<usize>), u64>> {
@@ -962,6 +1170,9 @@ impl Search<'_> {
                 _ => return None,
             }
         };
+        if self.factory(candidate, &shape.class, root).is_some() {
+            return None; // built through its factory: see `factory_slots`
+        }
         let writers = self
             .signature
             .writers
@@ -1058,14 +1269,22 @@ impl Search<'_> {
 
 impl Exploration {
     /// This exploration as far as the tests `kept` (indices into `tests`) reproduce it: a
-    /// side counts as covered only when a kept test covers it.
+    /// side counts as covered only when a kept test covers it, an MC/DC obligation only when
+    /// the kept test that first showed it is kept.
     pub fn restricted_to(&self, kept: &BTreeSet<usize>) -> Exploration {
         let mut out = self.clone();
         out.covered.clear();
+        out.independence.clear();
         for &i in kept {
             if let Some(t) = self.tests.get(i) {
                 for s in &t.sides {
                     out.covered.entry(*s).or_insert(i);
+                }
+                for &(d, condition, value) in &t.new_obligations {
+                    out.independence
+                        .entry(d)
+                        .or_default()
+                        .insert(crate::model::mcdc::Obligation { condition, value });
                 }
             }
         }
@@ -1148,6 +1367,7 @@ fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
         .iter()
         .chain(request.kwargs.values())
         .chain(request.receiver.iter())
+        .chain(request.mocks.iter().flat_map(|m| m.returns.iter()))
     {
         walk(t, &mut out);
     }

@@ -14,6 +14,9 @@ pub enum VarRoot {
     Param(String),
     /// The return value of external-call event `n` of the execution.
     ExternalReturn(u32),
+    /// The values mocked call `n` of the guidance module returns (`$mock:0[1]`: its second
+    /// call's): inputs the generator chooses.
+    Mock(u32),
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -47,6 +50,10 @@ impl VarPath {
             let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
             let n = rest[..digits].parse().ok()?;
             (VarRoot::ExternalReturn(n), 5 + digits)
+        } else if let Some(rest) = name.strip_prefix("$mock:") {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let n = rest[..digits].parse().ok()?;
+            (VarRoot::Mock(n), 6 + digits)
         } else {
             let end = ident_end(0);
             if end == 0 || bytes[0].is_ascii_digit() {
@@ -86,7 +93,7 @@ impl VarPath {
     pub fn param(&self) -> Option<&str> {
         match &self.root {
             VarRoot::Param(p) => Some(p),
-            VarRoot::ExternalReturn(_) => None,
+            VarRoot::ExternalReturn(_) | VarRoot::Mock(_) => None,
         }
     }
 
@@ -125,6 +132,7 @@ impl fmt::Display for VarPath {
         match &self.root {
             VarRoot::Param(p) => f.write_str(p)?,
             VarRoot::ExternalReturn(n) => write!(f, "$ret:{n}")?,
+            VarRoot::Mock(n) => write!(f, "$mock:{n}")?,
         }
         for s in &self.steps {
             match s {

@@ -30,6 +30,10 @@ pub struct GeneratedFunction {
     pub id: String,
     pub covered: usize,
     pub total: usize,
+    /// MC/DC obligations shown, and in total.
+    pub obligations: (usize, usize),
+    /// Per decision with obligations: what is shown and what is missing.
+    pub mcdc: Vec<McdcDecision>,
     pub executions: u32,
     pub tests: usize,
     pub time_ms: u128,
@@ -38,6 +42,82 @@ pub struct GeneratedFunction {
     pub failure: Option<String>,
     /// Every branch side, covered or not.
     pub sides: Vec<SideRecord>,
+}
+
+/// One decision's MC/DC obligations, for `--mcdc-report`.
+pub struct McdcDecision {
+    pub id: String,
+    /// Where the decision starts (1-based line and column).
+    pub line: u32,
+    pub column: u32,
+    /// The decision's source, and the same with whitespace collapsed.
+    pub source: String,
+    pub text: String,
+    /// Its conditions' source, in evaluation order.
+    pub conditions: Vec<String>,
+    /// The (condition, value) pairs shown.
+    pub shown: Vec<(u16, bool)>,
+    pub covered: usize,
+    pub total: usize,
+    /// (condition index, condition text, value, infeasible, needed vector).
+    pub missing: Vec<(u16, String, bool, bool, String)>,
+}
+
+impl McdcDecision {
+    fn new(
+        f: &lacuna_analysis::explore::coverage::FunctionUnderTest,
+        o: &lacuna_analysis::explain::mcdc::DecisionObligations,
+    ) -> McdcDecision {
+        let decision = &f.syntax.decisions[o.decision];
+        let range = decision.range.absolute(f.anchor);
+        let at = f.lines.line_col(range.start);
+        let source = f
+            .text
+            .get(range.start as usize..range.end as usize)
+            .unwrap_or_default()
+            .to_owned();
+        let text = source.split_whitespace().collect::<Vec<_>>().join(" ");
+        let condition = |c: u16| {
+            decision
+                .conditions
+                .get(c as usize)
+                .map_or_else(String::new, |c| c.text.clone())
+        };
+        McdcDecision {
+            id: decision.id.as_str().to_owned(),
+            line: at.line + 1,
+            column: at.col + 1,
+            source,
+            text,
+            conditions: decision.conditions.iter().map(|c| c.text.clone()).collect(),
+            shown: o.shown.iter().map(|o| (o.condition, o.value)).collect(),
+            covered: o.covered,
+            total: o.total,
+            missing: o
+                .missing
+                .iter()
+                .map(|m| {
+                    let vector = m
+                        .vector
+                        .as_ref()
+                        .map(|v| {
+                            v.iter()
+                                .map(|&(c, v)| format!("`{}` {v}", condition(c)))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        })
+                        .unwrap_or_default();
+                    (
+                        m.obligation.condition,
+                        condition(m.obligation.condition),
+                        m.obligation.value,
+                        m.infeasible,
+                        vector,
+                    )
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One branch side as the JSON document lists it.
@@ -153,6 +233,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         generate(&workspace, &sources, &all, &mut checked, emit.as_deref())?;
     }
     match args.format {
+        _ if args.mcdc_report => super::mcdc_report::print(&checked),
         Format::Text => render::print(&checked),
         Format::Json => json::print(&checked, !args.static_only)?,
     }
@@ -179,9 +260,13 @@ fn generate(
     let config = workspace.project.config(db).clone();
     let pool = generation::start_pool(&config).map_err(anyhow::Error::msg)?;
     let (targets, _skipped) = generation::targets(db, sources);
-    let writers = generation::writers(db, project);
+    let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
+    let facts = generation::Facts {
+        writers: generation::writers(db, project),
+        guidance: guidance.into(),
+    };
     let budget = generation::budget(&config);
-    let results = generation::explore_all(&pool, targets, &writers, &budget, pool.size());
+    let results = generation::explore_all(&pool, targets, &facts, &budget, pool.size());
     // With emitted tests, coverage is what they reproduce.
     let kept = match emit {
         Some(dir) => Some(emit_tests(&config, &results, dir)?),
@@ -203,12 +288,19 @@ fn generate(
             }
             None => &result.exploration,
         };
-        let report = explain::explain(&result.target, e);
+        let report = explain::explain(&result.target, e, &config.mcdc);
+        let obligations = report.obligations_covered();
         let sides = side_records(&result.target, e);
         checked[i].generated.push(GeneratedFunction {
             id: result.function.to_string(),
             covered: report.covered,
             total: report.total,
+            obligations,
+            mcdc: report
+                .obligations
+                .iter()
+                .map(|o| McdcDecision::new(&result.target, o))
+                .collect(),
             executions: e.executions,
             tests: e.tests.len(),
             time_ms: e.elapsed.as_millis(),

@@ -47,6 +47,27 @@ struct Function<'a> {
     /// With generation: every branch side, covered or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     sides: Vec<JsonSide<'a>>,
+    /// With generation: per decision with MC/DC obligations, the pairs shown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    mcdc: Vec<JsonMcdc<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonMcdc<'a> {
+    decision: &'a str,
+    line: u32,
+    column: u32,
+    source: &'a str,
+    conditions: &'a [String],
+    covered: usize,
+    total: usize,
+    shown: Vec<JsonObligation>,
+}
+
+#[derive(Serialize)]
+struct JsonObligation {
+    condition: u16,
+    value: bool,
 }
 
 #[derive(Serialize)]
@@ -114,6 +135,8 @@ struct Summary {
     decisions: usize,
     conditions: usize,
     obligations: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    obligations_covered: usize,
     diagnostics: usize,
 }
 
@@ -187,6 +210,7 @@ pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
                         let g = f.generated.iter().find(|g| g.id == s.id.as_str());
                         if let Some(g) = g {
                             summary.covered += g.covered;
+                            summary.obligations_covered += g.obligations.0;
                         }
                         Function {
                             name: s.id.as_str(),
@@ -204,7 +228,7 @@ pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
                             conditions: s.model.conditions,
                             obligations: Total {
                                 total: s.model.obligations,
-                                covered: None,
+                                covered: g.map(|g| g.obligations.0),
                             },
                             fingerprint: format!("{:016x}", s.fingerprint),
                             executions: g.map(|g| g.executions),
@@ -222,6 +246,30 @@ pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
                                             side: if s.side { "true" } else { "false" },
                                             covered: s.covered,
                                             target_line: s.target_line,
+                                        })
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                            mcdc: g
+                                .map(|g| {
+                                    g.mcdc
+                                        .iter()
+                                        .map(|m| JsonMcdc {
+                                            decision: &m.id,
+                                            line: m.line,
+                                            column: m.column,
+                                            source: &m.source,
+                                            conditions: &m.conditions,
+                                            covered: m.covered,
+                                            total: m.total,
+                                            shown: m
+                                                .shown
+                                                .iter()
+                                                .map(|&(condition, value)| JsonObligation {
+                                                    condition,
+                                                    value,
+                                                })
+                                                .collect(),
                                         })
                                         .collect()
                                 })

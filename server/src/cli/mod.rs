@@ -2,6 +2,7 @@
 
 mod check;
 mod json;
+mod mcdc_report;
 mod render;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -54,6 +55,10 @@ pub struct CheckArgs {
     /// first: what fails outside the generator is repaired or left out).
     #[arg(long, value_name = "DIR", conflicts_with = "static_only")]
     pub emit_tests: Option<PathBuf>,
+    /// Print, per decision, the MC/DC obligations covered and the missing ones, in the form
+    /// `gcov --conditions` uses, instead of the usual report.
+    #[arg(long, conflicts_with_all = ["static_only", "format"])]
+    pub mcdc_report: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

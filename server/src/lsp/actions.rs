@@ -36,7 +36,8 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
             continue;
         }
         let (title, payload) = match d.code {
-            Code::UncoveredBranch(Cause::ExternalCall | Cause::ExternalException) => {
+            Code::UncoveredBranch(Cause::ExternalCall | Cause::ExternalException)
+            | Code::McdcObligation => {
                 let Some(callee) = data(d, "callee") else {
                     continue;
                 };

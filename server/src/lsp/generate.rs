@@ -11,7 +11,8 @@ use lacuna_analysis::agent::Pool;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::explore::search::{Exploration, explore};
-use lacuna_analysis::generation::{self, Target};
+use lacuna_analysis::generation::{self, Facts, Target};
+use lacuna_analysis::guidance::{self, Guidance};
 use lacuna_analysis::{emit, explain};
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
@@ -54,6 +55,8 @@ pub struct Generator {
     outbox: Outbox,
     versions: Versions,
     pool: Option<(Arc<Config>, Pool)>,
+    /// The guidance module's declarations, read when the pool starts.
+    guidance: Arc<Guidance>,
     /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
 }
@@ -66,6 +69,7 @@ impl Generator {
             outbox,
             versions,
             pool: None,
+            guidance: Arc::default(),
             explored: FxHashMap::default(),
         };
         std::thread::Builder::new()
@@ -102,6 +106,15 @@ impl Generator {
         if fresh {
             self.pool = None;
             let pool = generation::start_pool(config)?;
+            self.guidance = match guidance::load(&pool, config) {
+                Ok(g) => Arc::new(g),
+                Err(e) => {
+                    self.outbox.warn(format!(
+                        "Lacuna: {e}; generating without its mocks and factories"
+                    ));
+                    Arc::default()
+                }
+            };
             self.pool = Some((config.clone(), pool));
         }
         Ok(&self.pool.as_ref().expect("pool just started").1)
@@ -127,7 +140,13 @@ impl Generator {
             self.outbox
                 .status(Status::generating(&under_test.qualname, done, total));
             let exploration = self.explore_one(&job.config, &under_test, &job.writers, &source);
-            let outcome = outcome(&under_test, function.as_str(), fingerprint, &exploration);
+            let outcome = outcome(
+                &under_test,
+                function.as_str(),
+                fingerprint,
+                &exploration,
+                &job.config.mcdc,
+            );
             let module = under_test.module.clone();
             self.explored.insert(
                 (module.clone(), under_test.qualname.clone()),
@@ -151,16 +170,18 @@ impl Generator {
         source: &str,
     ) -> Exploration {
         let budget = generation::budget(config);
-        let pool = match self.pool(config, false) {
-            Ok(pool) => pool,
-            Err(e) => {
-                return Exploration {
-                    failure: Some(e),
-                    ..Exploration::default()
-                };
-            }
+        if let Err(e) = self.pool(config, false) {
+            return Exploration {
+                failure: Some(e),
+                ..Exploration::default()
+            };
+        }
+        let facts = Facts {
+            writers: writers.clone(),
+            guidance: self.guidance.clone(),
         };
-        match generation::signature(pool, target, writers, source) {
+        let pool = &self.pool.as_ref().expect("pool started").1;
+        match generation::signature(pool, target, &facts, source) {
             Ok(signature) => explore(target, &signature, pool, &budget, source),
             Err(e) => Exploration {
                 failure: Some(e),
@@ -217,8 +238,9 @@ pub fn outcome(
     function: &str,
     fingerprint: u64,
     e: &Exploration,
+    mcdc: &lacuna_analysis::config::Mcdc,
 ) -> FunctionOutcome {
-    let report = explain::explain(target, e);
+    let report = explain::explain(target, e, mcdc);
     let origin = target.anchor.offset;
     let diagnostics = if e.failure.is_some() {
         vec![]

@@ -52,11 +52,19 @@ pub fn has_mock(text: &str, callee: &str) -> bool {
     text.contains(&format!("@mock({callee:?})")) || text.contains(&format!("@mock('{callee}')"))
 }
 
+/// A mock's declaration: the callee's name in `@mock`, and what it returns as the annotation
+/// the generator reads (quoted unless it is a builtin type, so the module needs no imports).
+/// The body never runs: the generator chooses the value of every call, and the emitted tests
+/// patch the callee with the values chosen.
 pub fn mock_declaration(callee: &str, returns: Option<&str>) -> String {
     let name = identifier(callee);
-    let annotation = returns.map(|r| format!(" -> {r}")).unwrap_or_default();
+    let annotation = match returns {
+        Some(r) if ["bool", "int", "float", "str", "None"].contains(&r) => format!(" -> {r}"),
+        Some(r) => format!(" -> {r:?}"),
+        None => String::new(),
+    };
     format!(
-        "@mock({callee:?})\ndef {name}(*args, **kwargs){annotation}:\n    \"\"\"Generated tests choose what `{callee}` returns.\"\"\"\n    raise NotImplementedError(\"supplied by the test generator\")\n"
+        "@mock({callee:?})\ndef {name}(*args, **kwargs){annotation}:\n    \"\"\"Generated tests choose what `{callee}` returns.\"\"\"\n"
     )
 }
 
@@ -232,7 +240,16 @@ pub fn insert(
         at: text.len() as u32,
         text: format!("{start}\n\n{declaration}"),
     });
-    out
+    // One edit per offset: clients that apply same-position insertions in reverse (or reject
+    // them) still get the header before the declaration.
+    let mut merged: Vec<Insertion> = vec![];
+    for i in out {
+        match merged.iter_mut().find(|m| m.at == i.at) {
+            Some(m) => m.text.push_str(&i.text),
+            None => merged.push(i),
+        }
+    }
+    merged
 }
 
 /// What makes the text end with exactly one line break before new code is appended.
@@ -288,10 +305,16 @@ mod tests {
         // A second declaration appends, and the header is not repeated.
         let again = apply(
             &text,
-            &insert(Some(&text), &mock_declaration("time.time", None), None),
+            &insert(
+                Some(&text),
+                &mock_declaration("datetime.datetime.now", Some("datetime.datetime")),
+                None,
+            ),
         );
         assert_eq!(again.matches("def mock(").count(), 1);
-        assert!(again.ends_with("raise NotImplementedError(\"supplied by the test generator\")\n"));
+        assert!(again.ends_with(
+            "def datetime_datetime_now(*args, **kwargs) -> \"datetime.datetime\":\n    \"\"\"Generated tests choose what `datetime.datetime.now` returns.\"\"\"\n"
+        ));
     }
 
     #[test]

@@ -82,6 +82,20 @@ fn explain(out: &mut String, d: &Diagnostic, uri: &Uri, published: &Published) {
             "**Closest generated input** (reached the decision, took the other side):\n```python\n{closest}\n```\n"
         );
     }
+    if let Some(shown) = d.data.as_ref().and_then(|data| data["shown"].as_array()) {
+        out.push_str("**Independence shown by the generated tests.**\n\n| condition | as false | as true |\n|---|:---:|:---:|\n");
+        let mark = |v: &serde_json::Value| if v == true { "✓" } else { "·" };
+        for c in shown {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} |",
+                c["text"].as_str().unwrap_or_default().replace('|', "\\|"),
+                mark(&c["false"]),
+                mark(&c["true"])
+            );
+        }
+        out.push('\n');
+    }
     if let Some(fix) = fix_sentence(d) {
         let _ = writeln!(out, "**Fix.** {fix}\n");
     }
@@ -154,6 +168,14 @@ fn fix_sentence(d: &Diagnostic) -> Option<String> {
             "Raise `function-time-ms` or `function-executions` in `[tool.lacuna.budget]`."
                 .to_owned()
         }
+        Code::McdcObligation if data(d, "callee").is_some() => format!(
+            "Use the code action **Mock `{callee}` in generated tests**: the generator then chooses its return value and targets this obligation."
+        ),
+        Code::McdcObligation => {
+            "Add a test with the condition vector in the message, or raise the generation budget."
+                .to_owned()
+        }
+        Code::McdcInfeasible => "Drop the redundant condition, which removes the obligation; otherwise nothing to do: no test can meet it.".to_owned(),
         _ => return None,
     })
 }

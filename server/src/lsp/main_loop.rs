@@ -755,6 +755,8 @@ impl Owner {
         for (path, kind) in changes {
             let is_config = path.file_name().is_some_and(|n| n == "pyproject.toml");
             if is_config || path == self.config.guidance {
+                // Workers import the guidance module: they start again to see the new one.
+                self.disk_changed |= path == self.config.guidance;
                 reconfigure = true;
                 continue;
             }

@@ -1,0 +1,161 @@
+//! The guidance module as the generator reads it: the calls it mocks (`@mock("os.path.exists")`,
+//! whose return value becomes an input the solver chooses) and the factories it declares
+//! (`@factory`, through which objects of the returned class are built). The agent imports the
+//! module and describes the declarations with their annotations resolved.
+
+use crate::agent::Pool;
+use crate::config::Config;
+use crate::explore::inputs::{Shape, params};
+use crate::explore::seeds;
+use crate::explore::solver::Value as ModelValue;
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// What the guidance module declares.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Guidance {
+    pub mocks: Vec<MockDecl>,
+    pub factories: Vec<FactoryDecl>,
+}
+
+/// A mocked call: the dotted name project code calls it by, and what it returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MockDecl {
+    pub target: String,
+    pub returns: Shape,
+    /// Default values inside a returned object, relative to it (`__init__.month` → 1).
+    pub defaults: BTreeMap<String, ModelValue>,
+}
+
+/// A factory: the function (`module:qualname`), the class it builds, its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactoryDecl {
+    pub function: String,
+    pub class: String,
+    pub params: Vec<(String, Shape)>,
+    pub defaults: BTreeMap<String, ModelValue>,
+}
+
+impl Guidance {
+    pub fn factory_for(&self, class: &str) -> Option<&FactoryDecl> {
+        self.factories.iter().find(|f| f.class == class)
+    }
+
+    /// Reads the agent's description of a guidance module.
+    pub fn from_describe(response: &Json) -> Guidance {
+        let list = |key: &str| response[key].as_array().cloned().unwrap_or_default();
+        let mocks = list("mocks")
+            .iter()
+            .filter_map(|m| {
+                let returns = &m["returns"];
+                let mut defaults = BTreeMap::new();
+                if returns["kind"] == "class" {
+                    seeds::defaults(&returns["init"], "__init__", &mut defaults);
+                }
+                Some(MockDecl {
+                    target: m["target"].as_str()?.to_owned(),
+                    returns: Shape::from_describe(returns),
+                    defaults,
+                })
+            })
+            .collect();
+        let factories = list("factories")
+            .iter()
+            .filter_map(|f| {
+                let mut defaults = BTreeMap::new();
+                seeds::defaults(&f["params"], "", &mut defaults);
+                Some(FactoryDecl {
+                    function: f["function"].as_str()?.to_owned(),
+                    class: f["class"].as_str()?.to_owned(),
+                    params: params(&f["params"]),
+                    defaults,
+                })
+            })
+            .collect();
+        Guidance { mocks, factories }
+    }
+}
+
+/// The guidance module's import name, when it lies under one of the project's import roots
+/// (`tests/lacuna_guidance.py` under `.` → `tests.lacuna_guidance`).
+fn module_name(config: &Config) -> Option<String> {
+    config.src.iter().find_map(|root| {
+        let relative = config.guidance.strip_prefix(root).ok()?.with_extension("");
+        let parts: Vec<&str> = relative
+            .components()
+            .map(|c| c.as_os_str().to_str())
+            .collect::<Option<_>>()?;
+        let valid = parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars().all(|c| c == '_' || c.is_alphanumeric())
+                && !p.starts_with(|c: char| c.is_ascii_digit())
+        });
+        valid.then(|| parts.join("."))
+    })
+}
+
+/// Loads the guidance module through the agent; none when the file does not exist.
+pub fn load(pool: &Pool, config: &Config) -> Result<Guidance, String> {
+    if !Path::new(&config.guidance).is_file() {
+        return Ok(Guidance::default());
+    }
+    let request = serde_json::json!({
+        "op": "guidance",
+        "module": module_name(config),
+        "path": config.guidance,
+    });
+    let response = pool
+        .raw(request, Duration::from_secs(20))
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
+        return Err(format!(
+            "the guidance module {} cannot be imported: {error}",
+            config.guidance.display()
+        ));
+    }
+    Ok(Guidance::from_describe(&response))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names_follow_import_roots() {
+        let mut config = Config::defaults(Path::new("/p"));
+        config.src = vec!["/p".into()];
+        config.guidance = "/p/tests/lacuna_guidance.py".into();
+        assert_eq!(
+            module_name(&config).as_deref(),
+            Some("tests.lacuna_guidance")
+        );
+        config.src = vec!["/p/src".into()];
+        assert_eq!(module_name(&config), None);
+    }
+
+    #[test]
+    fn reads_declarations() {
+        let response = serde_json::json!({
+            "mocks": [
+                {"target": "os.path.exists", "returns": {"kind": "bool"}},
+                {"target": "datetime.datetime.now", "returns": {"kind": "class",
+                  "class": "datetime:datetime", "methods": [],
+                  "init": [{"name": "month", "type": {"kind": "int"}, "default": "1"}]}},
+            ],
+            "factories": [{"function": "tests.g:make_stack", "class": "shop:Stack",
+                           "params": [{"name": "items", "type": {"kind": "list",
+                                       "of": {"kind": "str"}}}]}],
+        });
+        let g = Guidance::from_describe(&response);
+        assert_eq!(g.mocks[0].returns, Shape::Bool);
+        assert_eq!(
+            g.mocks[1].defaults.get("__init__.month"),
+            Some(&ModelValue::Int("1".into()))
+        );
+        let f = g.factory_for("shop:Stack").expect("factory");
+        assert_eq!(f.params[0].1, Shape::List(Box::new(Shape::Str)));
+    }
+}

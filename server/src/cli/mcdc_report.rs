@@ -1,0 +1,56 @@
+//! `lacuna check --mcdc-report`: per decision, the MC/DC obligations the generated tests cover
+//! and the ones they miss, in the form GCC's `gcov --conditions` prints ("condition outcomes
+//! covered 3/4", "condition 1 not covered (false)"), with what would cover each or why nothing
+//! can.
+
+use super::check::CheckedFile;
+use std::io::Write;
+
+pub fn print(files: &[CheckedFile]) {
+    let mut out = std::io::stdout().lock();
+    let (mut covered, mut total) = (0, 0);
+    for file in files {
+        for g in &file.generated {
+            for d in &g.mcdc {
+                covered += d.covered;
+                total += d.total;
+                let _ = writeln!(
+                    out,
+                    "{}:{}:{}: in {}: `{}`",
+                    file.display.display(),
+                    d.line,
+                    d.column,
+                    g.id,
+                    d.text
+                );
+                let _ = writeln!(
+                    out,
+                    "    condition outcomes covered {}/{}",
+                    d.covered, d.total
+                );
+                for (c, text, value, infeasible, vector) in &d.missing {
+                    let _ = write!(out, "    condition {c} not covered ({value}): `{text}`");
+                    if *infeasible {
+                        let _ = writeln!(
+                            out,
+                            " — infeasible: needs {vector}, which no input satisfies"
+                        );
+                    } else if vector.is_empty() {
+                        let _ = writeln!(out);
+                    } else {
+                        let _ = writeln!(out, " — needs {vector}");
+                    }
+                }
+            }
+        }
+    }
+    let percent = if total == 0 {
+        100.0
+    } else {
+        100.0 * covered as f64 / total as f64
+    };
+    let _ = writeln!(
+        out,
+        "\nMC/DC: {covered}/{total} condition outcomes covered ({percent:.1}%)"
+    );
+}
