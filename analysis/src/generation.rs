@@ -87,6 +87,7 @@ pub fn budget(config: &Config) -> Budget {
         execution_timeout_ms: config.budget.execution_timeout_ms,
         loop_bound: config.budget.loop_bound,
         solver_timeout_ms: config.budget.solver_timeout_ms,
+        target_obligations: config.mcdc.enabled,
     }
 }
 

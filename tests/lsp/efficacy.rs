@@ -6,51 +6,12 @@
 //! sides fixed is checked, so that a fix that stops working fails the test.
 
 use super::client::Server;
-use super::{apply_workspace_edit, home, python};
+use super::{apply_workspace_edit, home};
+use crate::example::example_project;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 const ACTIONABLE: [&str; 3] = ["LCN101", "LCN102", "LCN103"];
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        let skip = [
-            ".lacuna",
-            "__pycache__",
-            ".pytest_cache",
-            "lacuna_guidance.py",
-        ];
-        if skip.iter().any(|s| name == *s) {
-            continue;
-        }
-        let target = to.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-/// The example project in a temporary directory, using the test interpreter.
-fn example_project(dir: &tempfile::TempDir) -> PathBuf {
-    let root = std::fs::canonicalize(dir.path()).unwrap().join("examples");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples"),
-        &root,
-    );
-    let pyproject = root.join("pyproject.toml");
-    let text = std::fs::read_to_string(&pyproject).unwrap().replace(
-        "[tool.lacuna]\n",
-        &format!("[tool.lacuna]\npython = {:?}\n", python()),
-    );
-    std::fs::write(&pyproject, text).unwrap();
-    root
-}
 
 /// A branch side a diagnostic is about: file, line (0-based), and which side.
 type Side = (String, u64, String);
@@ -99,7 +60,7 @@ fn latest(server: &mut Server, uri: &str) -> Vec<Value> {
 #[test]
 fn code_actions_fix_the_branches_they_are_offered_for() {
     let dir = tempfile::tempdir().unwrap();
-    let root = example_project(&dir);
+    let root = example_project(dir.path());
     let guidance = root.join("tests/lacuna_guidance.py");
     let mut server = Server::start(&home(&dir), &[]);
     server.initialize(&root, json!({"trusted": true}));

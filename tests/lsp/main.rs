@@ -4,6 +4,8 @@
 
 mod client;
 mod efficacy;
+#[path = "../support/example.rs"]
+mod example;
 
 use client::{Server, uri};
 use serde_json::{Value, json};
@@ -12,9 +14,7 @@ use std::path::{Path, PathBuf};
 /// The module every session opens; the VS Code extension's contract tests use it too.
 const CONFIG_PY: &str = include_str!("../fixtures/lsp/config.py");
 
-fn python() -> String {
-    std::env::var("LACUNA_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
+use example::python;
 
 /// A project with one module, `app/config.py`; returns (temp dir, project root, module path).
 fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {

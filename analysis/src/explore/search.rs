@@ -26,6 +26,9 @@ pub struct Budget {
     pub execution_timeout_ms: u64,
     pub loop_bound: u32,
     pub solver_timeout_ms: u64,
+    /// Once branches are covered, keep going for unmet MC/DC obligations (and prefer flips
+    /// that would show one).
+    pub target_obligations: bool,
 }
 
 /// How the function is called.
@@ -59,6 +62,8 @@ pub struct GeneratedTest {
     pub blocked: bool,
     /// The mocked callees the run called: the emitted test patches these.
     pub mocked: BTreeSet<String>,
+    /// When it was found, from the start of the search.
+    pub found_after: Duration,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -248,7 +253,8 @@ impl Search<'_> {
     fn done(&self) -> bool {
         self.start.elapsed() >= self.budget.time
             || self.out.executions >= self.budget.executions
-            || (self.out.covered.len() >= self.total_sides() && self.mcdc_complete())
+            || (self.out.covered.len() >= self.total_sides()
+                && (!self.budget.target_obligations || self.mcdc_complete()))
     }
 
     fn mcdc_complete(&self) -> bool {
@@ -571,6 +577,7 @@ impl Search<'_> {
                 new_sides,
                 new_obligations,
                 sides: observed.sides.iter().copied().collect(),
+                found_after: self.start.elapsed(),
                 mocked: run
                     .events
                     .iter()
@@ -799,7 +806,7 @@ impl Search<'_> {
                         3
                     } else if value_unseen {
                         2
-                    } else if obligation_open {
+                    } else if obligation_open && self.budget.target_obligations {
                         1
                     } else {
                         // Still worth a try: other decisions may depend on this path (a
