@@ -5,6 +5,7 @@
 //! them. Produces diagnostics as plain data; the server and the CLI present them.
 
 mod external;
+mod infeasible;
 pub mod mcdc;
 
 use crate::diagnostic::{Cause, Code, Diagnostic, Related, Severity};
@@ -61,6 +62,7 @@ pub fn explain(
 ) -> FunctionReport {
     let decisions = &f.syntax.decisions;
     let mut explained: Vec<Option<Explanation>> = vec![None; decisions.len() * 2];
+    let mut solver = None;
     // Reached decisions first, then the others in source order, so that a guard is explained
     // before what it guards.
     let mut order: Vec<usize> = (0..decisions.len()).collect();
@@ -75,11 +77,14 @@ pub fn explain(
             {
                 continue;
             }
-            let explanation = if exploration.reached.contains(&d) {
-                reached(f, exploration, d, outcome)
-            } else {
-                unreached(f, exploration, d, &explained)
-            };
+            let explanation =
+                if let Some(proof) = infeasible::prove_dead(f, d, outcome, &mut solver) {
+                    dead(f, d, outcome, &proof)
+                } else if exploration.reached.contains(&d) {
+                    reached(f, exploration, d, outcome)
+                } else {
+                    unreached(f, exploration, d, &explained)
+                };
             explained[2 * d + usize::from(!outcome)] = Some(explanation);
         }
     }
@@ -114,7 +119,6 @@ pub fn explain(
             diagnostics.push(diagnostic);
         }
     }
-    let mut solver = None;
     let obligations = mcdc::decisions(f, exploration, mcdc_config, &mut solver);
     diagnostics.extend(mcdc::diagnostics(f, exploration, &obligations));
     FunctionReport {
@@ -123,6 +127,67 @@ pub fn explain(
         obligations,
         diagnostics,
     }
+}
+
+/// A side z3 proved dead, with the guards the proof used.
+fn dead(f: &FunctionUnderTest, d: usize, outcome: bool, proof: &infeasible::Proof) -> Explanation {
+    let decision = &f.syntax.decisions[d];
+    let text = |dec: &lacuna_grammar::Decision| {
+        let r = dec.range.absolute(f.anchor);
+        f.text
+            .get(r.start as usize..r.end as usize)
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let needed = |dec: &lacuna_grammar::Decision, side: bool| {
+        if side {
+            format!("`{}`", text(dec))
+        } else {
+            format!("`not ({})`", text(dec))
+        }
+    };
+    let mut e = if proof.guards.is_empty() {
+        Explanation::new(
+            Cause::Infeasible,
+            format!("dead: {} can never hold", needed(decision, outcome)),
+            json!({"guards": []}),
+        )
+    } else {
+        let guards: Vec<String> = proof
+            .guards
+            .iter()
+            .map(|&(g, side)| {
+                let line = f
+                    .lines
+                    .line_col(f.syntax.decisions[g].range.absolute(f.anchor).start)
+                    .line
+                    + 1;
+                format!("{} (line {line})", needed(&f.syntax.decisions[g], side))
+            })
+            .collect();
+        Explanation::new(
+            Cause::Infeasible,
+            format!(
+                "dead: {} cannot hold where {}",
+                needed(decision, outcome),
+                guards.join(" and ")
+            ),
+            json!({"guards": proof.guards.iter().map(|&(g, side)| json!({
+                "decision": f.syntax.decisions[g].id.as_str(),
+                "side": if side { "true" } else { "false" },
+            })).collect::<Vec<_>>()}),
+        )
+    };
+    for &(g, _) in &proof.guards {
+        e.related.push(Related {
+            path: None,
+            range: f.syntax.decisions[g].range.absolute(f.anchor),
+            message: "the guard the proof uses".into(),
+        });
+    }
+    e
 }
 
 /// A decision that was evaluated but never went this way.

@@ -1,0 +1,242 @@
+//! Dead branch sides, proven: z3 finds the side's condition unsatisfiable together with every
+//! guard whose block contains the decision — over the conditions' *source*, each local name a
+//! free variable, so the proof covers every value the names can take on every path, not only
+//! the paths explored. Claimed only when that reading is exact: conditions are comparisons of
+//! local names (parameters or assigned in the function) with numbers, or bare names, and no
+//! statement in a guard's block assigns a name the proof uses.
+
+use crate::explore::coverage::FunctionUnderTest;
+use crate::explore::solver::{Answer, Solver};
+use crate::symbolic::{Expr, Op, Sort};
+use lacuna_grammar::{BoolExpr, Decision, TextRange};
+use rustc_hash::FxHashMap;
+
+/// A proof that side `outcome` of decision `d` is dead: the guards it used (decision indices
+/// and sides), empty when the decision alone is contradictory.
+pub struct Proof {
+    pub guards: Vec<(usize, bool)>,
+}
+
+pub fn prove_dead(
+    f: &FunctionUnderTest,
+    d: usize,
+    outcome: bool,
+    solver: &mut Option<Solver>,
+) -> Option<Proof> {
+    let decisions = &f.syntax.decisions;
+    let decision = &decisions[d];
+    let source = function_text(f, f.syntax.range);
+    let mut sorts: FxHashMap<String, Sort> = FxHashMap::default();
+    let mut assertions = vec![holds(decision, outcome, &mut sorts)?];
+    let mut guards = vec![];
+    for (g, guard) in decisions.iter().enumerate() {
+        if g == d {
+            continue;
+        }
+        for side in &guard.sides {
+            let Some(block) = side.target else { continue };
+            if !block.contains_range(decision.range) {
+                continue;
+            }
+            // A guard whose conditions cannot be read adds nothing; the proof may still hold.
+            let mut guard_sorts = sorts.clone();
+            if let Some(e) = holds(guard, side.outcome, &mut guard_sorts) {
+                sorts = guard_sorts;
+                assertions.push(e);
+                guards.push((g, side.outcome));
+            }
+        }
+    }
+    // Every name must be a local that nothing assigns between a guard's test and the
+    // decision (anywhere in the guard's block when a loop there could carry a later assignment
+    // back to the decision).
+    for name in sorts.keys() {
+        if !is_local(&source, name) {
+            return None;
+        }
+        for &(g, outcome) in &guards {
+            let block = decisions[g].side(outcome).target?;
+            let before = TextRange::new(block.start, decision.range.start.max(block.start));
+            let leading = function_text(f, before);
+            let looped = leading.lines().any(|l| {
+                let l = l.trim_start();
+                l.starts_with("for ") || l.starts_with("while ") || l.starts_with("async for ")
+            });
+            let scope = if looped { block } else { before };
+            if assigns(&function_text(f, scope), name) {
+                return None;
+            }
+        }
+    }
+    let solver = solver.get_or_insert_with(|| Solver::new(2_000));
+    (solver.check(&assertions) == Answer::Unsat).then_some(Proof { guards })
+}
+
+fn function_text(f: &FunctionUnderTest, range: TextRange) -> String {
+    let r = range.absolute(f.anchor);
+    f.text
+        .get(r.start as usize..r.end as usize)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The decision's outcome being `outcome`, as an expression over its conditions' source.
+fn holds(decision: &Decision, outcome: bool, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+    let conditions: Vec<Expr> = decision
+        .conditions
+        .iter()
+        .map(|c| condition(&c.text, sorts))
+        .collect::<Option<_>>()?;
+    let e = structure(decision.expr.as_ref()?, &conditions)?;
+    Some(if outcome { e } else { e.negate() })
+}
+
+fn structure(expr: &BoolExpr, conditions: &[Expr]) -> Option<Expr> {
+    Some(match expr {
+        BoolExpr::Condition(i) => conditions.get(*i as usize)?.clone(),
+        BoolExpr::Not(e) => structure(e, conditions)?.negate(),
+        BoolExpr::And(a, b) => Expr::app(
+            Op::And,
+            vec![structure(a, conditions)?, structure(b, conditions)?],
+        ),
+        BoolExpr::Or(a, b) => Expr::app(
+            Op::Or,
+            vec![structure(a, conditions)?, structure(b, conditions)?],
+        ),
+        BoolExpr::Eq { .. } => return None,
+    })
+}
+
+/// `name`, `name OP number`, `number OP name`, `name OP name` (numbers compared as reals).
+fn condition(text: &str, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+    let text = text.trim();
+    if is_identifier(text) {
+        return var(text, Sort::Bool, sorts);
+    }
+    let ops = [
+        ("<=", Op::Le),
+        (">=", Op::Ge),
+        ("==", Op::Eq),
+        ("!=", Op::Ne),
+        ("<", Op::Lt),
+        (">", Op::Gt),
+    ];
+    let (at, token, op) = ops
+        .iter()
+        .filter_map(|(t, op)| text.find(t).map(|i| (i, *t, op.clone())))
+        .min_by_key(|(i, t, _)| (*i, std::cmp::Reverse(t.len())))?;
+    let (left, right) = (text[..at].trim(), text[at + token.len()..].trim());
+    Some(Expr::app(
+        op,
+        vec![operand(left, sorts)?, operand(right, sorts)?],
+    ))
+}
+
+fn operand(text: &str, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+    if is_identifier(text) {
+        return var(text, Sort::Real, sorts);
+    }
+    let number = text.replace('_', "");
+    number
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .map(Expr::Real)
+}
+
+fn var(name: &str, sort: Sort, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+    if ["True", "False", "None"].contains(&name) {
+        return None;
+    }
+    match sorts.insert(name.to_owned(), sort) {
+        Some(previous) if previous != sort => None,
+        _ => Some(Expr::var(name, sort)),
+    }
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty()
+        && !text.starts_with(|c: char| c.is_ascii_digit())
+        && text.chars().all(|c| c == '_' || c.is_alphanumeric())
+}
+
+/// Whether `name` is local to the function: a parameter, or assigned in its body.
+fn is_local(source: &str, name: &str) -> bool {
+    // The signature ends at the first `:` outside brackets after the parameters open.
+    let mut depth = 0i32;
+    let mut opened = false;
+    let mut end = source.len();
+    for (i, c) in source.char_indices() {
+        match c {
+            '(' | '[' | '{' => {
+                depth += 1;
+                opened = true;
+            }
+            ')' | ']' | '}' => depth -= 1,
+            ':' if depth == 0 && opened => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let params = &source[..end];
+    let in_params = params
+        .split(|c: char| !(c == '_' || c.is_alphanumeric()))
+        .any(|w| w == name);
+    in_params || assigns(source.get(end..).unwrap_or_default(), name)
+}
+
+/// Whether a statement of `text` (re)binds `name`.
+fn assigns(text: &str, name: &str) -> bool {
+    text.lines().any(|line| {
+        let l = line.trim_start();
+        let after = l
+            .strip_prefix(name)
+            .filter(|rest| !rest.starts_with(|c: char| c == '_' || c.is_alphanumeric()));
+        let assignment = after.is_some_and(|rest| {
+            let rest = rest.trim_start();
+            (rest.starts_with('=') && !rest.starts_with("=="))
+                || rest.starts_with(',')
+                || ["+=", "-=", "*=", "/=", "//=", "%=", "|=", "&=", "**=", ":"]
+                    .iter()
+                    .any(|op| rest.starts_with(op))
+        });
+        assignment
+            || l.starts_with(&format!("for {name} "))
+            || l.starts_with(&format!("for {name},"))
+            || l.contains(&format!(" as {name}"))
+            || l.contains(&format!("{name} :="))
+            || l.starts_with(&format!("del {name}"))
+            || l.starts_with("global ")
+            || l.starts_with("nonlocal ")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_comparisons() {
+        let mut sorts = FxHashMap::default();
+        assert!(condition("level > 100", &mut sorts).is_some());
+        assert!(condition("1_000 <= level", &mut sorts).is_some());
+        assert!(condition("len(xs) > 1", &mut sorts).is_none());
+        assert!(condition("self.x > 1", &mut sorts).is_none());
+        // A name read both as a number and as a flag is not modelled.
+        assert!(condition("level", &mut sorts).is_none());
+    }
+
+    #[test]
+    fn assignments() {
+        assert!(assigns("    level += safety\n", "level"));
+        assert!(assigns("    for level in xs:\n", "level"));
+        assert!(!assigns(
+            "    if level > 100:\n        return level\n",
+            "level"
+        ));
+        assert!(is_local("def f(level: int) -> int:\n    pass\n", "level"));
+        assert!(!is_local("def f(x):\n    return LIMIT\n", "LIMIT"));
+    }
+}
