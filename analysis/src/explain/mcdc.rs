@@ -120,7 +120,18 @@ fn proven_infeasible(
 ) -> bool {
     let source = function_source(f);
     let solver = solver.get_or_insert_with(|| Solver::new(2_000));
+    let conditions = &f.syntax.decisions[d].conditions;
     vectors.iter().all(|vector| {
+        // A literal (`"ORDER"` in `prefix or "ORDER"`) has one truth value.
+        let constant_contradicted = vector.iter().any(|&(c, v)| {
+            conditions
+                .get(c as usize)
+                .and_then(|c| literal_truth(&c.text))
+                == Some(!v)
+        });
+        if constant_contradicted {
+            return true;
+        }
         let mut assertions = vec![];
         for &(c, v) in vector {
             let Some(expr) = exploration
@@ -137,6 +148,23 @@ fn proven_infeasible(
         }
         solver.check(&assertions) == Answer::Unsat
     })
+}
+
+/// The truth value of a literal condition.
+fn literal_truth(text: &str) -> Option<bool> {
+    let t = text.trim();
+    match t {
+        "True" => return Some(true),
+        "False" | "None" => return Some(false),
+        _ => {}
+    }
+    let quoted = t.len() >= 2
+        && ((t.starts_with('"') && t.ends_with('"')) || (t.starts_with('\'') && t.ends_with('\'')))
+        && !t[1..t.len() - 1].contains(['"', '\'', '\\']);
+    if quoted {
+        return Some(t.len() > 2);
+    }
+    t.replace('_', "").parse::<f64>().ok().map(|x| x != 0.0)
 }
 
 fn function_source(f: &FunctionUnderTest) -> String {
@@ -343,6 +371,15 @@ mod tests {
             vectors(&expr, &table, 3, true_2),
             vec![vec![(0, true), (1, true), (2, true)]]
         );
+    }
+
+    #[test]
+    fn literals_have_one_truth_value() {
+        assert_eq!(literal_truth("\"ORDER\""), Some(true));
+        assert_eq!(literal_truth("''"), Some(false));
+        assert_eq!(literal_truth("0"), Some(false));
+        assert_eq!(literal_truth("None"), Some(false));
+        assert_eq!(literal_truth("prefix"), None);
     }
 
     #[test]
