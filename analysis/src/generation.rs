@@ -44,8 +44,11 @@ pub fn start_pool(config: &Config) -> Result<Pool, String> {
             embed::cache_dir().display()
         )
     })?;
-    let scratch = std::env::temp_dir().join(format!("lacuna-scratch-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+    let scratch_dir = tempfile::Builder::new()
+        .prefix("lacuna-scratch-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
+    let scratch = scratch_dir.path().to_owned();
     let allow_write: Vec<PathBuf> = config
         .sandbox
         .allow_write
@@ -71,7 +74,7 @@ pub fn start_pool(config: &Config) -> Result<Pool, String> {
             },
         }),
     };
-    let pool = Pool::new(spec, config.workers());
+    let pool = Pool::new(spec, config.workers()).with_scratch(scratch_dir);
     pool.warm_up().map_err(|e: WorkerError| e.to_string())?;
     Ok(pool)
 }

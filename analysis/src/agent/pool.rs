@@ -18,6 +18,8 @@ pub struct Pool {
     size: usize,
     state: Mutex<State>,
     idle_changed: Condvar,
+    /// The workers' scratch directory, removed when the pool goes (after its workers).
+    scratch: Option<tempfile::TempDir>,
 }
 
 struct State {
@@ -46,6 +48,7 @@ impl Pool {
                 stats: PoolStats::default(),
             }),
             idle_changed: Condvar::new(),
+            scratch: None,
         }
     }
 
@@ -147,6 +150,14 @@ impl Pool {
                 Ok(Err(e))
             }
         }
+    }
+}
+
+impl Pool {
+    /// Gives the pool its workers' scratch directory to remove when it is dropped.
+    pub fn with_scratch(mut self, dir: tempfile::TempDir) -> Pool {
+        self.scratch = Some(dir);
+        self
     }
 }
 
