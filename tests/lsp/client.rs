@@ -120,6 +120,8 @@ impl Server {
                 };
                 let id = id.clone();
                 self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+                // Kept, so tests can see what the server asked (a diagnostics refresh…).
+                self.notifications.push(message);
                 continue;
             }
             if message.get("method").is_some() {
@@ -169,6 +171,19 @@ impl Server {
     }
 
     pub fn initialize(&mut self, root: &Path, options: Value) -> Value {
+        self.initialize_with(
+            root,
+            options,
+            json!({
+                "workspace": {"configuration": true, "didChangeWatchedFiles": {"dynamicRegistration": true}},
+                "window": {"workDoneProgress": true},
+                "textDocument": {"hover": {"contentFormat": ["markdown"]}}
+            }),
+        )
+    }
+
+    /// `initialize` with the client capabilities given.
+    pub fn initialize_with(&mut self, root: &Path, options: Value, capabilities: Value) -> Value {
         let uri = uri(root);
         let response = self.request(
             "initialize",
@@ -177,11 +192,7 @@ impl Server {
                 "rootUri": uri,
                 "workspaceFolders": [{"uri": uri, "name": "project"}],
                 "initializationOptions": options,
-                "capabilities": {
-                    "workspace": {"configuration": true, "didChangeWatchedFiles": {"dynamicRegistration": true}},
-                    "window": {"workDoneProgress": true},
-                    "textDocument": {"hover": {"contentFormat": ["markdown"]}}
-                }
+                "capabilities": capabilities
             }),
         );
         self.notify("initialized", json!({}));

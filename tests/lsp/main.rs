@@ -393,3 +393,40 @@ fn a_crashing_worker_does_not_stop_the_server_and_tests_export() {
     assert_eq!(guidance(&mut server)["created"], false);
     server.shutdown();
 }
+
+#[test]
+fn clients_that_pull_diagnostics_are_asked_to_refresh_and_get_them() {
+    let (dir, root, module) = project();
+    let mut server = Server::start(&home(&dir), &[]);
+    let init = server.initialize_with(
+        &root,
+        json!({"trusted": true}),
+        json!({
+            "workspace": {"configuration": true, "diagnostics": {"refreshSupport": true}},
+            "textDocument": {"diagnostic": {"dynamicRegistration": false}}
+        }),
+    );
+    assert!(
+        init["result"]["capabilities"]["diagnosticProvider"].is_object(),
+        "{init}"
+    );
+    let uri = server.open(&module, 1);
+    server
+        .wait_for(|m| m["method"] == "lacuna/coverage" && m["params"]["uri"] == uri.as_str())
+        .unwrap();
+    let report = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(report["result"]["kind"], "full", "{report}");
+    let items = report["result"]["items"].as_array().unwrap();
+    assert!(codes(items).contains(&"LCN101"), "{items:#?}");
+    assert!(
+        server
+            .notifications
+            .iter()
+            .any(|m| m["method"] == "workspace/diagnostic/refresh"),
+        "the server asks the client to pull again when results arrive"
+    );
+    server.shutdown();
+}
