@@ -6,6 +6,7 @@ mod client;
 mod efficacy;
 #[path = "../support/example.rs"]
 mod example;
+mod neovim;
 
 use client::{Server, uri};
 use serde_json::{Value, json};
