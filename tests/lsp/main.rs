@@ -431,3 +431,26 @@ fn clients_that_pull_diagnostics_are_asked_to_refresh_and_get_them() {
     );
     server.shutdown();
 }
+
+#[test]
+fn dead_branches_are_proven_and_faded() {
+    let (dir, root, _) = project();
+    let module = root.join("app/levels.py");
+    std::fs::write(
+        &module,
+        "def reorder_level(daily: int, lead: int) -> int:\n    level = daily * lead\n    if level < 50:\n        if level > 100:\n            level = 100\n    return level\n",
+    )
+    .unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    let diagnostics = server.diagnostics_where(&uri, has("LCN106"));
+    let dead = diagnostics.iter().find(|d| d["code"] == "LCN106").unwrap();
+    assert_eq!(dead["range"]["start"], json!({"line": 3, "character": 11}));
+    assert_eq!(dead["tags"], json!([1]), "editors fade dead code: {dead}");
+    assert_eq!(
+        dead["message"],
+        "true branch never taken: dead: `level > 100` cannot hold where `level < 50` (line 3)"
+    );
+    server.shutdown();
+}
