@@ -7,7 +7,7 @@
 
 use super::external::ExternalKind;
 use crate::config::Mcdc;
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Cause, Code, Diagnostic};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::search::Exploration;
 use crate::explore::solver::{Answer, Solver};
@@ -292,15 +292,41 @@ pub fn diagnostics(
                 if !vector.is_empty() {
                     message.push_str(&format!(": needs a test with {vector}"));
                 }
-                if let Some((callee, _, _)) = blocked_by(exploration, d, condition) {
-                    message.push_str(&format!(
-                        "; it depends on the return value of `{callee}`, which generated inputs cannot control"
-                    ));
-                }
                 (Code::McdcObligation, message)
             };
+            let mut message = message;
+            // Why the search could not meet it: what it tried for the vector's conditions.
+            let cause = (!missing.infeasible).then(|| {
+                let mut attempts = vec![];
+                for &(c, v) in missing.vector.iter().flatten() {
+                    for a in exploration
+                        .condition_attempts
+                        .get(&(d, c, v))
+                        .into_iter()
+                        .flatten()
+                    {
+                        if !attempts.contains(a) {
+                            attempts.push(a.clone());
+                        }
+                    }
+                }
+                super::from_attempts(f, exploration, d, &attempts)
+            });
+            let blocked = blocked_by(exploration, d, condition);
+            match (&cause, &blocked) {
+                (Some(e), _) if e.cause != Cause::Budget || blocked.is_none() => {
+                    message.push_str(&format!("; {}", e.why));
+                }
+                (_, Some((callee, _, _))) => message.push_str(&format!(
+                    "; it depends on the return value of `{callee}`, which generated inputs cannot control"
+                )),
+                _ => {}
+            }
             let mut diagnostic = Diagnostic::new(code, cond.range.absolute(f.anchor), message);
             diagnostic.function = Some(f.qualname.clone());
+            if let Some(e) = cause.as_ref().filter(|e| e.cause != Cause::Budget) {
+                diagnostic.related = e.related.clone();
+            }
             let mut data = json!({
                 "kind": "mcdc-obligation",
                 "decision": decision.id.as_str(),
@@ -323,11 +349,23 @@ pub fn diagnostics(
                     "true": report.shown.contains(Obligation { condition: c.index, value: true }),
                 }))
                 .collect::<Vec<_>>());
-            if let Some((callee, kind, returns)) = blocked_by(exploration, d, condition) {
-                data["cause"] = json!("external-call");
-                data["callee"] = json!(callee);
-                data["external"] = json!(kind);
-                data["returns"] = json!(returns);
+            match (cause, blocked) {
+                (Some(e), _) if e.cause != Cause::Budget => {
+                    if let (Some(into), Some(from)) = (data.as_object_mut(), e.data.as_object()) {
+                        for (k, v) in from {
+                            into.insert(k.clone(), v.clone());
+                        }
+                    }
+                    data["cause"] = json!(e.cause.as_str());
+                }
+                (_, Some((callee, kind, returns))) => {
+                    data["cause"] = json!("external-call");
+                    data["callee"] = json!(callee);
+                    data["external"] = json!(kind);
+                    data["returns"] = json!(returns);
+                }
+                (Some(_), None) => data["cause"] = json!("budget"),
+                _ => {}
             }
             diagnostic.data = Some(data);
             out.push(diagnostic);

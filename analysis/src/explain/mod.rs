@@ -202,8 +202,18 @@ fn reached(
         .get(&(d, outcome))
         .cloned()
         .unwrap_or_default();
+    from_attempts(f, exploration, d, &attempts)
+}
+
+/// The cause that what the search tried at decision `d` points to.
+fn from_attempts(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    d: usize,
+    attempts: &[Attempt],
+) -> Explanation {
     // External calls first: the most common and the most actionable.
-    for attempt in &attempts {
+    for attempt in attempts {
         if let Attempt::Uncontrollable(deps) = attempt
             && let Some(e) = deps.iter().find_map(|dep| match dep {
                 Dependency::ExternalCall(i) => Some(external_call(f, exploration, *i)),
@@ -213,7 +223,7 @@ fn reached(
             return e;
         }
     }
-    for attempt in &attempts {
+    for attempt in attempts {
         match attempt {
             Attempt::Uncontrollable(deps) => {
                 if let Some(e) = deps.iter().find_map(|dep| object_state(dep, None)) {
@@ -228,7 +238,7 @@ fn reached(
             _ => {}
         }
     }
-    for attempt in &attempts {
+    for attempt in attempts {
         if let Attempt::BoundHit { needed, bound } = attempt {
             return Explanation::new(
                 Cause::Boundary,
@@ -239,7 +249,7 @@ fn reached(
             );
         }
     }
-    for attempt in &attempts {
+    for attempt in attempts {
         match attempt {
             Attempt::Unknown(why) => {
                 return Explanation::new(

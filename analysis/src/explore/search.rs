@@ -152,6 +152,9 @@ pub struct Exploration {
     pub independence: FxHashMap<usize, Independence>,
     /// For each side not covered, what was tried.
     pub attempts: BTreeMap<(usize, bool), Vec<Attempt>>,
+    /// For each (decision, condition, value) whose other value was asked for, what was tried:
+    /// why an MC/DC obligation stays unmet.
+    pub condition_attempts: BTreeMap<(usize, u16, bool), Vec<Attempt>>,
     /// Per (decision, condition): the symbolic expression and values seen.
     pub conditions: BTreeMap<(usize, u16), ConditionSeen>,
     /// External calls seen, by callee and position, with the `$ret` variables they returned.
@@ -1233,7 +1236,11 @@ impl Search<'_> {
     }
 
     fn note(&mut self, target: Option<(usize, u16, bool)>, attempt: Attempt) {
-        let Some((d, _, _)) = target else { return };
+        let Some((d, c, v)) = target else { return };
+        let list = self.out.condition_attempts.entry((d, c, v)).or_default();
+        if !list.contains(&attempt) {
+            list.push(attempt.clone());
+        }
         for outcome in [true, false] {
             if self.out.covered.contains_key(&(d, outcome)) {
                 continue;

@@ -35,9 +35,17 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
         if d.range.end < range.start || d.range.start > range.end {
             continue;
         }
-        let (title, payload) = match d.code {
-            Code::UncoveredBranch(Cause::ExternalCall | Cause::ExternalException)
-            | Code::McdcObligation => {
+        // An MC/DC obligation blocked like a branch gets the branch's action.
+        let cause = match d.code {
+            Code::McdcObligation => match data(d, "cause") {
+                Some("external-call") => Some(Cause::ExternalCall),
+                Some("object-creation") => Some(Cause::ObjectCreation),
+                _ => None,
+            },
+            code => code.cause(),
+        };
+        let (title, payload) = match cause {
+            Some(Cause::ExternalCall | Cause::ExternalException) => {
                 let Some(callee) = data(d, "callee") else {
                     continue;
                 };
@@ -46,7 +54,7 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
                     json!({"kind": "mock", "callee": callee, "returns": data(d, "returns")}),
                 )
             }
-            Code::UncoveredBranch(Cause::ObjectCreation) => {
+            Some(Cause::ObjectCreation) => {
                 let Some(class) = data(d, "class") else {
                     continue;
                 };

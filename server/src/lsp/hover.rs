@@ -171,6 +171,10 @@ fn fix_sentence(d: &Diagnostic) -> Option<String> {
         Code::McdcObligation if data(d, "callee").is_some() => format!(
             "Use the code action **Mock `{callee}` in generated tests**: the generator then chooses its return value and targets this obligation."
         ),
+        Code::McdcObligation if data(d, "class").is_some() => format!(
+            "Use the code action **Create a factory for `{}`**: the generator then builds it in the state this obligation needs.",
+            data(d, "class").map(short_class).unwrap_or("the class")
+        ),
         Code::McdcObligation => {
             "Add a test with the condition vector in the message, or raise the generation budget."
                 .to_owned()
