@@ -12,5 +12,6 @@ pub mod explore;
 pub mod generation;
 pub mod guidance;
 pub mod model;
+pub mod suite;
 pub mod symbolic;
 pub mod workspace;

@@ -78,5 +78,20 @@ fn reported_independence_is_confirmed_by_a_second_tracer() {
         skipped.join("\n  ")
     );
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    // The project's own tests run through the agent too: their MC/DC is reported beside.
+    let discount = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["functions"].as_array().unwrap())
+        .find(|f| f["name"] == "discount_rate")
+        .unwrap();
+    let own = &discount["suite"];
+    assert!(own["branches"].as_u64().unwrap() >= 4, "{discount}");
+    assert!(
+        (1..=discount["obligations"]["total"].as_u64().unwrap())
+            .contains(&own["obligations"].as_u64().unwrap()),
+        "{discount}"
+    );
     assert!(checked >= 10, "too few decisions checked: {checked}");
 }

@@ -34,6 +34,8 @@ pub struct GeneratedFunction {
     pub obligations: (usize, usize),
     /// Per decision with obligations: what is shown and what is missing.
     pub mcdc: Vec<McdcDecision>,
+    /// What the project's own tests cover: branch sides, MC/DC obligations (when it has any).
+    pub suite: Option<(usize, usize)>,
     pub executions: u32,
     pub tests: usize,
     pub time_ms: u128,
@@ -57,6 +59,8 @@ pub struct McdcDecision {
     pub conditions: Vec<String>,
     /// The (condition, value) pairs shown.
     pub shown: Vec<(u16, bool)>,
+    /// How many the project's own tests show.
+    pub suite: usize,
     pub covered: usize,
     pub total: usize,
     /// (condition index, condition text, value, infeasible, needed vector).
@@ -91,6 +95,7 @@ impl McdcDecision {
             text,
             conditions: decision.conditions.iter().map(|c| c.text.clone()).collect(),
             shown: o.shown.iter().map(|o| (o.condition, o.value)).collect(),
+            suite: 0,
             covered: o.covered,
             total: o.total,
             missing: o
@@ -267,6 +272,8 @@ fn generate(
     };
     let budget = generation::budget(&config);
     let results = generation::explore_all(&pool, targets, &facts, &budget, pool.size());
+    // The project's own tests, for their coverage and MC/DC next to the generated tests'.
+    let suite = lacuna_analysis::suite::run(&pool, &config);
     // With emitted tests, coverage is what they reproduce.
     let kept = match emit {
         Some(dir) => Some(emit_tests(&config, &results, dir)?),
@@ -290,16 +297,33 @@ fn generate(
         };
         let report = explain::explain(&result.target, e, &config.mcdc);
         let obligations = report.obligations_covered();
+        let own = suite.coverage(&result.target);
         let sides = side_records(&result.target, e);
         checked[i].generated.push(GeneratedFunction {
             id: result.function.to_string(),
             covered: report.covered,
             total: report.total,
             obligations,
+            suite: (!suite.tests.is_empty()).then(|| {
+                let shown = report
+                    .obligations
+                    .iter()
+                    .map(|o| {
+                        own.independence
+                            .get(&o.decision)
+                            .map_or(0, |i| i.len().min(o.total))
+                    })
+                    .sum();
+                (own.sides.len(), shown)
+            }),
             mcdc: report
                 .obligations
                 .iter()
-                .map(|o| McdcDecision::new(&result.target, o))
+                .map(|o| {
+                    let mut m = McdcDecision::new(&result.target, o);
+                    m.suite = own.independence.get(&o.decision).map_or(0, |i| i.len());
+                    m
+                })
                 .collect(),
             executions: e.executions,
             tests: e.tests.len(),

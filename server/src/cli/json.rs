@@ -50,6 +50,15 @@ struct Function<'a> {
     /// With generation: per decision with MC/DC obligations, the pairs shown.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     mcdc: Vec<JsonMcdc<'a>>,
+    /// With generation: what the project's own tests cover.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suite: Option<JsonSuite>,
+}
+
+#[derive(Serialize)]
+struct JsonSuite {
+    branches: usize,
+    obligations: usize,
 }
 
 #[derive(Serialize)]
@@ -250,6 +259,12 @@ pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
                                         .collect()
                                 })
                                 .unwrap_or_default(),
+                            suite: g.and_then(|g| g.suite).map(|(branches, obligations)| {
+                                JsonSuite {
+                                    branches,
+                                    obligations,
+                                }
+                            }),
                             mcdc: g
                                 .map(|g| {
                                     g.mcdc

@@ -25,8 +25,8 @@ pub fn print(files: &[CheckedFile]) {
                 );
                 let _ = writeln!(
                     out,
-                    "    condition outcomes covered {}/{}",
-                    d.covered, d.total
+                    "    condition outcomes covered {}/{} (the project's own tests: {}/{})",
+                    d.covered, d.total, d.suite, d.total
                 );
                 for (c, text, value, infeasible, vector) in &d.missing {
                     let _ = write!(out, "    condition {c} not covered ({value}): `{text}`");
