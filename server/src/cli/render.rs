@@ -14,6 +14,7 @@ pub fn print(files: &[CheckedFile]) {
         Renderer::plain()
     };
     let (mut functions, mut branches, mut obligations, mut diagnostics) = (0, 0, 0, 0);
+    let (mut covered, mut shown, mut generated_any) = (0, 0, false);
     for file in files {
         if file.report.functions.is_empty() && file.diagnostics().is_empty() {
             continue;
@@ -24,6 +25,11 @@ pub fn print(files: &[CheckedFile]) {
             branches += f.model.branch_sides;
             obligations += f.model.obligations;
             let generated = file.generated.iter().find(|g| g.id == f.id.as_str());
+            if let Some(g) = generated {
+                generated_any = true;
+                covered += g.covered;
+                shown += g.obligations.0;
+            }
             let coverage = match generated {
                 Some(g) if g.failure.is_none() => format!(
                     "{}/{} branch sides covered ({} executions, {} tests, {} ms), ",
@@ -51,9 +57,20 @@ pub fn print(files: &[CheckedFile]) {
             let _ = writeln!(out, "{}", render_diagnostic(&renderer, file, d));
         }
     }
+    let (branches, obligations) = if generated_any {
+        (
+            format!("{covered}/{branches} branch sides covered"),
+            format!("{shown}/{obligations} MC/DC obligations shown"),
+        )
+    } else {
+        (
+            format!("{branches} branch sides"),
+            format!("{obligations} MC/DC obligations"),
+        )
+    };
     let _ = writeln!(
         out,
-        "\n{} files, {functions} functions, {branches} branch sides, {obligations} MC/DC obligations, {diagnostics} diagnostics",
+        "\n{} files, {functions} functions, {branches}, {obligations}, {diagnostics} diagnostics",
         files.len()
     );
 }
