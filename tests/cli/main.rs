@@ -189,6 +189,26 @@ fn generated_tests_pass_and_coverage_confirms_every_claim() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
 
+    // The run's cost: its totals are the sums of the functions' own figures.
+    let generation = &doc["generation"];
+    assert!(generation["workers"].as_u64().unwrap() >= 1, "{generation}");
+    assert!(generation["workers_started"].as_u64().unwrap() >= 1);
+    assert!(generation["emit_ms"].as_u64().unwrap() > 0);
+    let functions: Vec<&serde_json::Value> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["functions"].as_array().unwrap())
+        .filter(|f| f.get("executions").is_some())
+        .collect();
+    let sum = |key: &str| -> u64 { functions.iter().map(|f| f[key].as_u64().unwrap()).sum() };
+    assert_eq!(generation["executions"].as_u64(), Some(sum("executions")));
+    assert_eq!(
+        generation["solver_queries"].as_u64(),
+        Some(sum("solver_queries"))
+    );
+    assert!(sum("solver_queries") > 0, "the example needs the solver");
+
     // The emitted files pass under real pytest, and coverage.py records what they execute.
     let data = out_dir.path().join(".coverage");
     let run = Command::new(&python)
