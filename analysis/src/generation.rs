@@ -242,6 +242,7 @@ pub fn signature(
     };
     Ok(Signature {
         params,
+        keyword_only: crate::explore::inputs::keyword_only(&response["params"]),
         defaults,
         receiver,
         writers: writers.clone(),

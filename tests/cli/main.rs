@@ -316,3 +316,46 @@ fn generated_tests_pass_and_coverage_confirms_every_claim() {
         "the example project is mostly covered: {confirmed}"
     );
 }
+
+#[test]
+fn keyword_only_parameters_are_passed_by_keyword() {
+    let Some((_, venv)) = test_python() else {
+        panic!(
+            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
+        );
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("labels.py"),
+        r#"def label(count: int, *, unit: str = "item", plural: bool = False) -> str:
+    if plural and count != 1:
+        return f"{count} {unit}s"
+    if count < 0:
+        raise ValueError("negative")
+    return f"{count} {unit}"
+"#,
+    )
+    .unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json", "--emit-tests"])
+        .arg(out_dir.path())
+        .arg("labels.py")
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["covered"], 4, "{}", stdout(&out));
+    let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_labels.py")).unwrap();
+    assert!(tests.contains("plural=True"), "{tests}");
+    assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+}
