@@ -14,7 +14,9 @@ HOME pointed at a fresh temporary directory.
 
 Budget per module and tool: Lacuna's per-function time is lowered (never raised above its
 default, 3 s) so that all the module's functions fit in 80 % of the budget on its workers;
-CrossHair's `--per_condition_timeout` is 80 % of the budget divided by the module's functions;
+CrossHair runs once per function that has a branch (it prints its tests only when it ends, and a
+crash on one function must not lose the others), with `--per_condition_timeout` 80 % of the
+budget divided by their number;
 Pynguin searches for 60 % of the budget and spends at most 20 % on mutation analysis for its
 assertions (split evenly over the modules of a package). Every tool is killed at 1.5× the budget.
 The wall time reported is the whole process: start-up, generation, writing the tests (and, for
