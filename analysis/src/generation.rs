@@ -255,6 +255,7 @@ pub fn signature(
     };
     Ok(Signature {
         params,
+        keyword_only: crate::explore::inputs::keyword_only(&response["params"]),
         defaults,
         receiver,
         writers: facts.writers.clone(),

@@ -170,3 +170,78 @@ fn object_fields_become_access_paths() {
     });
     assert_eq!(first.unwrap().to_string(), "self._items.__len__ >= 5");
 }
+
+/// A module in the style of python-slugify: postponed annotations naming another module's types,
+/// a keyword-only parameter, and a compiled pattern at module level handed to C code.
+const PATTERNS: &str = r#"from __future__ import annotations
+
+import re
+
+SEPARATORS = re.compile(r"[\s_]+")
+
+
+def join_words(text: str, *, separator: str = "-", pattern: re.Pattern[str] | None = None) -> str:
+    if not isinstance(SEPARATORS, re.Pattern):
+        raise TypeError("not a pattern")
+    return re.sub(pattern or SEPARATORS, separator, text)
+"#;
+
+#[test]
+fn module_level_objects_reach_c_code_unwrapped_and_annotations_resolve() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("words.py"), PATTERNS).unwrap();
+    let pool = support::pool(project.path(), home.path(), 1);
+
+    // `re.Pattern[str]` names the recording wrapper of `re` in the module's globals: it still
+    // resolves, and so do the other annotations.
+    let described = pool
+        .raw(
+            serde_json::json!({"op": "describe",
+                               "target": {"module": "words", "qualname": "join_words"}}),
+            std::time::Duration::from_secs(20),
+        )
+        .unwrap()
+        .unwrap();
+    let params = described["params"].as_array().unwrap();
+    let kinds: Vec<(&str, &str, &str)> = params
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["kind"].as_str().unwrap(),
+                p["type"]["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("text", "positional_or_keyword", "str"),
+            ("separator", "keyword_only", "str"),
+            ("pattern", "keyword_only", "optional"),
+        ]
+    );
+
+    // `re.sub(SEPARATORS, ...)` and `isinstance(SEPARATORS, re.Pattern)` see the real pattern.
+    let mut req = request(
+        "words",
+        "join_words",
+        vec![ValueTree::named(
+            Value::Str {
+                value: "a b_c".into(),
+            },
+            "text",
+        )],
+    );
+    req.kwargs.insert(
+        "separator".into(),
+        ValueTree::named(Value::Str { value: "+".into() }, "separator"),
+    );
+    let run = pool.execute(&req).unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
+    assert_eq!(
+        run.returned.as_ref().unwrap().literal.as_deref(),
+        Some("'a+b+c'")
+    );
+}

@@ -189,6 +189,26 @@ fn generated_tests_pass_and_coverage_confirms_every_claim() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
 
+    // The run's cost: its totals are the sums of the functions' own figures.
+    let generation = &doc["generation"];
+    assert!(generation["workers"].as_u64().unwrap() >= 1, "{generation}");
+    assert!(generation["workers_started"].as_u64().unwrap() >= 1);
+    assert!(generation["emit_ms"].as_u64().unwrap() > 0);
+    let functions: Vec<&serde_json::Value> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["functions"].as_array().unwrap())
+        .filter(|f| f.get("executions").is_some())
+        .collect();
+    let sum = |key: &str| -> u64 { functions.iter().map(|f| f[key].as_u64().unwrap()).sum() };
+    assert_eq!(generation["executions"].as_u64(), Some(sum("executions")));
+    assert_eq!(
+        generation["solver_queries"].as_u64(),
+        Some(sum("solver_queries"))
+    );
+    assert!(sum("solver_queries") > 0, "the example needs the solver");
+
     // The emitted files pass under real pytest, and coverage.py records what they execute.
     let data = out_dir.path().join(".coverage");
     let run = Command::new(&python)
@@ -295,4 +315,47 @@ fn generated_tests_pass_and_coverage_confirms_every_claim() {
         confirmed > 40,
         "the example project is mostly covered: {confirmed}"
     );
+}
+
+#[test]
+fn keyword_only_parameters_are_passed_by_keyword() {
+    let Some((_, venv)) = test_python() else {
+        panic!(
+            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
+        );
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("labels.py"),
+        r#"def label(count: int, *, unit: str = "item", plural: bool = False) -> str:
+    if plural and count != 1:
+        return f"{count} {unit}s"
+    if count < 0:
+        raise ValueError("negative")
+    return f"{count} {unit}"
+"#,
+    )
+    .unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json", "--emit-tests"])
+        .arg(out_dir.path())
+        .arg("labels.py")
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["covered"], 4, "{}", stdout(&out));
+    let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_labels.py")).unwrap();
+    assert!(tests.contains("plural=True"), "{tests}");
+    assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
 }

@@ -168,12 +168,47 @@ def describe_class(cls, is_project_class, depth):
             "dataclass": dataclasses.is_dataclass(cls)}
 
 
+def _plain_globals(func):
+    """The function's globals with the agent's recording wrappers of other modules replaced by
+    what they wrap: annotations such as `re.Pattern[str]` evaluate against the real modules."""
+    from .interpose import ExternalFunction, ExternalModule, ExternalObject
+
+    out = {}
+    for name, value in getattr(func, "__globals__", {}).items():
+        if isinstance(value, ExternalModule):
+            value = object.__getattribute__(value, "_module")
+        elif isinstance(value, (ExternalFunction, ExternalObject)):
+            value = object.__getattribute__(value, "_target")
+        out[name] = value
+    return out
+
+
+def type_hints(func):
+    """The resolved annotations of `func`. When one of them cannot be resolved (a name imported
+    only under `TYPE_CHECKING`), the others still are."""
+    try:
+        return typing.get_type_hints(func)
+    except Exception:
+        pass
+    globalns = _plain_globals(func)
+    try:
+        return typing.get_type_hints(func, globalns=globalns)
+    except Exception:
+        pass
+    hints = {}
+    for name, annotation in (getattr(func, "__annotations__", None) or {}).items():
+        if isinstance(annotation, str):
+            try:
+                annotation = eval(annotation, globalns)  # noqa: S307 - the project's own code
+            except Exception:
+                continue
+        hints[name] = annotation
+    return hints
+
+
 def parameters(func, is_project_class, depth=0, skip_first=False):
     sig = inspect.signature(func)
-    try:
-        hints = typing.get_type_hints(func)
-    except Exception:
-        hints = {}
+    hints = type_hints(func)
     out = []
     for i, p in enumerate(sig.parameters.values()):
         if skip_first and i == 0 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):

@@ -40,7 +40,9 @@ def _arg_vars(args, kwargs):
 
 
 def _concrete_args(args, kwargs):
-    return [concrete(a) for a in args], {k: concrete(v) for k, v in kwargs.items()}
+    # Proxies of external objects (`PATTERN = re.compile(...)`) are unwrapped too: C code such
+    # as `re.sub(PATTERN, ...)` checks the exact type of its arguments.
+    return [_unwrap(a) for a in args], {k: _unwrap(v) for k, v in kwargs.items()}
 
 
 def call_external(name, target, args, kwargs):
@@ -190,6 +192,8 @@ class ReturnedObject:
 def _unwrap(value):
     if isinstance(value, ReturnedObject):
         return object.__getattribute__(value, "_target")
+    if type(value) is ExternalObject:
+        return value._target
     return concrete(value)
 
 
@@ -458,13 +462,15 @@ def _range(*args):
 def _isinstance(obj, classinfo):
     if isinstance(obj, SymBool):
         obj = concrete(obj)
-    return _real["isinstance"](_unwrap(obj) if isinstance(obj, ReturnedObject) else obj, classinfo)
+    if isinstance(obj, (ReturnedObject, ExternalObject)):
+        obj = _unwrap(obj)
+    return _real["isinstance"](obj, classinfo)
 
 
 def _type(*args):
     if len(args) == 1:
         obj = args[0]
-        if isinstance(obj, (Sym, ReturnedObject)):
+        if isinstance(obj, (Sym, ReturnedObject, ExternalObject)):
             obj = _unwrap(obj)
         t = _real["type"](obj)
         return _PROJECT_OF.get(t, t)

@@ -158,6 +158,18 @@ pub fn params(list: &Json) -> Vec<(String, Shape)> {
         .unwrap_or_default()
 }
 
+/// The names of the keyword-only parameters among those `describe` lists.
+pub fn keyword_only(list: &Json) -> Vec<String> {
+    list.as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|p| p["kind"].as_str() == Some("keyword_only"))
+                .filter_map(|p| p["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// One candidate input: values of variables (by access path), choices (by path), method calls
 /// that build objects (by path), and lengths of containers. Anything not set takes a default.
 #[derive(Clone, Debug, Default, PartialEq)]

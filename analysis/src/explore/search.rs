@@ -35,6 +35,8 @@ pub struct Budget {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Signature {
     pub params: Vec<(String, Shape)>,
+    /// Parameters that can only be passed by keyword (after `*` or `*args`).
+    pub keyword_only: Vec<String>,
     /// Default values of parameters and constructor arguments, by access path.
     pub defaults: BTreeMap<String, ModelValue>,
     /// The receiver for a method (an instance of its class), named `self`.
@@ -460,9 +462,16 @@ impl Search<'_> {
                 .signature
                 .params
                 .iter()
+                .filter(|(name, _)| !self.signature.keyword_only.contains(name))
                 .map(|(name, shape)| builder.build(shape, name))
                 .collect(),
-            kwargs: BTreeMap::new(),
+            kwargs: self
+                .signature
+                .params
+                .iter()
+                .filter(|(name, _)| self.signature.keyword_only.contains(name))
+                .map(|(name, shape)| (name.clone(), builder.build(shape, name)))
+                .collect(),
             mocks,
             timeout_ms: self.budget.execution_timeout_ms,
         }

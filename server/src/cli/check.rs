@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// One checked file, ready to print.
 pub struct CheckedFile {
@@ -39,6 +40,7 @@ pub struct GeneratedFunction {
     pub executions: u32,
     pub tests: usize,
     pub time_ms: u128,
+    pub solver_queries: u64,
     pub diagnostics: Vec<Diagnostic>,
     /// Why it could not be explored, when it could not.
     pub failure: Option<String>,
@@ -123,6 +125,25 @@ impl McdcDecision {
                 .collect(),
         }
     }
+}
+
+/// What a generation run cost as a whole, for the JSON document's `generation` object.
+#[derive(Default)]
+pub struct RunStats {
+    /// Worker processes the pool may run at once.
+    pub workers: usize,
+    /// Starting the pool: the first worker's interpreter, agent import and configuration.
+    pub agent_start_ms: u128,
+    /// Exploring every function (on `workers` threads), from the first signature to the last
+    /// execution.
+    pub explore_ms: u128,
+    /// Writing the tests and checking them under pytest (0 without `--emit-tests`).
+    pub emit_ms: u128,
+    pub executions: u64,
+    pub solver_queries: u64,
+    pub workers_started: u64,
+    pub timeouts: u64,
+    pub crashes: u64,
 }
 
 /// One branch side as the JSON document lists it.
@@ -233,14 +254,22 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         })
         .collect();
-    if !args.static_only {
+    let stats = if args.static_only {
+        None
+    } else {
         let emit = args.emit_tests.as_ref().map(|d| cwd.join(d));
-        generate(&workspace, &sources, &all, &mut checked, emit.as_deref())?;
-    }
+        Some(generate(
+            &workspace,
+            &sources,
+            &all,
+            &mut checked,
+            emit.as_deref(),
+        )?)
+    };
     match args.format {
         _ if args.mcdc_report => super::mcdc_report::print(&checked),
         Format::Text => render::print(&checked),
-        Format::Json => json::print(&checked, !args.static_only)?,
+        Format::Json => json::print(&checked, stats.as_ref())?,
     }
     let errors = checked
         .iter()
@@ -260,10 +289,12 @@ fn generate(
     project: &[lacuna_analysis::db::SourceFile],
     checked: &mut [CheckedFile],
     emit: Option<&Path>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<RunStats> {
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
+    let started = Instant::now();
     let pool = generation::start_pool(&config).map_err(anyhow::Error::msg)?;
+    let agent_start = started.elapsed();
     let (targets, _skipped) = generation::targets(db, sources);
     let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
     let facts = generation::Facts {
@@ -271,14 +302,36 @@ fn generate(
         guidance: guidance.into(),
     };
     let budget = generation::budget(&config);
+    let started = Instant::now();
     let results = generation::explore_all(&pool, targets, &facts, &budget, pool.size());
+    let explore = started.elapsed();
     // The project's own tests, for their coverage and MC/DC next to the generated tests'.
     let suite = lacuna_analysis::suite::run(&pool, &config);
     // With emitted tests, coverage is what they reproduce.
+    let started = Instant::now();
     let kept = match emit {
         Some(dir) => Some(emit_tests(&config, &results, dir)?),
         None => None,
     };
+    let pool_stats = pool.stats();
+    let mut stats = RunStats {
+        workers: pool.size(),
+        agent_start_ms: agent_start.as_millis(),
+        explore_ms: explore.as_millis(),
+        emit_ms: if emit.is_some() {
+            started.elapsed().as_millis()
+        } else {
+            0
+        },
+        workers_started: pool_stats.started,
+        timeouts: pool_stats.timeouts,
+        crashes: pool_stats.crashes,
+        ..RunStats::default()
+    };
+    for result in &results {
+        stats.executions += u64::from(result.exploration.executions);
+        stats.solver_queries += result.exploration.solver_queries;
+    }
     for result in results {
         let Some(i) = sources.iter().position(|&f| f == result.file) else {
             continue;
@@ -328,6 +381,7 @@ fn generate(
             executions: e.executions,
             tests: e.tests.len(),
             time_ms: e.elapsed.as_millis(),
+            solver_queries: result.exploration.solver_queries,
             diagnostics: if e.failure.is_some() {
                 vec![]
             } else {
@@ -337,7 +391,7 @@ fn generate(
             sides,
         });
     }
-    Ok(())
+    Ok(stats)
 }
 
 /// Writes one pytest file per module into `dir`, checked under pytest; returns the tests kept.

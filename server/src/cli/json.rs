@@ -1,7 +1,7 @@
 //! The JSON document of `lacuna check --format json`, documented in `docs/json-output.md`.
 //! Fields are only ever added, never renamed or removed; `version` changes if that ever has to.
 
-use super::check::CheckedFile;
+use super::check::{CheckedFile, RunStats};
 use lacuna_analysis::diagnostic::Diagnostic;
 use lacuna_grammar::{FunctionKind, LineIndex, TextRange};
 use serde::Serialize;
@@ -15,6 +15,22 @@ struct Document<'a> {
     mode: &'static str,
     files: Vec<File<'a>>,
     summary: Summary,
+    /// With generation: what the run cost as a whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation: Option<Generation>,
+}
+
+#[derive(Serialize)]
+struct Generation {
+    workers: usize,
+    agent_start_ms: u128,
+    explore_ms: u128,
+    emit_ms: u128,
+    executions: u64,
+    solver_queries: u64,
+    workers_started: u64,
+    timeouts: u64,
+    crashes: u64,
 }
 
 #[derive(Serialize)]
@@ -41,6 +57,9 @@ struct Function<'a> {
     tests: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     time_ms: Option<u128>,
+    /// With generation: z3 queries made while exploring it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    solver_queries: Option<u64>,
     /// Why generation could not explore this function.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_explored: Option<&'a str>,
@@ -197,7 +216,7 @@ fn diagnostic<'a>(file: &CheckedFile, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
     }
 }
 
-pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
+pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<()> {
     let mut summary = Summary::default();
     let files: Vec<File<'_>> = files
         .iter()
@@ -243,6 +262,7 @@ pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
                             executions: g.map(|g| g.executions),
                             tests: g.map(|g| g.tests),
                             time_ms: g.map(|g| g.time_ms),
+                            solver_queries: g.map(|g| g.solver_queries),
                             not_explored: g.and_then(|g| g.failure.as_deref()),
                             sides: g
                                 .map(|g| {
@@ -303,9 +323,24 @@ pub fn print(files: &[CheckedFile], generated: bool) -> anyhow::Result<()> {
     let document = Document {
         version: VERSION,
         lacuna: env!("CARGO_PKG_VERSION"),
-        mode: if generated { "generate" } else { "static" },
+        mode: if stats.is_some() {
+            "generate"
+        } else {
+            "static"
+        },
         files,
         summary,
+        generation: stats.map(|s| Generation {
+            workers: s.workers,
+            agent_start_ms: s.agent_start_ms,
+            explore_ms: s.explore_ms,
+            emit_ms: s.emit_ms,
+            executions: s.executions,
+            solver_queries: s.solver_queries,
+            workers_started: s.workers_started,
+            timeouts: s.timeouts,
+            crashes: s.crashes,
+        }),
     };
     let stdout = std::io::stdout().lock();
     serde_json::to_writer_pretty(stdout, &document)?;
