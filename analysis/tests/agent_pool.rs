@@ -146,6 +146,16 @@ fn external_calls_get_fresh_symbols() {
         _ => None,
     });
     assert_eq!(exists_branch, Some(("$ret:1".into(), false)));
+    // What each call returned, so that the solver can keep it while it changes inputs.
+    let values: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Call { values, .. } => values.get("$ret:1").map(|v| v.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(values, vec![r#"["bool",false]"#.to_owned()]);
 }
 
 #[test]

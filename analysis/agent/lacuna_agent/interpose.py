@@ -71,6 +71,7 @@ def returned(rec, n, result):
     base = "$ret:%d" % n
     if sort is not None:
         rec.external_return(n, text, sort)
+        rec.symbol_value(n, base, literal_of(result))
         return make(result, ["var", base, sort], 1)
     wrapped = wrap_returned(result, base)
     rec.external_return(n, text, None, paths=wrapped is not result)
@@ -99,8 +100,34 @@ def wrap_returned(result, base):
 def _path(value, name):
     sort = _SORTS.get(type(value))
     if sort is not None:
+        rec = recorder.current()
+        if rec is not None:
+            rec.symbol_value(int(name[5:].split(".", 1)[0].split("[", 1)[0]), name,
+                             literal_of(value))
         return make(value, ["var", name, sort], 1)
     return value
+
+
+# Longest string value reported for a symbol: longer ones are not pinned by the solver.
+_MAX_LITERAL = 4096
+
+
+def literal_of(value):
+    """A scalar as a literal of the expression wire form (`["int", "3"]`), or None."""
+    t = type(value)
+    if t is bool:
+        return ["bool", value]
+    if t is int:
+        return ["int", str(value)]
+    if t is float:
+        if value != value:
+            return ["float", "nan"]
+        if value in (float("inf"), float("-inf")):
+            return ["float", "inf" if value > 0 else "-inf"]
+        return ["float", value]
+    if t is str and len(value) <= _MAX_LITERAL:
+        return ["str", value]
+    return None
 
 
 class ReturnedObject:

@@ -210,6 +210,10 @@ pub enum Event {
         raised: Option<serde_json::Value>,
         #[serde(default)]
         mocked: bool,
+        /// What the symbols made from the return value stood for in this execution
+        /// (`$ret:3`, `$ret:3.hour`, `$ret:3["mode"]`), as literals of the expression wire form.
+        #[serde(default)]
+        values: std::collections::BTreeMap<String, serde_json::Value>,
     },
     /// A side effect the sandbox refused.
     Blocked {

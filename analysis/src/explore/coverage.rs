@@ -249,6 +249,9 @@ pub struct Observed {
     /// Boolean values (`x = a or b`) evaluated up to their last operand: CPython does not
     /// test the last operand, so the outcome of such an evaluation cannot be observed.
     pub unobservable: FxHashSet<usize>,
+    /// The values external calls returned in this execution, by symbol (`$ret:3`): what the
+    /// solver keeps them at while it looks for inputs.
+    pub external_values: FxHashMap<String, Expr>,
 }
 
 struct Instance {
@@ -361,7 +364,16 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
                 origin: Origin::Other,
                 occurrence: 0,
             }),
-            Event::Call { .. } | Event::Blocked { .. } => {}
+            Event::Call { values, mocked, .. } => {
+                if !*mocked {
+                    for (name, literal) in values {
+                        if let Ok(e) = Expr::from_json(literal) {
+                            out.external_values.insert(name.clone(), e);
+                        }
+                    }
+                }
+            }
+            Event::Blocked { .. } => {}
         }
     }
     for (pos, n) in loop_steps {

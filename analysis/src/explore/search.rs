@@ -13,7 +13,7 @@ use super::solver::{Answer, Model, Solver, Value as ModelValue};
 use crate::agent::protocol::{ExecuteRequest, Target};
 use crate::agent::{Event, Execution, Pool, Status, Value, ValueTree};
 use crate::model::mcdc::Independence;
-use crate::symbolic::{Expr, VarPath, VarRoot};
+use crate::symbolic::{Expr, Op, Sort, VarPath, VarRoot};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -729,10 +729,41 @@ impl Search<'_> {
         if flips.is_empty() {
             return;
         }
-        let prefix: Vec<Expr> = path.iter().map(|s| s.assertion()).collect();
-        let indices: Vec<usize> = flips.iter().map(|&(_, i)| i).collect();
+        // External calls keep the values they returned: a model may only change inputs. When
+        // a flip is impossible so, and possible with other return values, the side depends on
+        // those calls.
+        let pins = pins(path, &observed.external_values);
+        let offset = pins.len();
+        let prefix: Vec<Expr> = pins
+            .iter()
+            .map(|(_, pin)| pin.clone())
+            .chain(path.iter().map(|s| s.assertion()))
+            .collect();
+        let indices: Vec<usize> = flips.iter().map(|&(_, i)| i + offset).collect();
         let answers = self.solver.negations(&prefix, &indices);
-        for (i, mut answer) in answers {
+        for (j, mut answer) in answers {
+            let i = j - offset;
+            let mut external: Vec<String> = vec![];
+            if answer == Answer::Unsat && offset > 0 {
+                let mut free: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();
+                free.push(path[i].negation());
+                let unpinned = self.solver.check(&free);
+                if matches!(unpinned, Answer::Sat(_)) {
+                    let mut in_step = vec![];
+                    path[i]
+                        .expr
+                        .for_each_var(&mut |v, _| in_step.push(v.to_owned()));
+                    external = pins
+                        .iter()
+                        .map(|(v, _)| v.clone())
+                        .filter(|v| in_step.contains(v))
+                        .collect();
+                    if external.is_empty() {
+                        external = pins.iter().map(|(v, _)| v.clone()).collect();
+                    }
+                    answer = unpinned;
+                }
+            }
             // A path's own loop exits can make a flip unsatisfiable (`len(xs) == 0` on this
             // path, `len(xs) >= 20` wanted): try again with only the decisions' conditions.
             if answer == Answer::Unsat
@@ -753,6 +784,13 @@ impl Search<'_> {
                 Origin::Condition((d, c)) => Some((d, c, !path[i].value)),
                 _ => None,
             };
+            if !external.is_empty() {
+                let deps: Vec<Dependency> =
+                    external.iter().filter_map(|v| self.dependency(v)).collect();
+                if !deps.is_empty() {
+                    self.note(target, Attempt::Uncontrollable(deps));
+                }
+            }
             match answer {
                 Answer::Sat(model) => match self.apply(candidate, &model, &controllable) {
                     Applied::Candidate(next) => self.push(priority, next),
@@ -1095,6 +1133,36 @@ enum Applied {
     Bound(u64),
 }
 
+/// Equalities keeping each external call's return value, as the path uses it, at what it
+/// was in the execution: (symbol, `symbol == value`).
+fn pins(
+    path: &[super::coverage::PathStep],
+    values: &FxHashMap<String, Expr>,
+) -> Vec<(String, Expr)> {
+    let mut out: Vec<(String, Expr)> = vec![];
+    for step in path {
+        step.expr.for_each_var(&mut |name, sort| {
+            if out.iter().any(|(n, _)| n == name) {
+                return;
+            }
+            let Some(value) = values.get(name) else {
+                return;
+            };
+            let fits = matches!(
+                (sort, value),
+                (Sort::Int, Expr::Int(_)) | (Sort::Bool, Expr::Bool(_)) | (Sort::Str, Expr::Str(_))
+            ) || matches!((sort, value), (Sort::Real, Expr::Real(x)) if x.is_finite());
+            if fits {
+                out.push((
+                    name.to_owned(),
+                    Expr::app(Op::Eq, vec![Expr::var(name, sort), value.clone()]),
+                ));
+            }
+        });
+    }
+    out
+}
+
 fn current_value(candidate: &Candidate, name: &str) -> Option<ModelValue> {
     candidate.vars.get(name).cloned()
 }
@@ -1179,4 +1247,44 @@ fn flip_key(prefix: &[super::coverage::PathStep], negated: &Expr) -> String {
     key.push('\u{2}');
     key.push_str(&negated.to_string());
     key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::coverage::PathStep;
+
+    fn step(expr: Expr, value: bool) -> PathStep {
+        PathStep {
+            expr,
+            value,
+            origin: Origin::Other,
+            occurrence: 0,
+        }
+    }
+
+    #[test]
+    fn pins_keep_external_returns_at_their_values() {
+        // requested > $ret:0, and a float the call returned that the path does not use.
+        let path = vec![step(
+            Expr::app(
+                Op::Gt,
+                vec![
+                    Expr::var("requested", Sort::Int),
+                    Expr::var("$ret:0", Sort::Int),
+                ],
+            ),
+            false,
+        )];
+        let mut values = FxHashMap::default();
+        values.insert("$ret:0".to_owned(), Expr::int(4));
+        values.insert("$ret:1".to_owned(), Expr::Real(0.5));
+        let pinned = pins(&path, &values);
+        assert_eq!(pinned.len(), 1);
+        assert_eq!(pinned[0].0, "$ret:0");
+        assert_eq!(pinned[0].1.to_string(), "$ret:0 == 4");
+        // A value of another sort than the symbol's, or not finite, is not a pin.
+        values.insert("$ret:0".to_owned(), Expr::Real(f64::NAN));
+        assert!(pins(&path, &values).is_empty());
+    }
 }
