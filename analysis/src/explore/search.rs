@@ -172,7 +172,8 @@ struct Search<'a> {
     start: Instant,
     out: Exploration,
     seen_candidates: FxHashSet<String>,
-    tried_flips: FxHashSet<String>,
+    /// Flips tried, by (hash of the path before the flipped step, hash of the negation).
+    tried_flips: FxHashSet<(u64, u64)>,
     frontier: Vec<(u32, Candidate)>,
     all_conditions: FxHashSet<(usize, u16, bool)>,
 }
@@ -660,6 +661,7 @@ impl Search<'_> {
         let controllable = controllable_names(&self.request(candidate));
         let path = &observed.path;
         let mut flips: Vec<(u32, usize)> = vec![];
+        let hashes = prefix_hashes(path);
         for (i, step) in path.iter().enumerate() {
             // Unrolling a loop further than the bound is not explored.
             if step.occurrence >= self.budget.loop_bound {
@@ -695,7 +697,7 @@ impl Search<'_> {
                 }
                 Origin::Loop | Origin::Other => 1,
             };
-            let key = flip_key(&path[..i], &step.negation());
+            let key = (hashes[i], text_hash(&step.negation()));
             if !self.tried_flips.insert(key) {
                 continue;
             }
@@ -1238,15 +1240,25 @@ fn collect_choices(shape: &Shape, path: &str, out: &mut Vec<(String, usize)>) {
     }
 }
 
-fn flip_key(prefix: &[super::coverage::PathStep], negated: &Expr) -> String {
-    let mut key = String::new();
-    for s in prefix {
-        key.push_str(&s.assertion().to_string());
-        key.push('\u{1}');
+/// Hashes of a path's prefixes: `out[i]` identifies the steps before step `i`. Long paths
+/// (loops run thousands of times) make keys of their text too large to keep.
+fn prefix_hashes(path: &[super::coverage::PathStep]) -> Vec<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut out = Vec::with_capacity(path.len() + 1);
+    let mut hasher = rustc_hash::FxHasher::default();
+    out.push(hasher.finish());
+    for step in path {
+        step.assertion().to_string().hash(&mut hasher);
+        out.push(hasher.finish());
     }
-    key.push('\u{2}');
-    key.push_str(&negated.to_string());
-    key
+    out
+}
+
+fn text_hash(e: &Expr) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    e.to_string().hash(&mut hasher);
+    hasher.finish()
 }
 
 #[cfg(test)]
@@ -1286,5 +1298,17 @@ mod tests {
         // A value of another sort than the symbol's, or not finite, is not a pin.
         values.insert("$ret:0".to_owned(), Expr::Real(f64::NAN));
         assert!(pins(&path, &values).is_empty());
+    }
+
+    #[test]
+    fn prefix_hashes_tell_paths_apart() {
+        let a = step(Expr::var("x", Sort::Bool), true);
+        let b = step(Expr::var("y", Sort::Bool), true);
+        let one = prefix_hashes(&[a.clone(), b.clone()]);
+        let two = prefix_hashes(&[a.clone(), step(Expr::var("y", Sort::Bool), false)]);
+        assert_eq!(one.len(), 3);
+        assert_eq!(one[..2], two[..2], "same steps, same prefixes");
+        assert_ne!(one[2], two[2]);
+        assert_ne!(prefix_hashes(&[b, a])[1], one[1]);
     }
 }
