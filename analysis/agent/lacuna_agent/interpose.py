@@ -40,7 +40,7 @@ def _arg_vars(args, kwargs):
 
 
 def _concrete_args(args, kwargs):
-    return [concrete(a) for a in args], {k: concrete(v) for k, v in kwargs.items()}
+    return [_unwrap(a) for a in args], {k: _unwrap(v) for k, v in kwargs.items()}
 
 
 def call_external(name, target, args, kwargs):
@@ -182,11 +182,56 @@ class ReturnedObject:
     def __ge__(self, other):
         return object.__getattribute__(self, "_target") >= _unwrap(other)
 
+    # Arithmetic on a returned object (`today - epoch`, `root / "x.json"`) gives a value that
+    # still comes from the call: its attributes and methods stay symbols and external calls.
+    def _derived(self, value, op):
+        name = "%s.%s" % (object.__getattribute__(self, "_base"), op)
+        if _SORTS.get(type(value)) is not None:
+            return _path(value, name)
+        if value is None or value is NotImplemented or callable(value) \
+                or isinstance(value, (types.ModuleType, type, BaseException)):
+            return value
+        return ReturnedObject(value, name)
+
     def __sub__(self, other):
-        return object.__getattribute__(self, "_target") - _unwrap(other)
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target - _unwrap(other), "__sub__")
+
+    def __rsub__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) - target, "__rsub__")
 
     def __add__(self, other):
-        return object.__getattribute__(self, "_target") + _unwrap(other)
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target + _unwrap(other), "__add__")
+
+    def __radd__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) + target, "__radd__")
+
+    def __mul__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target * _unwrap(other), "__mul__")
+
+    def __truediv__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target / _unwrap(other), "__truediv__")
+
+    def __rtruediv__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) / target, "__rtruediv__")
+
+    def __mod__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target % _unwrap(other), "__mod__")
+
+    def __contains__(self, item):
+        return concrete(item) in object.__getattribute__(self, "_target")
+
+    def __fspath__(self):
+        import os
+
+        return os.fspath(object.__getattribute__(self, "_target"))
 
     def __iter__(self):
         return iter(object.__getattribute__(self, "_target"))
