@@ -793,9 +793,25 @@ impl Search<'_> {
                     self.note(target, Attempt::Uncontrollable(deps));
                 }
             }
+            // A clock's value changes from one run to the next: a model right at the boundary
+            // the pinned value sets is likely to miss it, so values away from it are tried too.
+            let drifting = external.is_empty() && {
+                let mut found = false;
+                path[i].expr.for_each_var(&mut |v, sort| {
+                    found |= sort == Sort::Real && pins.iter().any(|(p, _)| p == v);
+                });
+                found
+            };
             match answer {
                 Answer::Sat(model) => match self.apply(candidate, &model, &controllable) {
-                    Applied::Candidate(next) => self.push(priority, next),
+                    Applied::Candidate(next) => {
+                        if drifting {
+                            for variant in away_from_boundary(candidate, &next) {
+                                self.push(priority.saturating_sub(1), variant);
+                            }
+                        }
+                        self.push(priority, next)
+                    }
                     Applied::Uncontrollable(vars) => {
                         let mut in_step = vec![];
                         path[i]
@@ -1135,6 +1151,24 @@ enum Applied {
     Bound(u64),
 }
 
+/// Variants of `next` whose real-valued inputs the model changed from `before` are moved away
+/// from the value it chose: doubled, halved, one more and one less.
+fn away_from_boundary(before: &Candidate, next: &Candidate) -> Vec<Candidate> {
+    let mut out = vec![];
+    for (name, value) in &next.vars {
+        let ModelValue::Real(x) = value else { continue };
+        if before.vars.get(name) == Some(value) {
+            continue;
+        }
+        for moved in [x * 2.0, x / 2.0, x + 1.0, x - 1.0] {
+            let mut variant = next.clone();
+            variant.vars.insert(name.clone(), ModelValue::Real(moved));
+            out.push(variant);
+        }
+    }
+    out
+}
+
 /// Equalities keeping each external call's return value, as the path uses it, at what it
 /// was in the execution: (symbol, `symbol == value`).
 fn pins(
@@ -1298,6 +1332,23 @@ mod tests {
         // A value of another sort than the symbol's, or not finite, is not a pin.
         values.insert("$ret:0".to_owned(), Expr::Real(f64::NAN));
         assert!(pins(&path, &values).is_empty());
+    }
+
+    #[test]
+    fn values_are_moved_away_from_a_drifting_boundary() {
+        let before = Candidate::default();
+        let mut next = Candidate::default();
+        next.vars.insert("timeout".into(), ModelValue::Real(0.5));
+        next.vars.insert("n".into(), ModelValue::Int("3".into()));
+        let moved: Vec<ModelValue> = away_from_boundary(&before, &next)
+            .into_iter()
+            .map(|c| c.vars["timeout"].clone())
+            .collect();
+        assert_eq!(
+            moved,
+            [1.0, 0.25, 1.5, -0.5].map(ModelValue::Real).to_vec()
+        );
+        assert!(away_from_boundary(&next, &next).is_empty());
     }
 
     #[test]
