@@ -398,10 +398,17 @@ fn unreached(
         let call = &exploration.external_calls[i];
         let line = call.pos.map(|p| p.0).unwrap_or(0);
         e.cause = Cause::ExternalException;
-        e.why = match &call.blocked {
-            Some(detail) => format!(
-                "never reached: the sandbox refused `{}` ({detail}, line {line}) every time",
-                call.callee
+        // A side effect the sandbox refused in that call says why it raised.
+        let refused = exploration
+            .external_calls
+            .iter()
+            .find(|c| c.blocked.is_some() && c.pos == call.pos && c.file == call.file);
+        e.why = match refused {
+            Some(r) => format!(
+                "never reached: `{}` (line {line}) raised every time it was called: the sandbox refused `{}` ({})",
+                call.callee,
+                r.callee,
+                r.blocked.as_deref().unwrap_or_default()
             ),
             None => format!(
                 "never reached: `{}` (line {line}) raised every time it was called",

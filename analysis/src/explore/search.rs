@@ -566,7 +566,14 @@ impl Search<'_> {
                 .out
                 .external_calls
                 .iter()
-                .position(|c| c.callee == callee && c.pos == pos && c.file == file)
+                // A refused side effect is kept apart from the call it happened in, even when
+                // both are called `open`.
+                .position(|c| {
+                    c.callee == callee
+                        && c.pos == pos
+                        && c.file == file
+                        && c.blocked.is_some() == blocked.is_some()
+                })
             {
                 Some(i) => i,
                 None => {
