@@ -5,7 +5,7 @@
 //! the agent saw only concretely, where no symbolic expression says what they depend on.
 
 use crate::explore::coverage::FunctionUnderTest;
-use lacuna_grammar::{DecisionKind, TextRange};
+use lacuna_grammar::{DecisionKind, FunctionKind, TextRange};
 
 /// What a decision depends on, as far as its function's text says.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -17,7 +17,16 @@ pub struct Sources {
     pub params: Vec<String>,
     /// `(root, field)` pairs read, the root being the receiver or a parameter.
     pub fields: Vec<(String, String)>,
+    /// Names read that the function does not bind and that are not builtins: module globals
+    /// and imported modules, which other code may change.
+    pub globals: Vec<String>,
 }
+
+const BUILTINS: &[&str] = &[
+    "abs", "all", "any", "bool", "dict", "enumerate", "float", "frozenset", "int", "isinstance",
+    "issubclass", "len", "list", "max", "min", "range", "repr", "reversed", "round", "set",
+    "sorted", "str", "sum", "tuple", "type", "zip",
+];
 
 /// One logical line of the body: its line span and its text with string contents and
 /// comments blanked out.
@@ -67,7 +76,7 @@ pub fn sources(f: &FunctionUnderTest, d: usize) -> Sources {
         )
     });
     let before: Vec<&Statement> = statements.iter().filter(|s| s.end < start).collect();
-    read_back(f, &before, (start, end), indent(f, start), &text)
+    read_back(f, &statements, &before, (start, end), indent(f, start), &text)
 }
 
 /// The column of the first character of line `line`.
@@ -88,11 +97,12 @@ pub fn sources_of_text(f: &FunctionUnderTest, at: TextRange, text: &str) -> Sour
     let start = f.lines.line_col(at.start).line;
     let end = f.lines.line_col(at.end).line;
     let before: Vec<&Statement> = statements.iter().filter(|s| s.end < start).collect();
-    read_back(f, &before, (start, end), indent(f, start), &blank(text))
+    read_back(f, &statements, &before, (start, end), indent(f, start), &blank(text))
 }
 
 fn read_back(
     f: &FunctionUnderTest,
+    all: &[Statement],
     before: &[&Statement],
     own: (u32, u32),
     own_indent: u32,
@@ -117,6 +127,14 @@ fn read_back(
             continue;
         }
         seen.push(name.clone());
+        let bound = all.iter().any(|s| binds(&s.code, &name).is_some())
+            || text.contains(&format!("for {name} "))
+            || text.contains(&format!("for {name},"))
+            || text.contains(&format!(", {name} in "))
+            || text.contains(&format!("lambda {name}"));
+        if !bound && !BUILTINS.contains(&name.as_str()) && !out.globals.contains(&name) {
+            out.globals.push(name.clone());
+        }
         for s in before.iter().rev() {
             let Some(reads) = binds(&s.code, &name) else {
                 continue;
@@ -130,6 +148,66 @@ fn read_back(
             if s.indent <= own_indent && is_rebinding(&s.code, &name) {
                 break;
             }
+        }
+    }
+    out.fields = through_methods(f, std::mem::take(&mut out.fields));
+    out
+}
+
+/// The receiver's fields a method reads, directly or through the receiver's other methods.
+pub fn receiver_fields(f: &FunctionUnderTest) -> Vec<String> {
+    let Some(me) = f.syntax.params.first().filter(|_| receiver_of(f)) else {
+        return vec![];
+    };
+    let direct = f
+        .syntax
+        .field_reads
+        .iter()
+        .map(|field| (me.name.clone(), field.clone()))
+        .collect();
+    through_methods(f, direct)
+        .into_iter()
+        .map(|(_, field)| field)
+        .collect()
+}
+
+fn receiver_of(f: &FunctionUnderTest) -> bool {
+    f.syntax.is_method() && !f.syntax.is_staticmethod()
+}
+
+/// Fields read through the receiver's own methods: `self.available(sku)` reads what
+/// `available` reads (`self._stock`, `self._reserved`), and so on down its calls.
+fn through_methods(f: &FunctionUnderTest, fields: Vec<(String, String)>) -> Vec<(String, String)> {
+    let Some(class) = f.syntax.class.as_deref() else {
+        return fields;
+    };
+    if !fields.iter().any(|(root, _)| receiver(f, root)) {
+        return fields;
+    }
+    let module = lacuna_grammar::parse(&f.text);
+    let reads = |method: &str| -> Option<Vec<String>> {
+        let qualname = format!("{class}.{method}");
+        module
+            .functions
+            .iter()
+            .find(|m| m.syntax.qualname == qualname && m.syntax.kind == FunctionKind::Def)
+            .map(|m| m.syntax.field_reads.clone())
+    };
+    let mut out: Vec<(String, String)> = vec![];
+    let mut expanded: Vec<String> = vec![];
+    let mut work: std::collections::VecDeque<(String, String)> = fields.into();
+    while let Some((root, attr)) = work.pop_front() {
+        if receiver(f, &root)
+            && let Some(inner) = reads(&attr)
+        {
+            if !expanded.contains(&attr) {
+                expanded.push(attr);
+                work.extend(inner.into_iter().map(|field| (root.clone(), field)));
+            }
+            continue;
+        }
+        if !out.contains(&(root.clone(), attr.clone())) {
+            out.push((root, attr));
         }
     }
     out
@@ -229,7 +307,7 @@ fn binds(code: &str, name: &str) -> Option<String> {
             let head = leading_name(target);
             if head == Some(name) {
                 // `name = …`, `name[k] = …`, `name.x = …`: the value, and a subscript's key.
-                return Some(format!("{value} {}", &target[name.len()..]));
+                return Some(format!("{} {}", values_of(value), &target[name.len()..]));
             }
         }
         return None;
@@ -237,6 +315,18 @@ fn binds(code: &str, name: &str) -> Option<String> {
     // `name.update(…)`, `name.append(…)`: a change through a method.
     let rest = code.strip_prefix(name)?;
     rest.starts_with('.').then(|| rest.to_owned())
+}
+
+/// The values an expression can take: `a if c else b` → `a b`. The condition decides which,
+/// but flows into neither: a value chosen between literals does not depend on it.
+fn values_of(value: &str) -> String {
+    match split_top(value, " if ") {
+        Some((then, rest)) => match split_top(rest, " else ") {
+            Some((_, otherwise)) => format!("{then} {}", values_of(otherwise)),
+            None => value.to_owned(),
+        },
+        None => value.to_owned(),
+    }
 }
 
 /// Whether `code` binds `name` afresh (`name = …`, not `name += …` or `name[k] = …`).
@@ -589,6 +679,49 @@ def retry_budget(attempts: int) -> int:
         let s = sources(&f, 1);
         assert_eq!(s.params, vec!["attempts".to_owned()]);
         assert_eq!(s.spans, vec![(5, 5), (4, 4), (2, 2)]);
+    }
+
+    #[test]
+    fn a_ternary_chooses_values_its_condition_does_not_flow_into() {
+        let text = r#"
+def priority(express: bool, boost: int) -> str:
+    level = "high" if express else "normal"
+    if express and boost > 3:
+        level = "high"
+    assert level in ("high", "normal")
+    weight = boost * 2 if express else LIMIT
+    if weight > 10:
+        return level
+    return "low"
+"#;
+        let f = function(text, "priority");
+        let s = sources(&f, 2);
+        assert!(s.params.is_empty(), "{s:?}");
+        assert!(s.globals.is_empty(), "{s:?}");
+        let s = sources(&f, 4);
+        assert_eq!(s.params, vec!["boost".to_owned()]);
+        assert_eq!(s.globals, vec!["LIMIT".to_owned()]);
+    }
+
+    #[test]
+    fn methods_of_the_receiver_read_their_fields() {
+        let text = r#"
+class Warehouse:
+    def available(self, sku: str) -> int:
+        return self._stock.get(sku, 0) - self.held(sku)
+
+    def held(self, sku: str) -> int:
+        return self._reserved.get(sku, 0)
+
+    def reserve(self, sku: str, qty: int) -> None:
+        if self.available(sku) < qty or self.name == "":
+            raise ValueError(sku)
+"#;
+        let f = function(text, "reserve");
+        let s = sources(&f, 0);
+        let fields: Vec<&str> = s.fields.iter().map(|(_, a)| a.as_str()).collect();
+        assert_eq!(fields, vec!["name", "_stock", "_reserved"]);
+        assert_eq!(s.params, vec!["sku".to_owned(), "qty".to_owned()]);
     }
 
     #[test]

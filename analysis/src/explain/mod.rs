@@ -186,6 +186,7 @@ fn field_candidates(
         .text
         .get(body.start as usize..body.end as usize)
         .unwrap_or("");
+    let through_methods = flow::receiver_fields(f);
     let mut out: Vec<FieldCandidate> = vec![];
     for (root, class) in &exploration.object_classes {
         let mut fields: Vec<(&String, &Vec<String>)> = exploration
@@ -193,7 +194,9 @@ fn field_candidates(
             .iter()
             .filter(|((c, _), _)| c == class)
             .map(|((_, field), writers)| (field, writers))
-            .filter(|(field, _)| reads_field(text, root, field))
+            .filter(|(field, _)| {
+                reads_field(text, root, field) || (root == "self" && through_methods.contains(field))
+            })
             .collect();
         fields.sort();
         for (field, writers) in fields {
@@ -309,6 +312,13 @@ fn reached(
         );
     }
     if attempts.contains(&Attempt::ConcreteOnly) {
+        if infeasible(f, exploration, d, &attempts, &sources) {
+            return Explanation::new(
+                Cause::Infeasible,
+                "no input can take it: its condition reads nothing an input, a call or object state changes, and it had the same value on every path",
+                json!({}),
+            );
+        }
         if !sources.params.is_empty() {
             let params = quoted(&sources.params);
             return Explanation::new(
@@ -328,10 +338,11 @@ fn reached(
     Explanation::new(Cause::Budget, "not reached within the budget", json!({}))
 }
 
-/// Whether an uncovered side is dead code: every attempt to negate its condition was
-/// unsatisfiable, the condition reads no external call and no object state, no loop could
-/// make a later iteration different, and every decision before it went both ways — so the
-/// paths tried are all the paths there are.
+/// Whether an uncovered side is dead code: no loop could make a later iteration different,
+/// every decision before it went both ways — so the paths tried are all the paths there are —,
+/// its condition reads no external call and no object state, and either every attempt to
+/// negate it was unsatisfiable, or it reads nothing that varies at all (only values chosen
+/// between literals, `level = "high" if express else "normal"`).
 fn infeasible(
     f: &FunctionUnderTest,
     exploration: &Exploration,
@@ -356,12 +367,15 @@ fn infeasible(
             || (exploration.covered.contains_key(&(g, true))
                 && exploration.covered.contains_key(&(g, false)))
     });
-    only_unsat
+    let constant = attempts == [Attempt::ConcreteOnly]
+        && sources.params.is_empty()
+        && sources.globals.is_empty();
+    let refuted = only_unsat && attempts.contains(&Attempt::Unsat) && !sources.params.is_empty();
+    (refuted || constant)
         && !loops
         && before_settled
         && !exploration.external_calls.iter().any(|c| c.raised)
         && sources.fields.is_empty()
-        && !sources.params.is_empty()
 }
 
 /// A decision never evaluated: the cause of the uncovered side that guards it, when there is
@@ -869,6 +883,27 @@ def port(p: int) -> int:
             causes(&report),
             vec![("true".to_owned(), "budget"), ("true".to_owned(), "budget")]
         );
+    }
+
+    #[test]
+    fn an_assertion_on_values_chosen_between_literals_cannot_fail() {
+        let text = r#"
+def priority(express: bool) -> str:
+    level = "high" if express else "normal"
+    assert level in ("high", "normal")
+    return level
+"#;
+        let f = function(text, "priority");
+        let mut exploration = Exploration::default();
+        exploration.reached.extend([0, 1]);
+        for side in [(0, true), (0, false), (1, true)] {
+            exploration.covered.insert(side, 0);
+        }
+        exploration
+            .attempts
+            .insert((1, false), vec![Attempt::ConcreteOnly]);
+        let report = explain(&f, &exploration);
+        assert_eq!(causes(&report), vec![("false".to_owned(), "infeasible")]);
     }
 
     #[test]
