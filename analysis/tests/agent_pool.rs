@@ -180,3 +180,26 @@ fn object_fields_become_access_paths() {
     });
     assert_eq!(first.unwrap().to_string(), "self._items.__len__ >= 5");
 }
+
+#[test]
+fn string_hashing_is_the_same_in_every_worker() {
+    // Sets of strings iterate in hash order: a replaced worker must see the same order, or an
+    // exploration depends on which workers died before it.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("hashing.py"),
+        "def order(n: int) -> str:\n    return \",\".join(sorted(\"abcdefgh\", key=lambda c: hash(c * 3))) + str(n)\n",
+    )
+    .unwrap();
+    let mut seen = vec![];
+    for _ in 0..2 {
+        let home = tempfile::tempdir().unwrap();
+        let pool = support::pool(project.path(), home.path(), 1);
+        let run = pool
+            .execute(&request("hashing", "order", vec![int(1, "n")]))
+            .unwrap();
+        assert_eq!(run.status, Status::Returned, "{run:?}");
+        seen.push(run.returned.unwrap().repr);
+    }
+    assert_eq!(seen[0], seen[1]);
+}
