@@ -179,7 +179,23 @@ struct Search<'a> {
 }
 
 /// Explores one function within the budget.
+///
+/// Each exploration has a z3 context of its own: models depend on the terms a context has
+/// seen, so sharing the thread's context would make a function's exploration depend on which
+/// functions were explored before it on the same thread.
 pub fn explore(
+    f: &FunctionUnderTest,
+    signature: &Signature,
+    pool: &Pool,
+    budget: &Budget,
+    source: &str,
+) -> Exploration {
+    z3::with_z3_config(&z3::Config::new(), || {
+        explore_in_context(f, signature, pool, budget, source)
+    })
+}
+
+fn explore_in_context(
     f: &FunctionUnderTest,
     signature: &Signature,
     pool: &Pool,
