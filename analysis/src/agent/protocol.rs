@@ -265,6 +265,10 @@ pub struct Execution {
     /// Why the request failed (`input-error`, `error`), or what killed the worker.
     #[serde(default)]
     pub error: Option<String>,
+    /// What the symbols of object fields stood for when the inputs were built
+    /// (`self._spent` → `["int", "0"]`), as literals of the expression wire form.
+    #[serde(default)]
+    pub fields: BTreeMap<String, serde_json::Value>,
 }
 
 impl Execution {
@@ -281,6 +285,7 @@ impl Execution {
             stderr: String::new(),
             truncated: false,
             error: Some(error.into()),
+            fields: BTreeMap::new(),
         }
     }
 }

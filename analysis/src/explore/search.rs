@@ -754,10 +754,10 @@ impl Search<'_> {
         if flips.is_empty() {
             return;
         }
-        // External calls keep the values they returned: a model may only change inputs. When
-        // a flip is impossible so, and possible with other return values, the side depends on
-        // those calls.
-        let pins = pins(path, &observed.external_values);
+        // External calls keep the values they returned, and object fields the values they
+        // held: a model may only change inputs. When a flip is impossible so, and possible with
+        // other values of those, the side depends on them.
+        let pins = pins(path, &observed.fixed_values, &controllable);
         let offset = pins.len();
         let prefix: Vec<Expr> = pins
             .iter()
@@ -768,7 +768,7 @@ impl Search<'_> {
         let answers = self.solver.negations(&prefix, &indices);
         for (j, mut answer) in answers {
             let i = j - offset;
-            let mut external: Vec<String> = vec![];
+            let mut fixed: Vec<String> = vec![];
             if answer == Answer::Unsat && offset > 0 {
                 let mut free: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();
                 free.push(path[i].negation());
@@ -778,15 +778,28 @@ impl Search<'_> {
                     path[i]
                         .expr
                         .for_each_var(&mut |v, _| in_step.push(v.to_owned()));
-                    external = pins
+                    fixed = pins
                         .iter()
                         .map(|(v, _)| v.clone())
                         .filter(|v| in_step.contains(v))
                         .collect();
-                    if external.is_empty() {
-                        external = pins.iter().map(|(v, _)| v.clone()).collect();
+                    if fixed.is_empty() {
+                        fixed = pins.iter().map(|(v, _)| v.clone()).collect();
                     }
                     answer = unpinned;
+                }
+            } else if matches!(answer, Answer::Sat(_)) && reads_pinned_field(&path[i], &pins) {
+                // Inputs alone seem to do, but the object may not be buildable with them (a
+                // constructor's check the path does not show): building its state through
+                // its writers is tried too.
+                let mut free: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();
+                free.push(path[i].negation());
+                if let Answer::Sat(model) = self.solver.check(&free)
+                    && let Applied::Candidate(next) =
+                        self.apply(candidate, &model, &controllable, &FxHashMap::default())
+                {
+                    let priority = flips.iter().find(|(_, j)| *j == i).map_or(0, |(p, _)| *p);
+                    self.push(priority.saturating_sub(1), next);
                 }
             }
             // A path's own loop exits can make a flip unsatisfiable (`len(xs) == 0` on this
@@ -809,16 +822,20 @@ impl Search<'_> {
                 Origin::Condition((d, c)) => Some((d, c, !path[i].value)),
                 _ => None,
             };
-            if !external.is_empty() {
-                let deps: Vec<Dependency> =
-                    external.iter().filter_map(|v| self.dependency(v)).collect();
+            if !fixed.is_empty() {
+                // Object fields are built through their writers below, and explained there.
+                let deps: Vec<Dependency> = fixed
+                    .iter()
+                    .filter_map(|v| self.dependency(v))
+                    .filter(|d| matches!(d, Dependency::ExternalCall(_)))
+                    .collect();
                 if !deps.is_empty() {
                     self.note(target, Attempt::Uncontrollable(deps));
                 }
             }
             // A clock's value changes from one run to the next: a model right at the boundary
             // the pinned value sets is likely to miss it, so values away from it are tried too.
-            let drifting = external.is_empty() && {
+            let drifting = fixed.is_empty() && {
                 let mut found = false;
                 path[i].expr.for_each_var(&mut |v, sort| {
                     found |= sort == Sort::Real && pins.iter().any(|(p, _)| p == v);
@@ -826,7 +843,12 @@ impl Search<'_> {
                 found
             };
             match answer {
-                Answer::Sat(model) => match self.apply(candidate, &model, &controllable) {
+                Answer::Sat(model) => match self.apply(
+                    candidate,
+                    &model,
+                    &controllable,
+                    &observed.fixed_values,
+                ) {
                     Applied::Candidate(next) => {
                         if drifting {
                             for variant in away_from_boundary(candidate, &next) {
@@ -879,11 +901,18 @@ impl Search<'_> {
         candidate: &Candidate,
         model: &Model,
         controllable: &FxHashSet<String>,
+        fixed: &FxHashMap<String, Expr>,
     ) -> Applied {
         let mut next = candidate.clone();
         let mut changed = false;
         let mut uncontrollable = vec![];
         for (name, value) in &model.values {
+            // A field or a call's return the model leaves as it was asks for nothing.
+            if !controllable.contains(&**name)
+                && fixed.get(&**name).is_some_and(|e| same_value(value, e))
+            {
+                continue;
+            }
             if controllable.contains(&**name) {
                 if next.vars.get(&**name) != Some(value) {
                     next.vars.insert(name.to_string(), value.clone());
@@ -1192,16 +1221,18 @@ fn away_from_boundary(before: &Candidate, next: &Candidate) -> Vec<Candidate> {
     out
 }
 
-/// Equalities keeping each external call's return value, as the path uses it, at what it
-/// was in the execution: (symbol, `symbol == value`).
+/// Equalities keeping each value no input sets directly (an external call's return, an
+/// object field), as the path uses it, at what it was in the execution: (symbol,
+/// `symbol == value`).
 fn pins(
     path: &[super::coverage::PathStep],
     values: &FxHashMap<String, Expr>,
+    controllable: &FxHashSet<String>,
 ) -> Vec<(String, Expr)> {
     let mut out: Vec<(String, Expr)> = vec![];
     for step in path {
         step.expr.for_each_var(&mut |name, sort| {
-            if out.iter().any(|(n, _)| n == name) {
+            if out.iter().any(|(n, _)| n == name) || controllable.contains(name) {
                 return;
             }
             let Some(value) = values.get(name) else {
@@ -1220,6 +1251,27 @@ fn pins(
         });
     }
     out
+}
+
+/// Whether a step reads an object field the solver was asked to keep.
+fn reads_pinned_field(step: &super::coverage::PathStep, pins: &[(String, Expr)]) -> bool {
+    let mut found = false;
+    step.expr.for_each_var(&mut |v, _| {
+        found |= !v.starts_with('$') && pins.iter().any(|(p, _)| p == v);
+    });
+    found
+}
+
+/// Whether a model's value is the literal `e`.
+fn same_value(value: &ModelValue, e: &Expr) -> bool {
+    match (value, e) {
+        (ModelValue::Int(a), Expr::Int(b)) => a.as_str() == &**b,
+        (ModelValue::Bool(a), Expr::Bool(b)) => a == b,
+        (ModelValue::Str(a), Expr::Str(b)) => a.as_str() == &**b,
+        (ModelValue::Real(a), Expr::Real(b)) => a == b,
+        (ModelValue::Real(a), Expr::Int(b)) => b.parse::<f64>().is_ok_and(|b| b == *a),
+        _ => false,
+    }
 }
 
 fn current_value(candidate: &Candidate, name: &str) -> Option<ModelValue> {
@@ -1348,13 +1400,17 @@ mod tests {
         let mut values = FxHashMap::default();
         values.insert("$ret:0".to_owned(), Expr::int(4));
         values.insert("$ret:1".to_owned(), Expr::Real(0.5));
-        let pinned = pins(&path, &values);
+        let pinned = pins(&path, &values, &FxHashSet::default());
         assert_eq!(pinned.len(), 1);
         assert_eq!(pinned[0].0, "$ret:0");
         assert_eq!(pinned[0].1.to_string(), "$ret:0 == 4");
         // A value of another sort than the symbol's, or not finite, is not a pin.
         values.insert("$ret:0".to_owned(), Expr::Real(f64::NAN));
-        assert!(pins(&path, &values).is_empty());
+        assert!(pins(&path, &values, &FxHashSet::default()).is_empty());
+        // An input is never pinned.
+        values.insert("$ret:0".to_owned(), Expr::int(4));
+        let controllable: FxHashSet<String> = ["$ret:0".to_owned()].into_iter().collect();
+        assert!(pins(&path, &values, &controllable).is_empty());
     }
 
     #[test]
