@@ -678,7 +678,7 @@ fn static_external(
     // Calls that read the world before deterministic ones (`datetime.date.today()` before
     // `datetime.date(1970, 1, 1)` on the same path), the nearest first.
     let kind = |i: usize| ExternalKind::of(&exploration.external_calls[i].callee);
-    [ExternalKind::Environment, ExternalKind::Opaque]
+    let direct = [ExternalKind::Environment, ExternalKind::Opaque]
         .into_iter()
         .find_map(|wanted| {
             sources.spans.iter().find_map(|&(start, end)| {
@@ -687,7 +687,69 @@ fn static_external(
                     .find(|&&(i, line)| (start..=end).contains(&line) && kind(i) == wanted)
                     .map(|(i, _)| *i)
             })
+        });
+    direct.or_else(|| through_helpers(f, exploration, sources))
+}
+
+/// An external call made by a function of the same file that the condition's statements
+/// call (`release = _read_release()`, where `_read_release` opens a file).
+fn through_helpers(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    sources: &flow::Sources,
+) -> Option<usize> {
+    let own = f.file.to_string_lossy();
+    let body = f.syntax.range.absolute(f.anchor);
+    let elsewhere: Vec<(usize, TextRange)> = exploration
+        .external_calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.file.as_deref() == Some(own.as_ref()) && c.blocked.is_none())
+        .filter_map(|(i, c)| Some((i, position_range(f, c.pos)?)))
+        .filter(|(_, at)| !body.contains_range(*at))
+        .collect();
+    if elsewhere.is_empty() {
+        return None;
+    }
+    let module = lacuna_grammar::parse(&f.text);
+    let helper_of = |at: TextRange| {
+        module
+            .functions
+            .iter()
+            .filter(|g| g.syntax.kind == lacuna_grammar::FunctionKind::Def)
+            .filter(|g| g.syntax.range.absolute(g.anchor).contains_range(at))
+            .min_by_key(|g| g.syntax.range.len())
+            .map(|g| g.syntax.name.clone())
+    };
+    let kind = |i: usize| ExternalKind::of(&exploration.external_calls[i].callee);
+    let spans: Vec<&str> = sources
+        .spans
+        .iter()
+        .filter_map(|&(start, end)| {
+            let from = f.lines.line_range(start)?.start;
+            let to = f.lines.line_range(end)?.end;
+            f.text.get(from as usize..to as usize)
         })
+        .collect();
+    let called = |name: &str| {
+        spans.iter().position(|text| {
+            text.match_indices(&format!("{name}(")).any(|(i, _)| {
+                text[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+            })
+        })
+    };
+    let mut found: Vec<(bool, usize, usize)> = elsewhere
+        .iter()
+        .filter_map(|&(i, at)| {
+            let span = called(&helper_of(at)?)?;
+            Some((kind(i) != ExternalKind::Environment, span, i))
+        })
+        .collect();
+    found.sort();
+    found.first().map(|&(_, _, i)| i)
 }
 
 /// Object state the agent saw only concretely (`self.status is not Status.DRAFT`, or a local
@@ -925,6 +987,47 @@ def version(text: str) -> int:
         let report = explain(&f, &exploration);
         assert_eq!(causes(&report), vec![("true".to_owned(), "solver-limit")]);
         assert!(report.diagnostics[0].message.contains("`text`"));
+    }
+
+    #[test]
+    fn calls_in_a_helper_of_the_same_file_are_found() {
+        let text = r#"
+import logging
+
+def _read_release() -> str:
+    try:
+        with open("/etc/release") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+def channel() -> str:
+    logging.info("channel")
+    release = _read_release()
+    if release.startswith("beta"):
+        return "beta"
+    return "stable"
+"#;
+        let f = function(text, "channel");
+        let mut exploration = Exploration {
+            external_calls: vec![
+                call("open", 6, (13, 32), true),
+                call("logging.info", 12, (4, 27), false),
+            ],
+            ..Exploration::default()
+        };
+        exploration.reached.insert(0);
+        exploration.covered.insert((0, false), 0);
+        exploration
+            .attempts
+            .insert((0, true), vec![Attempt::ConcreteOnly]);
+        let report = explain(&f, &exploration);
+        assert_eq!(causes(&report), vec![("true".to_owned(), "external-call")]);
+        assert_eq!(
+            report.diagnostics[0].data.as_ref().unwrap()["callee"],
+            "open"
+        );
+        assert!(!report.external_calls[1].identified);
     }
 
     #[test]
