@@ -23,9 +23,32 @@ pub struct Sources {
 }
 
 const BUILTINS: &[&str] = &[
-    "abs", "all", "any", "bool", "dict", "enumerate", "float", "frozenset", "int", "isinstance",
-    "issubclass", "len", "list", "max", "min", "range", "repr", "reversed", "round", "set",
-    "sorted", "str", "sum", "tuple", "type", "zip",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "dict",
+    "enumerate",
+    "float",
+    "frozenset",
+    "int",
+    "isinstance",
+    "issubclass",
+    "len",
+    "list",
+    "max",
+    "min",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "type",
+    "zip",
 ];
 
 /// One logical line of the body: its line span and its text with string contents and
@@ -76,7 +99,14 @@ pub fn sources(f: &FunctionUnderTest, d: usize) -> Sources {
         )
     });
     let before: Vec<&Statement> = statements.iter().filter(|s| s.end < start).collect();
-    read_back(f, &statements, &before, (start, end), indent(f, start), &text)
+    read_back(
+        f,
+        &statements,
+        &before,
+        (start, end),
+        indent(f, start),
+        &text,
+    )
 }
 
 /// The column of the first character of line `line`.
@@ -97,7 +127,14 @@ pub fn sources_of_text(f: &FunctionUnderTest, at: TextRange, text: &str) -> Sour
     let start = f.lines.line_col(at.start).line;
     let end = f.lines.line_col(at.end).line;
     let before: Vec<&Statement> = statements.iter().filter(|s| s.end < start).collect();
-    read_back(f, &statements, &before, (start, end), indent(f, start), &blank(text))
+    read_back(
+        f,
+        &statements,
+        &before,
+        (start, end),
+        indent(f, start),
+        &blank(text),
+    )
 }
 
 fn read_back(

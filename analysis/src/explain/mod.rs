@@ -195,7 +195,8 @@ fn field_candidates(
             .filter(|((c, _), _)| c == class)
             .map(|((_, field), writers)| (field, writers))
             .filter(|(field, _)| {
-                reads_field(text, root, field) || (root == "self" && through_methods.contains(field))
+                reads_field(text, root, field)
+                    || (root == "self" && through_methods.contains(field))
             })
             .collect();
         fields.sort();

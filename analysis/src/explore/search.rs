@@ -589,8 +589,7 @@ impl Search<'_> {
                         && c.pos == pos
                         && c.file == file
                         && c.blocked.is_some() == blocked.is_some()
-                })
-            {
+                }) {
                 Some(i) => i,
                 None => {
                     self.out.external_calls.push(ExternalCallSeen {
@@ -843,47 +842,44 @@ impl Search<'_> {
                 found
             };
             match answer {
-                Answer::Sat(model) => match self.apply(
-                    candidate,
-                    &model,
-                    &controllable,
-                    &observed.fixed_values,
-                ) {
-                    Applied::Candidate(next) => {
-                        if drifting {
-                            for variant in away_from_boundary(candidate, &next) {
-                                self.push(priority.saturating_sub(1), variant);
+                Answer::Sat(model) => {
+                    match self.apply(candidate, &model, &controllable, &observed.fixed_values) {
+                        Applied::Candidate(next) => {
+                            if drifting {
+                                for variant in away_from_boundary(candidate, &next) {
+                                    self.push(priority.saturating_sub(1), variant);
+                                }
+                            }
+                            self.push(priority, next)
+                        }
+                        Applied::Uncontrollable(vars) => {
+                            let mut in_step = vec![];
+                            path[i]
+                                .expr
+                                .for_each_var(&mut |v, _| in_step.push(v.to_owned()));
+                            let deps: Vec<Dependency> = vars
+                                .iter()
+                                .filter(|v| in_step.contains(v))
+                                .filter_map(|v| self.dependency(v))
+                                .collect();
+                            if !deps.is_empty() {
+                                self.note(target, Attempt::Uncontrollable(deps));
                             }
                         }
-                        self.push(priority, next)
-                    }
-                    Applied::Uncontrollable(vars) => {
-                        let mut in_step = vec![];
-                        path[i]
-                            .expr
-                            .for_each_var(&mut |v, _| in_step.push(v.to_owned()));
-                        let deps: Vec<Dependency> = vars
-                            .iter()
-                            .filter(|v| in_step.contains(v))
-                            .filter_map(|v| self.dependency(v))
-                            .collect();
-                        if !deps.is_empty() {
-                            self.note(target, Attempt::Uncontrollable(deps));
+                        Applied::Object(var, needed) => {
+                            if let Some(dep) = self.dependency(&var) {
+                                self.note(target, Attempt::ObjectState(dep, needed));
+                            }
                         }
+                        Applied::Bound(needed) => self.note(
+                            target,
+                            Attempt::BoundHit {
+                                needed,
+                                bound: self.budget.loop_bound,
+                            },
+                        ),
                     }
-                    Applied::Object(var, needed) => {
-                        if let Some(dep) = self.dependency(&var) {
-                            self.note(target, Attempt::ObjectState(dep, needed));
-                        }
-                    }
-                    Applied::Bound(needed) => self.note(
-                        target,
-                        Attempt::BoundHit {
-                            needed,
-                            bound: self.budget.loop_bound,
-                        },
-                    ),
-                },
+                }
                 Answer::Unsat => self.note(target, Attempt::Unsat),
                 Answer::Unknown(why) => self.note(target, Attempt::Unknown(why)),
                 Answer::Unsupported(ops) => self.note(
@@ -1423,10 +1419,7 @@ mod tests {
             .into_iter()
             .map(|c| c.vars["timeout"].clone())
             .collect();
-        assert_eq!(
-            moved,
-            [1.0, 0.25, 1.5, -0.5].map(ModelValue::Real).to_vec()
-        );
+        assert_eq!(moved, [1.0, 0.25, 1.5, -0.5].map(ModelValue::Real).to_vec());
         assert!(away_from_boundary(&next, &next).is_empty());
     }
 
