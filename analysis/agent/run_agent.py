@@ -1,5 +1,6 @@
 """Starts Lacuna's agent (this file is written next to the `lacuna_agent` package). The
-interpreter runs isolated (`-I`), so the package's directory is added to the path here."""
+interpreter runs without the user's site directory and PYTHON* variables (`-s`, and a cleaned
+environment with PYTHONHASHSEED=0); the package's directory is put first on the path here."""
 
 import os
 import sys

@@ -146,6 +146,16 @@ fn external_calls_get_fresh_symbols() {
         _ => None,
     });
     assert_eq!(exists_branch, Some(("$ret:1".into(), false)));
+    // What each call returned, so that the solver can keep it while it changes inputs.
+    let values: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Call { values, .. } => values.get("$ret:1").map(|v| v.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(values, vec![r#"["bool",false]"#.to_owned()]);
 }
 
 #[test]
@@ -244,4 +254,27 @@ fn module_level_objects_reach_c_code_unwrapped_and_annotations_resolve() {
         run.returned.as_ref().unwrap().literal.as_deref(),
         Some("'a+b+c'")
     );
+}
+
+#[test]
+fn string_hashing_is_the_same_in_every_worker() {
+    // Sets of strings iterate in hash order: a replaced worker must see the same order, or an
+    // exploration depends on which workers died before it.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("hashing.py"),
+        "def order(n: int) -> str:\n    return \",\".join(sorted(\"abcdefgh\", key=lambda c: hash(c * 3))) + str(n)\n",
+    )
+    .unwrap();
+    let mut seen = vec![];
+    for _ in 0..2 {
+        let home = tempfile::tempdir().unwrap();
+        let pool = support::pool(project.path(), home.path(), 1);
+        let run = pool
+            .execute(&request("hashing", "order", vec![int(1, "n")]))
+            .unwrap();
+        assert_eq!(run.status, Status::Returned, "{run:?}");
+        seen.push(run.returned.unwrap().repr);
+    }
+    assert_eq!(seen[0], seen[1]);
 }

@@ -13,7 +13,7 @@ import sys
 import traceback
 
 from . import describe as describing
-from . import interpose, positions, recorder, values
+from . import interpose, objects, positions, recorder, values
 from .sym import Sym, concrete
 
 MAX_OUTPUT = 4096
@@ -211,6 +211,7 @@ class Runtime:
             finally:
                 self.sandbox.active = False
                 self.sandbox.importing = False
+            objects.field_values.clear()
             try:
                 receiver = request.get("receiver")
                 args = [values.decode(t, self.is_project_object) for t in request.get("args", [])]
@@ -261,6 +262,8 @@ class Runtime:
             self.guard.restore(saved)
         if rec is not None:
             result.update(self._serialise(rec, observation))
+            if objects.field_values:
+                result["fields"] = dict(objects.field_values)
         result["stdout"] = out.getvalue()[:MAX_OUTPUT]
         result["stderr"] = err.getvalue()[:MAX_OUTPUT]
         return result

@@ -78,6 +78,7 @@ def returned(rec, n, result):
     type_name = _qualname(type(result))
     if sort is not None:
         rec.external_return(n, text, sort, type_name=type_name)
+        rec.symbol_value(n, base, literal_of(result))
         return make(result, ["var", base, sort], 1)
     wrapped = wrap_returned(result, base)
     rec.external_return(n, text, None, paths=wrapped is not result, type_name=type_name)
@@ -106,8 +107,34 @@ def wrap_returned(result, base):
 def _path(value, name):
     sort = _SORTS.get(type(value))
     if sort is not None:
+        rec = recorder.current()
+        if rec is not None:
+            rec.symbol_value(int(name[5:].split(".", 1)[0].split("[", 1)[0]), name,
+                             literal_of(value))
         return make(value, ["var", name, sort], 1)
     return value
+
+
+# Longest string value reported for a symbol: longer ones are not pinned by the solver.
+_MAX_LITERAL = 4096
+
+
+def literal_of(value):
+    """A scalar as a literal of the expression wire form (`["int", "3"]`), or None."""
+    t = type(value)
+    if t is bool:
+        return ["bool", value]
+    if t is int:
+        return ["int", str(value)]
+    if t is float:
+        if value != value:
+            return ["float", "nan"]
+        if value in (float("inf"), float("-inf")):
+            return ["float", "inf" if value > 0 else "-inf"]
+        return ["float", value]
+    if t is str and len(value) <= _MAX_LITERAL:
+        return ["str", value]
+    return None
 
 
 class ReturnedObject:
@@ -167,11 +194,56 @@ class ReturnedObject:
     def __ge__(self, other):
         return object.__getattribute__(self, "_target") >= _unwrap(other)
 
+    # Arithmetic on a returned object (`today - epoch`, `root / "x.json"`) gives a value that
+    # still comes from the call: its attributes and methods stay symbols and external calls.
+    def _derived(self, value, op):
+        name = "%s.%s" % (object.__getattribute__(self, "_base"), op)
+        if _SORTS.get(type(value)) is not None:
+            return _path(value, name)
+        if value is None or value is NotImplemented or callable(value) \
+                or isinstance(value, (types.ModuleType, type, BaseException)):
+            return value
+        return ReturnedObject(value, name)
+
     def __sub__(self, other):
-        return object.__getattribute__(self, "_target") - _unwrap(other)
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target - _unwrap(other), "__sub__")
+
+    def __rsub__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) - target, "__rsub__")
 
     def __add__(self, other):
-        return object.__getattribute__(self, "_target") + _unwrap(other)
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target + _unwrap(other), "__add__")
+
+    def __radd__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) + target, "__radd__")
+
+    def __mul__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target * _unwrap(other), "__mul__")
+
+    def __truediv__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target / _unwrap(other), "__truediv__")
+
+    def __rtruediv__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) / target, "__rtruediv__")
+
+    def __mod__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target % _unwrap(other), "__mod__")
+
+    def __contains__(self, item):
+        return concrete(item) in object.__getattribute__(self, "_target")
+
+    def __fspath__(self):
+        import os
+
+        return os.fspath(object.__getattribute__(self, "_target"))
 
     def __iter__(self):
         return iter(object.__getattribute__(self, "_target"))

@@ -9,6 +9,19 @@ from .sym import Sym, var
 
 MAX_OBJECT_DEPTH = 3
 
+# What the symbols made for object fields stood for when the inputs were built, by name
+# (`self._spent` → `["int", "0"]`): no input sets them directly, so the solver keeps them.
+field_values = {}
+
+
+def _field_value(name, value, depth):
+    if depth > 0:
+        from .interpose import literal_of
+
+        literal = literal_of(value)
+        if literal is not None:
+            field_values[name] = literal
+
 
 def wrap(value, name, is_project_object, depth=0):
     """The symbolic version of an input value named `name` (an access path)."""
@@ -16,14 +29,18 @@ def wrap(value, name, is_project_object, depth=0):
         return value
     t = type(value)
     if t in (bool, int, float, str):
+        _field_value(name, value, depth)
         return var(value, name)
     if t is list:
+        _field_value(name + ".__len__", len(value), depth)
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
         return SymList(items, ["var", name + ".__len__", "int"], name=name)
     if t is tuple:
+        _field_value(name + ".__len__", len(value), depth)
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
         return SymTuple(items, ["var", name + ".__len__", "int"], name=name)
     if t is dict:
+        _field_value(name + ".__len__", len(value), depth)
         items = {k: wrap(v, "%s[%r]" % (name, k), is_project_object, depth)
                  for k, v in value.items()}
         return SymDict(items, ["var", name + ".__len__", "int"])

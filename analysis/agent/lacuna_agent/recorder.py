@@ -95,6 +95,17 @@ class Recorder:
         if sort is not None or paths:
             event["ret_var"] = "$ret:%d" % n
 
+    def symbol_value(self, n, name, literal):
+        """The concrete value (a wire-form literal) of symbol `name`, made from the return
+        value of external call `n`: what the call returned in this execution."""
+        if literal is None:
+            return
+        try:
+            event = self._call_event(n)
+        except KeyError:
+            return
+        event.setdefault("values", {})[name] = literal
+
     def external_raise(self, n, exc):
         event = self._call_event(n)
         event["raised"] = {"type": _qualified_type(exc), "message": _safe_str(exc)}

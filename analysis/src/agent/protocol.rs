@@ -213,6 +213,10 @@ pub enum Event {
         raised: Option<serde_json::Value>,
         #[serde(default)]
         mocked: bool,
+        /// What the symbols made from the return value stood for in this execution
+        /// (`$ret:3`, `$ret:3.hour`, `$ret:3["mode"]`), as literals of the expression wire form.
+        #[serde(default)]
+        values: std::collections::BTreeMap<String, serde_json::Value>,
     },
     /// A side effect the sandbox refused.
     Blocked {
@@ -264,6 +268,10 @@ pub struct Execution {
     /// Why the request failed (`input-error`, `error`), or what killed the worker.
     #[serde(default)]
     pub error: Option<String>,
+    /// What the symbols of object fields stood for when the inputs were built
+    /// (`self._spent` → `["int", "0"]`), as literals of the expression wire form.
+    #[serde(default)]
+    pub fields: BTreeMap<String, serde_json::Value>,
 }
 
 impl Execution {
@@ -280,6 +288,7 @@ impl Execution {
             stderr: String::new(),
             truncated: false,
             error: Some(error.into()),
+            fields: BTreeMap::new(),
         }
     }
 }

@@ -54,8 +54,16 @@ impl Worker {
     pub fn spawn(spec: &WorkerSpec) -> Result<Worker, WorkerError> {
         use std::os::unix::process::CommandExt;
         let mut command = Command::new(&spec.python);
+        // Isolated from the user's site directory and PYTHON* variables, as `-I` would be, but
+        // `-I` also ignores PYTHONHASHSEED: with string hashing randomised per process, sets
+        // iterate in another order after a worker is replaced, and so would the exploration.
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("PYTHON") {
+                command.env_remove(name);
+            }
+        }
         command
-            .arg("-I")
+            .arg("-s")
             .arg("-B")
             .arg(spec.agent_dir.join("run_agent.py"))
             .stdin(Stdio::piped())

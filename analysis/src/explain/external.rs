@@ -68,10 +68,41 @@ const ENVIRONMENT_CALLS: &[&str] = &[
     "configparser.ConfigParser.read",
 ];
 
+/// Deterministic functions and constructors of environment modules: their result depends on
+/// their arguments only (`datetime.date(1970, 1, 1)`, `os.path.join(a, b)`).
+const DETERMINISTIC: &[&str] = &[
+    "datetime.date",
+    "datetime.datetime",
+    "datetime.time",
+    "datetime.timedelta",
+    "datetime.timezone",
+    "datetime.date.fromisoformat",
+    "datetime.datetime.fromisoformat",
+    "datetime.datetime.strptime",
+    "os.path.join",
+    "os.path.basename",
+    "os.path.dirname",
+    "os.path.split",
+    "os.path.splitext",
+    "os.path.normpath",
+    "posixpath.join",
+    "posixpath.basename",
+    "posixpath.dirname",
+    "posixpath.split",
+    "posixpath.splitext",
+    "posixpath.normpath",
+    "pathlib.PurePath",
+    "pathlib.PurePosixPath",
+    "uuid.UUID",
+];
+
 impl ExternalKind {
     pub fn of(callee: &str) -> ExternalKind {
         if ENVIRONMENT_CALLS.contains(&callee) {
             return ExternalKind::Environment;
+        }
+        if DETERMINISTIC.contains(&callee) {
+            return ExternalKind::Opaque;
         }
         let head = callee.split('.').next().unwrap_or(callee);
         if ENVIRONMENT.contains(&head) || callee.starts_with("os.path.") {
@@ -156,6 +187,9 @@ mod tests {
         assert_eq!(ExternalKind::of("math.sin"), Opaque);
         assert_eq!(ExternalKind::of("hashlib.sha256"), Opaque);
         assert_eq!(ExternalKind::of("re.Pattern.match"), Opaque);
+        assert_eq!(ExternalKind::of("datetime.date"), Opaque);
+        assert_eq!(ExternalKind::of("datetime.date.today"), Environment);
+        assert_eq!(ExternalKind::of("os.path.join"), Opaque);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! them. Produces diagnostics as plain data; the server and the CLI present them.
 
 mod external;
+mod flow;
 mod infeasible;
 pub mod mcdc;
 
@@ -16,13 +17,46 @@ use serde_json::{Value as Json, json};
 
 pub use external::ExternalKind;
 
-/// Per function: branch sides covered, MC/DC obligations per decision, and a diagnostic for
-/// each side and each obligation that is not covered.
+/// Per function: branch sides covered, MC/DC obligations per decision, a diagnostic for each
+/// side and each obligation that is not covered, and the candidates for Covana's two problems
+/// with whether an explanation names them.
 pub struct FunctionReport {
     pub covered: usize,
     pub total: usize,
     pub obligations: Vec<mcdc::DecisionObligations>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Every external call the exploration reached (Covana's EMCP candidates).
+    pub external_calls: Vec<ExternalCandidate>,
+    /// Every field of an object input the function reads that only methods change (Covana's
+    /// OCP candidates).
+    pub object_fields: Vec<FieldCandidate>,
+}
+
+/// An external call site reached while exploring a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternalCandidate {
+    pub callee: String,
+    /// The file of the call site, as the agent reported it.
+    pub file: Option<String>,
+    pub pos: Option<crate::agent::protocol::Position>,
+    pub kind: ExternalKind,
+    /// Calls made, over all executions.
+    pub calls: u32,
+    /// Every call raised (or was refused by the sandbox).
+    pub raised: bool,
+    /// An uncovered side of the function is explained by it.
+    pub identified: bool,
+}
+
+/// A field of an object input that only methods change, read by a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldCandidate {
+    /// `module:Qual`.
+    pub class: String,
+    pub field: String,
+    pub writers: Vec<String>,
+    /// An uncovered side of the function is explained by it.
+    pub identified: bool,
 }
 
 impl FunctionReport {
@@ -35,13 +69,23 @@ impl FunctionReport {
 }
 
 /// Why one side is uncovered: the cause, a clause for the message, the data for code actions
-/// and hover, and related locations.
+/// and hover, related locations, and the candidate it names.
 #[derive(Clone, Debug)]
 struct Explanation {
     cause: Cause,
     why: String,
     data: Json,
     related: Vec<Related>,
+    source: Option<Source>,
+}
+
+/// The problem an explanation names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Source {
+    /// An index into `Exploration::external_calls`.
+    External(usize),
+    /// (class, field).
+    Field(String, String),
 }
 
 impl Explanation {
@@ -51,6 +95,7 @@ impl Explanation {
             why: why.into(),
             data,
             related: vec![],
+            source: None,
         }
     }
 }
@@ -121,11 +166,18 @@ pub fn explain(
     }
     let obligations = mcdc::decisions(f, exploration, mcdc_config, &mut solver);
     diagnostics.extend(mcdc::diagnostics(f, exploration, &obligations));
+    let sources: Vec<&Source> = explained
+        .iter()
+        .flatten()
+        .filter_map(|e| e.source.as_ref())
+        .collect();
     FunctionReport {
         covered: exploration.covered.len(),
         total,
         obligations,
         diagnostics,
+        external_calls: external_candidates(exploration, &sources),
+        object_fields: field_candidates(f, exploration, &sources),
     }
 }
 
@@ -188,6 +240,64 @@ fn dead(f: &FunctionUnderTest, d: usize, outcome: bool, proof: &infeasible::Proo
         });
     }
     e
+}
+
+fn external_candidates(exploration: &Exploration, named: &[&Source]) -> Vec<ExternalCandidate> {
+    exploration
+        .external_calls
+        .iter()
+        .enumerate()
+        // A side effect the sandbox refused is not a call; the call that made it is.
+        .filter(|(_, c)| c.blocked.is_none())
+        .map(|(i, c)| ExternalCandidate {
+            callee: c.callee.clone(),
+            file: c.file.clone(),
+            pos: c.pos,
+            kind: ExternalKind::of(&c.callee),
+            calls: c.calls,
+            raised: c.raised,
+            identified: named.contains(&&Source::External(i)),
+        })
+        .collect()
+}
+
+fn field_candidates(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    named: &[&Source],
+) -> Vec<FieldCandidate> {
+    let body = f.syntax.range.absolute(f.anchor);
+    let text = f
+        .text
+        .get(body.start as usize..body.end as usize)
+        .unwrap_or("");
+    let through_methods = flow::receiver_fields(f);
+    let mut out: Vec<FieldCandidate> = vec![];
+    for (root, class) in &exploration.object_classes {
+        let mut fields: Vec<(&String, &Vec<String>)> = exploration
+            .writers
+            .iter()
+            .filter(|((c, _), _)| c == class)
+            .map(|((_, field), writers)| (field, writers))
+            .filter(|(field, _)| {
+                reads_field(text, root, field)
+                    || (root == "self" && through_methods.contains(field))
+            })
+            .collect();
+        fields.sort();
+        for (field, writers) in fields {
+            if out.iter().any(|c| c.class == *class && c.field == *field) {
+                continue;
+            }
+            out.push(FieldCandidate {
+                class: class.clone(),
+                field: field.clone(),
+                writers: writers.clone(),
+                identified: named.contains(&&Source::Field(class.clone(), field.clone())),
+            });
+        }
+    }
+    out
 }
 
 /// A decision that was evaluated but never went this way.
@@ -274,13 +384,23 @@ fn from_attempts(
             _ => {}
         }
     }
-    if let Some(i) = static_external(f, exploration, d) {
+    // What the symbols did not say, the function's text may: the calls, fields and
+    // parameters the condition reads, through the statements before it.
+    let sources = flow::sources(f, d);
+    if let Some(i) = static_external(f, exploration, &sources) {
         return external_call(f, exploration, i);
     }
-    if let Some(e) = static_object_state(f, exploration, d) {
+    if let Some(e) = static_object_state(exploration, &sources) {
         return e;
     }
     if attempts.contains(&Attempt::Unsat) {
+        if infeasible(f, exploration, d, attempts, &sources) {
+            return Explanation::new(
+                Cause::Infeasible,
+                "no input can take it: on every path to it, the conditions before it rule it out",
+                json!({}),
+            );
+        }
         return Explanation::new(
             Cause::Budget,
             "negating its condition on the paths explored was unsatisfiable; no other path was found within the budget",
@@ -288,6 +408,23 @@ fn from_attempts(
         );
     }
     if attempts.contains(&Attempt::ConcreteOnly) {
+        if infeasible(f, exploration, d, attempts, &sources) {
+            return Explanation::new(
+                Cause::Infeasible,
+                "no input can take it: its condition reads nothing an input, a call or object state changes, and it had the same value on every path",
+                json!({}),
+            );
+        }
+        if !sources.params.is_empty() {
+            let params = quoted(&sources.params);
+            return Explanation::new(
+                Cause::SolverLimit,
+                format!(
+                    "its condition depends on {params} through operations the generator does not model"
+                ),
+                json!({"parameters": sources.params}),
+            );
+        }
         return Explanation::new(
             Cause::Budget,
             "its condition depends on values the generator could not follow",
@@ -297,8 +434,49 @@ fn from_attempts(
     Explanation::new(Cause::Budget, "not reached within the budget", json!({}))
 }
 
+/// Whether an uncovered side is dead code: no loop could make a later iteration different,
+/// every decision before it went both ways — so the paths tried are all the paths there are —,
+/// its condition reads no external call and no object state, and either every attempt to
+/// negate it was unsatisfiable, or it reads nothing that varies at all (only values chosen
+/// between literals, `level = "high" if express else "normal"`).
+fn infeasible(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    d: usize,
+    attempts: &[Attempt],
+    sources: &flow::Sources,
+) -> bool {
+    let decisions = &f.syntax.decisions;
+    let range = decisions[d].range;
+    let only_unsat = attempts
+        .iter()
+        .all(|a| matches!(a, Attempt::Unsat | Attempt::ConcreteOnly));
+    let loops = f.syntax.loops.iter().any(|l| l.range.start < range.start)
+        || decisions
+            .iter()
+            .any(|dec| dec.kind == DecisionKind::While && dec.range.start < range.start);
+    let before_settled = decisions.iter().enumerate().all(|(g, dec)| {
+        g == d
+            || dec.expr.is_none()
+            || dec.range.start >= range.start
+            || exploration.unobservable.contains(&g)
+            || (exploration.covered.contains_key(&(g, true))
+                && exploration.covered.contains_key(&(g, false)))
+    });
+    let constant = attempts == [Attempt::ConcreteOnly]
+        && sources.params.is_empty()
+        && sources.globals.is_empty();
+    let refuted = only_unsat && attempts.contains(&Attempt::Unsat) && !sources.params.is_empty();
+    (refuted || constant)
+        && !loops
+        && before_settled
+        && !exploration.external_calls.iter().any(|c| c.raised)
+        && sources.fields.is_empty()
+}
+
 /// A decision never evaluated: the cause of the uncovered side that guards it, when there is
-/// one.
+/// one; else an external call before it that always raised; else what the loop around it
+/// iterates over.
 fn unreached(
     f: &FunctionUnderTest,
     exploration: &Exploration,
@@ -325,11 +503,115 @@ fn unreached(
         e.data["guard"] = json!(decision.id.as_str());
         return e;
     }
+    if let Some(i) = always_raised(f, exploration, d) {
+        let mut e = external_call(f, exploration, i);
+        let call = &exploration.external_calls[i];
+        let line = call.pos.map(|p| p.0).unwrap_or(0);
+        e.cause = Cause::ExternalException;
+        // A side effect the sandbox refused in that call says why it raised.
+        let refused = exploration
+            .external_calls
+            .iter()
+            .find(|c| c.blocked.is_some() && c.pos == call.pos && c.file == call.file);
+        e.why = match refused {
+            Some(r) => format!(
+                "never reached: `{}` (line {line}) raised every time it was called: the sandbox refused `{}` ({})",
+                call.callee,
+                r.callee,
+                r.blocked.as_deref().unwrap_or_default()
+            ),
+            None => format!(
+                "never reached: `{}` (line {line}) raised every time it was called",
+                call.callee
+            ),
+        };
+        e.data["raised"] = json!(true);
+        return e;
+    }
+    if let Some(e) = enclosing_loop(f, exploration, d) {
+        return e;
+    }
     Explanation::new(
         Cause::Budget,
         "the decision was never reached within the budget",
         json!({}),
     )
+}
+
+/// An external call that raised every time it was called and stands before decision `d`:
+/// in the function, before it; else reached through a call of another project function.
+fn always_raised(f: &FunctionUnderTest, exploration: &Exploration, d: usize) -> Option<usize> {
+    let start = f.syntax.decisions[d].range.absolute(f.anchor).start;
+    let own = f.file.to_string_lossy();
+    let body = f.syntax.range.absolute(f.anchor);
+    let raising: Vec<(usize, Option<TextRange>)> = exploration
+        .external_calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.raised && c.calls > 0)
+        .map(|(i, c)| {
+            let at = (c.file.as_deref() == Some(own.as_ref()))
+                .then(|| position_range(f, c.pos))
+                .flatten()
+                .filter(|r| body.contains_range(*r));
+            (i, at)
+        })
+        .collect();
+    // The call a sandbox refusal happened in is the one to name.
+    let named = |i: usize| {
+        let call = &exploration.external_calls[i];
+        if call.blocked.is_none() {
+            return i;
+        }
+        exploration
+            .external_calls
+            .iter()
+            .position(|c| {
+                c.blocked.is_none() && c.raised && c.pos == call.pos && c.file == call.file
+            })
+            .unwrap_or(i)
+    };
+    raising
+        .iter()
+        .filter(|(_, at)| at.is_some_and(|r| r.end <= start))
+        .max_by_key(|(_, at)| at.map(|r| r.start))
+        .or_else(|| raising.iter().find(|(_, at)| at.is_none()))
+        .map(|(i, _)| named(*i))
+}
+
+/// A decision inside a `for` loop that never iterated: what the loop iterates over.
+fn enclosing_loop(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    d: usize,
+) -> Option<Explanation> {
+    let range = f.syntax.decisions[d].range;
+    let lp = f
+        .syntax
+        .loops
+        .iter()
+        .filter(|l| l.iter.is_some() && l.range.contains_range(range))
+        .min_by_key(|l| l.range.len())?;
+    let header = lp.header.absolute(f.anchor);
+    let text = f.text.get(header.start as usize..header.end as usize)?;
+    let sources = flow::sources_of_text(f, header, text);
+    if let Some(i) = static_external(f, exploration, &sources) {
+        return Some(external_call(f, exploration, i));
+    }
+    if let Some(e) = static_object_state(exploration, &sources) {
+        return Some(e);
+    }
+    if !sources.params.is_empty() {
+        return Some(Explanation::new(
+            Cause::SolverLimit,
+            format!(
+                "never reached: the loop over {} never ran, and the generator does not model what it iterates over",
+                quoted(&sources.params)
+            ),
+            json!({"parameters": sources.params}),
+        ));
+    }
+    None
 }
 
 /// The uncovered decision side that `d` depends on: the innermost side whose code contains
@@ -411,13 +693,20 @@ fn external_call(f: &FunctionUnderTest, exploration: &Exploration, index: usize)
             "returns": external::return_annotation(&call.callee, &call.returns),
         }),
     );
-    if let Some(range) = position_range(f, call.pos) {
-        e.related.push(Related {
-            path: None,
-            range,
-            message: format!("`{}` is called here", call.callee),
-        });
+    let own = f.file.to_string_lossy();
+    if call.file.as_deref() == Some(own.as_ref()) {
+        if let Some(range) = position_range(f, call.pos) {
+            e.related.push(Related {
+                path: None,
+                range,
+                message: format!("`{}` is called here", call.callee),
+            });
+        }
+    } else if let Some(file) = &call.file {
+        // Called from another project function: the line is in that file.
+        e.data["file"] = json!(file);
     }
+    e.source = Some(Source::External(index));
     e
 }
 
@@ -450,92 +739,144 @@ fn object_state(dep: &Dependency, needed: Option<u64>) -> Option<Explanation> {
             quoted(writers)
         ),
     };
-    Some(Explanation::new(
+    let mut e = Explanation::new(
         Cause::ObjectCreation,
         why,
         json!({"class": class, "field": field, "path": path, "writers": writers, "calls_needed": needed}),
-    ))
+    );
+    e.source = class
+        .as_ref()
+        .map(|c| Source::Field(c.clone(), field.clone()));
+    Some(e)
 }
 
 /// An external call the condition depends on although no symbol says so (its result was
-/// `None`, or not a scalar): a call made inside the condition, or one whose result is assigned
-/// to a name the condition reads (`flag = os.environ.get("X")` … `if flag == "1":`).
-fn static_external(f: &FunctionUnderTest, exploration: &Exploration, d: usize) -> Option<usize> {
-    let decision = &f.syntax.decisions[d];
-    let range = decision.range.absolute(f.anchor);
+/// `None`, or not a scalar, or the value went through operations the agent does not follow):
+/// a call made in the condition or in a statement binding what it reads (`flag =
+/// os.environ.get("X")` … `if flag == "1":`), the nearest first.
+fn static_external(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    sources: &flow::Sources,
+) -> Option<usize> {
     let own = f.file.to_string_lossy();
     let body = f.syntax.range.absolute(f.anchor);
-    exploration
+    let calls: Vec<(usize, u32)> = exploration
         .external_calls
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.file.as_deref() == Some(own.as_ref()))
-        .find_map(|(i, call)| {
-            let at = position_range(f, call.pos)?;
-            if range.contains_range(at) {
-                return Some(i);
-            }
-            if !body.contains_range(at) || at.start > range.start {
-                return None;
-            }
-            // `name = ...call...` on the call's line, and `name` read by the condition.
-            let line = f.lines.line_range(f.lines.line_col(at.start).line)?;
-            let text = f.text.get(line.start as usize..line.end as usize)?;
-            let (target, _) = text.split_once('=')?;
-            let name = target.trim();
-            let is_name = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-            let condition = f.text.get(range.start as usize..range.end as usize)?;
-            (is_name && contains_word(condition, name)).then_some(i)
+        .filter(|(_, c)| c.file.as_deref() == Some(own.as_ref()) && c.blocked.is_none())
+        .filter_map(|(i, c)| {
+            let at = position_range(f, c.pos)?;
+            body.contains_range(at)
+                .then(|| (i, f.lines.line_col(at.start).line))
         })
+        .collect();
+    // Calls that read the world before deterministic ones (`datetime.date.today()` before
+    // `datetime.date(1970, 1, 1)` on the same path), the nearest first.
+    let kind = |i: usize| ExternalKind::of(&exploration.external_calls[i].callee);
+    let direct = [ExternalKind::Environment, ExternalKind::Opaque]
+        .into_iter()
+        .find_map(|wanted| {
+            sources.spans.iter().find_map(|&(start, end)| {
+                calls
+                    .iter()
+                    .find(|&&(i, line)| (start..=end).contains(&line) && kind(i) == wanted)
+                    .map(|(i, _)| *i)
+            })
+        });
+    direct.or_else(|| through_helpers(f, exploration, sources))
 }
 
-fn contains_word(text: &str, word: &str) -> bool {
-    text.match_indices(word).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        let boundary =
-            |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'));
-        boundary(before) && boundary(after)
+/// An external call made by a function of the same file that the condition's statements
+/// call (`release = _read_release()`, where `_read_release` opens a file).
+fn through_helpers(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    sources: &flow::Sources,
+) -> Option<usize> {
+    let own = f.file.to_string_lossy();
+    let body = f.syntax.range.absolute(f.anchor);
+    let elsewhere: Vec<(usize, TextRange)> = exploration
+        .external_calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.file.as_deref() == Some(own.as_ref()) && c.blocked.is_none())
+        .filter_map(|(i, c)| Some((i, position_range(f, c.pos)?)))
+        .filter(|(_, at)| !body.contains_range(*at))
+        .collect();
+    if elsewhere.is_empty() {
+        return None;
+    }
+    let module = lacuna_grammar::parse(&f.text);
+    let helper_of = |at: TextRange| {
+        module
+            .functions
+            .iter()
+            .filter(|g| g.syntax.kind == lacuna_grammar::FunctionKind::Def)
+            .filter(|g| g.syntax.range.absolute(g.anchor).contains_range(at))
+            .min_by_key(|g| g.syntax.range.len())
+            .map(|g| g.syntax.name.clone())
+    };
+    let kind = |i: usize| ExternalKind::of(&exploration.external_calls[i].callee);
+    let spans: Vec<&str> = sources
+        .spans
+        .iter()
+        .filter_map(|&(start, end)| {
+            let from = f.lines.line_range(start)?.start;
+            let to = f.lines.line_range(end)?.end;
+            f.text.get(from as usize..to as usize)
+        })
+        .collect();
+    let called = |name: &str| {
+        spans.iter().position(|text| {
+            text.match_indices(&format!("{name}(")).any(|(i, _)| {
+                text[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+            })
+        })
+    };
+    let mut found: Vec<(bool, usize, usize)> = elsewhere
+        .iter()
+        .filter_map(|&(i, at)| {
+            let span = called(&helper_of(at)?)?;
+            Some((kind(i) != ExternalKind::Environment, span, i))
+        })
+        .collect();
+    found.sort();
+    found.first().map(|&(_, _, i)| i)
+}
+
+/// Object state the agent saw only concretely (`self.status is not Status.DRAFT`, or a local
+/// bound from a field): a field the condition reads, directly or through the statements
+/// before it, that only methods change.
+fn static_object_state(exploration: &Exploration, sources: &flow::Sources) -> Option<Explanation> {
+    sources.fields.iter().find_map(|(root, field)| {
+        let class = exploration.object_classes.get(root)?;
+        let writers = exploration.writers.get(&(class.clone(), field.clone()))?;
+        object_state(
+            &Dependency::Field {
+                path: format!("{root}.{field}"),
+                class: Some(class.clone()),
+                field: field.clone(),
+                writers: writers.clone(),
+            },
+            None,
+        )
     })
 }
 
-/// Object state the agent saw only concretely (`self.status is not Status.DRAFT`): found in the
-/// condition's text and the class model.
-fn static_object_state(
-    f: &FunctionUnderTest,
-    exploration: &Exploration,
-    d: usize,
-) -> Option<Explanation> {
-    let decision = &f.syntax.decisions[d];
-    for condition in &decision.conditions {
-        for (root, class) in &exploration.object_classes {
-            let prefix = format!("{root}.");
-            let mut rest = condition.text.as_str();
-            while let Some(i) = rest.find(&prefix) {
-                let before_ok = i == 0 || !rest.as_bytes()[i - 1].is_ascii_alphanumeric();
-                let field: String = rest[i + prefix.len()..]
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                rest = &rest[i + prefix.len()..];
-                if !before_ok || field.is_empty() {
-                    continue;
-                }
-                if let Some(writers) = exploration.writers.get(&(class.clone(), field.clone())) {
-                    return object_state(
-                        &Dependency::Field {
-                            path: format!("{root}.{field}"),
-                            class: Some(class.clone()),
-                            field,
-                            writers: writers.clone(),
-                        },
-                        None,
-                    );
-                }
-            }
-        }
-    }
-    None
+/// Whether `text` reads `root.field` (followed by anything but more of the name).
+fn reads_field(text: &str, root: &str, field: &str) -> bool {
+    let word = format!("{root}.{field}");
+    text.match_indices(&word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+    })
 }
 
 fn quoted(names: &[String]) -> String {
@@ -589,7 +930,280 @@ fn position_range(
 
 #[cfg(test)]
 mod tests {
-    use super::display_path;
+    use super::*;
+    use crate::agent::protocol::Position;
+    use crate::explore::search::ExternalCallSeen;
+    use lacuna_grammar::LineIndex;
+    use std::sync::Arc;
+
+    fn function(text: &str, name: &str) -> FunctionUnderTest {
+        let module = lacuna_grammar::parse(text);
+        let function = module
+            .functions
+            .iter()
+            .find(|f| f.syntax.name == name)
+            .expect("the function is defined");
+        FunctionUnderTest {
+            module: "m".into(),
+            qualname: function.syntax.qualname.clone(),
+            file: "m.py".into(),
+            syntax: Arc::new(function.syntax.clone()),
+            anchor: function.anchor,
+            lines: Arc::new(LineIndex::new(text)),
+            tables: vec![],
+            text: Arc::from(text),
+        }
+    }
+
+    fn call(callee: &str, line: u32, cols: (u32, u32), raised: bool) -> ExternalCallSeen {
+        ExternalCallSeen {
+            callee: callee.into(),
+            file: Some("m.py".into()),
+            pos: Some(Position(line, Some(cols.0), line, Some(cols.1))),
+            arg_vars: vec![],
+            returned_symbol: !raised,
+            raised,
+            blocked: None,
+            calls: 3,
+            returns: Default::default(),
+        }
+    }
+
+    fn causes(report: &FunctionReport) -> Vec<(String, &'static str)> {
+        report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let data = d.data.as_ref().unwrap();
+                (
+                    data["side"].as_str().unwrap().to_owned(),
+                    d.code.cause().unwrap().as_str(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn decisions_after_a_call_that_always_raised_are_blamed_on_it() {
+        let text = r#"
+import urllib.request
+
+def fetch(url: str) -> int:
+    response = urllib.request.urlopen(url)
+    if response.status == 200:
+        return 1
+    return 0
+"#;
+        let f = function(text, "fetch");
+        let exploration = Exploration {
+            external_calls: vec![call("urllib.request.urlopen", 5, (15, 41), true)],
+            ..Exploration::default()
+        };
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(
+            causes(&report),
+            vec![
+                ("true".to_owned(), "external-call"),
+                ("false".to_owned(), "external-call")
+            ]
+        );
+        assert_eq!(
+            report.diagnostics[0].code,
+            Code::UncoveredBranch(Cause::ExternalException)
+        );
+        assert!(report.external_calls[0].identified);
+    }
+
+    #[test]
+    fn a_side_every_path_rules_out_is_infeasible() {
+        let text = r#"
+def port(p: int) -> int:
+    if p > 65535:
+        raise ValueError(p)
+    if p > 70000:
+        return 0
+    return p
+"#;
+        let f = function(text, "port");
+        let mut exploration = Exploration::default();
+        exploration.reached.extend([0, 1]);
+        for side in [(0, true), (0, false), (1, false)] {
+            exploration.covered.insert(side, 0);
+        }
+        exploration.attempts.insert((1, true), vec![Attempt::Unsat]);
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(causes(&report), vec![("true".to_owned(), "infeasible")]);
+        // With a path before it left unexplored, it is only the budget.
+        exploration.covered.remove(&(0, true));
+        exploration
+            .attempts
+            .insert((0, true), vec![Attempt::Diverged]);
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(
+            causes(&report),
+            vec![("true".to_owned(), "budget"), ("true".to_owned(), "budget")]
+        );
+    }
+
+    #[test]
+    fn an_assertion_on_values_chosen_between_literals_cannot_fail() {
+        let text = r#"
+def priority(express: bool) -> str:
+    level = "high" if express else "normal"
+    assert level in ("high", "normal")
+    return level
+"#;
+        let f = function(text, "priority");
+        let mut exploration = Exploration::default();
+        exploration.reached.extend([0, 1]);
+        for side in [(0, true), (0, false), (1, true)] {
+            exploration.covered.insert(side, 0);
+        }
+        exploration
+            .attempts
+            .insert((1, false), vec![Attempt::ConcreteOnly]);
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(causes(&report), vec![("false".to_owned(), "infeasible")]);
+    }
+
+    #[test]
+    fn a_condition_on_a_parameter_the_agent_lost_is_a_solver_limit() {
+        let text = r#"
+def version(text: str) -> int:
+    parts = text.split(".")
+    if len(parts) == 3:
+        return 3
+    return 2
+"#;
+        let f = function(text, "version");
+        let mut exploration = Exploration::default();
+        exploration.reached.insert(0);
+        exploration.covered.insert((0, false), 0);
+        exploration
+            .attempts
+            .insert((0, true), vec![Attempt::ConcreteOnly]);
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(causes(&report), vec![("true".to_owned(), "solver-limit")]);
+        assert!(report.diagnostics[0].message.contains("`text`"));
+    }
+
+    #[test]
+    fn calls_in_a_helper_of_the_same_file_are_found() {
+        let text = r#"
+import logging
+
+def _read_release() -> str:
+    try:
+        with open("/etc/release") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+def channel() -> str:
+    logging.info("channel")
+    release = _read_release()
+    if release.startswith("beta"):
+        return "beta"
+    return "stable"
+"#;
+        let f = function(text, "channel");
+        let mut exploration = Exploration {
+            external_calls: vec![
+                call("open", 6, (13, 32), true),
+                call("logging.info", 12, (4, 27), false),
+            ],
+            ..Exploration::default()
+        };
+        exploration.reached.insert(0);
+        exploration.covered.insert((0, false), 0);
+        exploration
+            .attempts
+            .insert((0, true), vec![Attempt::ConcreteOnly]);
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(causes(&report), vec![("true".to_owned(), "external-call")]);
+        assert_eq!(
+            report.diagnostics[0].data.as_ref().unwrap()["callee"],
+            "open"
+        );
+        assert!(!report.external_calls[1].identified);
+    }
+
+    #[test]
+    fn object_state_is_found_through_locals() {
+        let text = r#"
+class Cache:
+    def rate(self) -> float:
+        total = self._hits + self._misses
+        if total == 0:
+            return 0.0
+        return 1.0
+"#;
+        let f = function(text, "rate");
+        let mut exploration = Exploration::default();
+        exploration.reached.insert(0);
+        exploration.covered.insert((0, true), 0);
+        exploration
+            .attempts
+            .insert((0, false), vec![Attempt::ConcreteOnly]);
+        exploration
+            .object_classes
+            .insert("self".into(), "m:Cache".into());
+        exploration
+            .writers
+            .insert(("m:Cache".into(), "_misses".into()), vec!["get".into()]);
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(
+            causes(&report),
+            vec![("false".to_owned(), "object-creation")]
+        );
+        assert_eq!(
+            report.object_fields,
+            vec![FieldCandidate {
+                class: "m:Cache".into(),
+                field: "_misses".into(),
+                writers: vec!["get".into()],
+                identified: true,
+            }]
+        );
+    }
+
+    #[test]
+    fn the_call_that_reads_the_world_is_named_not_a_constructor_beside_it() {
+        let text = r#"
+import datetime
+
+def days() -> int:
+    today = datetime.date.today()
+    days = (today - datetime.date(1970, 1, 1)).days
+    if days < 0:
+        raise RuntimeError("before 1970")
+    return days
+"#;
+        let f = function(text, "days");
+        let mut exploration = Exploration {
+            external_calls: vec![
+                call("datetime.date.today", 5, (12, 33), false),
+                call("datetime.date", 6, (20, 44), false),
+                call("logging.Logger.debug", 9, (4, 20), false),
+            ],
+            ..Exploration::default()
+        };
+        exploration.reached.insert(0);
+        exploration.covered.insert((0, false), 0);
+        exploration
+            .attempts
+            .insert((0, true), vec![Attempt::ConcreteOnly]);
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(causes(&report), vec![("true".to_owned(), "external-call")]);
+        let identified: Vec<&str> = report
+            .external_calls
+            .iter()
+            .filter(|c| c.identified)
+            .map(|c| c.callee.as_str())
+            .collect();
+        assert_eq!(identified, vec!["datetime.date.today"]);
+        assert_eq!(report.external_calls.len(), 3);
+    }
 
     #[test]
     fn paths_read_like_python() {

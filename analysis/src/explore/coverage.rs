@@ -249,6 +249,10 @@ pub struct Observed {
     /// Boolean values (`x = a or b`) evaluated up to their last operand: CPython does not
     /// test the last operand, so the outcome of such an evaluation cannot be observed.
     pub unobservable: FxHashSet<usize>,
+    /// The values of symbols no input sets directly, by name: what external calls returned
+    /// in this execution (`$ret:3`) and what object fields held (`self._spent`). The solver
+    /// keeps them while it looks for inputs.
+    pub fixed_values: FxHashMap<String, Expr>,
 }
 
 struct Instance {
@@ -361,7 +365,21 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
                 origin: Origin::Other,
                 occurrence: 0,
             }),
-            Event::Call { .. } | Event::Blocked { .. } => {}
+            Event::Call { values, mocked, .. } => {
+                if !*mocked {
+                    for (name, literal) in values {
+                        if let Ok(e) = Expr::from_json(literal) {
+                            out.fixed_values.insert(name.clone(), e);
+                        }
+                    }
+                }
+            }
+            Event::Blocked { .. } => {}
+        }
+    }
+    for (name, literal) in &run.fields {
+        if let Ok(e) = Expr::from_json(literal) {
+            out.fixed_values.insert(name.clone(), e);
         }
     }
     for (pos, n) in loop_steps {

@@ -14,7 +14,7 @@ use crate::agent::protocol::{ExecuteRequest, Mock, Target};
 use crate::agent::{Event, Execution, Pool, Status, Value, ValueTree};
 use crate::guidance::{FactoryDecl, Guidance};
 use crate::model::mcdc::Independence;
-use crate::symbolic::{Expr, VarPath, VarRoot};
+use crate::symbolic::{Expr, Op, Sort, VarPath, VarRoot};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -189,7 +189,8 @@ struct Search<'a> {
     start: Instant,
     out: Exploration,
     seen_candidates: FxHashSet<String>,
-    tried_flips: FxHashSet<String>,
+    /// Flips tried, by (hash of the path before the flipped step, hash of the negation).
+    tried_flips: FxHashSet<(u64, u64)>,
     frontier: Vec<(u32, Candidate)>,
     all_conditions: FxHashSet<(usize, u16, bool)>,
     /// The most calls of each mocked callee (by its index in the guidance) seen in one run:
@@ -198,7 +199,23 @@ struct Search<'a> {
 }
 
 /// Explores one function within the budget.
+///
+/// Each exploration has a z3 context of its own: models depend on the terms a context has
+/// seen, so sharing the thread's context would make a function's exploration depend on which
+/// functions were explored before it on the same thread.
 pub fn explore(
+    f: &FunctionUnderTest,
+    signature: &Signature,
+    pool: &Pool,
+    budget: &Budget,
+    source: &str,
+) -> Exploration {
+    z3::with_z3_config(&z3::Config::new(), || {
+        explore_in_context(f, signature, pool, budget, source)
+    })
+}
+
+fn explore_in_context(
     f: &FunctionUnderTest,
     signature: &Signature,
     pool: &Pool,
@@ -676,8 +693,14 @@ impl Search<'_> {
                 .out
                 .external_calls
                 .iter()
-                .position(|c| c.callee == callee && c.pos == pos && c.file == file)
-            {
+                // A refused side effect is kept apart from the call it happened in, even when
+                // both are called `open`.
+                .position(|c| {
+                    c.callee == callee
+                        && c.pos == pos
+                        && c.file == file
+                        && c.blocked.is_some() == blocked.is_some()
+                }) {
                 Some(i) => i,
                 None => {
                     self.out.external_calls.push(ExternalCallSeen {
@@ -793,6 +816,7 @@ impl Search<'_> {
         let controllable = controllable_names(&self.request(candidate));
         let path = &observed.path;
         let mut flips: Vec<(u32, usize)> = vec![];
+        let hashes = prefix_hashes(path);
         for (i, step) in path.iter().enumerate() {
             // Unrolling a loop further than the bound is not explored.
             if step.occurrence >= self.budget.loop_bound {
@@ -830,14 +854,18 @@ impl Search<'_> {
             };
             // A flip tried with objects built through a factory is tried again when they are
             // built through their constructors instead.
-            let mut key = flip_key(&path[..i], &step.negation());
+            let mut negated = text_hash(&step.negation());
             for (choice, _) in candidate
                 .choices
                 .iter()
                 .filter(|(c, _)| c.ends_with("#constructor"))
             {
-                key.push_str(choice);
+                use std::hash::{Hash, Hasher};
+                let mut hasher = rustc_hash::FxHasher::default();
+                (negated, choice).hash(&mut hasher);
+                negated = hasher.finish();
             }
+            let key = (hashes[i], negated);
             if !self.tried_flips.insert(key) {
                 continue;
             }
@@ -871,12 +899,53 @@ impl Search<'_> {
         if flips.is_empty() {
             return;
         }
-        let prefix: Vec<Expr> = path.iter().map(|s| s.assertion()).collect();
-        let indices: Vec<usize> = flips.iter().map(|&(_, i)| i).collect();
+        // External calls keep the values they returned, and object fields the values they
+        // held: a model may only change inputs. When a flip is impossible so, and possible with
+        // other values of those, the side depends on them.
+        let pins = pins(path, &observed.fixed_values, &controllable);
+        let offset = pins.len();
+        let prefix: Vec<Expr> = pins
+            .iter()
+            .map(|(_, pin)| pin.clone())
+            .chain(path.iter().map(|s| s.assertion()))
+            .collect();
+        let indices: Vec<usize> = flips.iter().map(|&(_, i)| i + offset).collect();
         let answers = self.solver.negations(&prefix, &indices);
-        for (i, mut answer) in answers {
-            if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
-                eprintln!("flip {} -> {:?}", path[i].negation(), answer);
+        for (j, mut answer) in answers {
+            let i = j - offset;
+            let mut fixed: Vec<String> = vec![];
+            if answer == Answer::Unsat && offset > 0 {
+                let mut free: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();
+                free.push(path[i].negation());
+                let unpinned = self.solver.check(&free);
+                if matches!(unpinned, Answer::Sat(_)) {
+                    let mut in_step = vec![];
+                    path[i]
+                        .expr
+                        .for_each_var(&mut |v, _| in_step.push(v.to_owned()));
+                    fixed = pins
+                        .iter()
+                        .map(|(v, _)| v.clone())
+                        .filter(|v| in_step.contains(v))
+                        .collect();
+                    if fixed.is_empty() {
+                        fixed = pins.iter().map(|(v, _)| v.clone()).collect();
+                    }
+                    answer = unpinned;
+                }
+            } else if matches!(answer, Answer::Sat(_)) && reads_pinned_field(&path[i], &pins) {
+                // Inputs alone seem to do, but the object may not be buildable with them (a
+                // constructor's check the path does not show): building its state through
+                // its writers is tried too.
+                let mut free: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();
+                free.push(path[i].negation());
+                if let Answer::Sat(model) = self.solver.check(&free)
+                    && let Applied::Candidate(next) =
+                        self.apply(candidate, &model, &controllable, &FxHashMap::default())
+                {
+                    let priority = flips.iter().find(|(_, j)| *j == i).map_or(0, |(p, _)| *p);
+                    self.push(priority.saturating_sub(1), next);
+                }
             }
             // A path's own loop exits can make a flip unsatisfiable (`len(xs) == 0` on this
             // path, `len(xs) >= 20` wanted): try again with only the decisions' conditions.
@@ -898,6 +967,26 @@ impl Search<'_> {
                 Origin::Condition((d, c)) => Some((d, c, !path[i].value)),
                 _ => None,
             };
+            if !fixed.is_empty() {
+                // Object fields are built through their writers below, and explained there.
+                let deps: Vec<Dependency> = fixed
+                    .iter()
+                    .filter_map(|v| self.dependency(v))
+                    .filter(|d| matches!(d, Dependency::ExternalCall(_)))
+                    .collect();
+                if !deps.is_empty() {
+                    self.note(target, Attempt::Uncontrollable(deps));
+                }
+            }
+            // A clock's value changes from one run to the next: a model right at the boundary
+            // the pinned value sets is likely to miss it, so values away from it are tried too.
+            let drifting = fixed.is_empty() && {
+                let mut found = false;
+                path[i].expr.for_each_var(&mut |v, sort| {
+                    found |= sort == Sort::Real && pins.iter().any(|(p, _)| p == v);
+                });
+                found
+            };
             match answer {
                 Answer::Sat(mut model) => {
                     // The prefix is asserted once for all flips, so the model also values the
@@ -910,8 +999,15 @@ impl Search<'_> {
                         });
                     }
                     model.values.retain(|name, _| constrained.contains(&**name));
-                    match self.apply(candidate, &model, &controllable) {
-                        Applied::Candidate(next) => self.push(priority, next),
+                    match self.apply(candidate, &model, &controllable, &observed.fixed_values) {
+                        Applied::Candidate(next) => {
+                            if drifting {
+                                for variant in away_from_boundary(candidate, &next) {
+                                    self.push(priority.saturating_sub(1), variant);
+                                }
+                            }
+                            self.push(priority, next)
+                        }
                         Applied::Uncontrollable(vars) => {
                             let mut in_step = vec![];
                             path[i]
@@ -957,11 +1053,18 @@ impl Search<'_> {
         candidate: &Candidate,
         model: &Model,
         controllable: &FxHashSet<String>,
+        fixed: &FxHashMap<String, Expr>,
     ) -> Applied {
         let mut next = candidate.clone();
         let mut changed = false;
         let mut uncontrollable = vec![];
         for (name, value) in &model.values {
+            // A field or a call's return the model leaves as it was asks for nothing.
+            if !controllable.contains(&**name)
+                && fixed.get(&**name).is_some_and(|e| same_value(value, e))
+            {
+                continue;
+            }
             if controllable.contains(&**name) {
                 if next.vars.get(&**name) != Some(value) {
                     next.vars.insert(name.to_string(), value.clone());
@@ -1337,6 +1440,77 @@ enum Applied {
     Bound(u64),
 }
 
+/// Variants of `next` whose real-valued inputs the model changed from `before` are moved away
+/// from the value it chose: doubled, halved, one more and one less.
+fn away_from_boundary(before: &Candidate, next: &Candidate) -> Vec<Candidate> {
+    let mut out = vec![];
+    for (name, value) in &next.vars {
+        let ModelValue::Real(x) = value else { continue };
+        if before.vars.get(name) == Some(value) {
+            continue;
+        }
+        for moved in [x * 2.0, x / 2.0, x + 1.0, x - 1.0] {
+            let mut variant = next.clone();
+            variant.vars.insert(name.clone(), ModelValue::Real(moved));
+            out.push(variant);
+        }
+    }
+    out
+}
+
+/// Equalities keeping each value no input sets directly (an external call's return, an
+/// object field), as the path uses it, at what it was in the execution: (symbol,
+/// `symbol == value`).
+fn pins(
+    path: &[super::coverage::PathStep],
+    values: &FxHashMap<String, Expr>,
+    controllable: &FxHashSet<String>,
+) -> Vec<(String, Expr)> {
+    let mut out: Vec<(String, Expr)> = vec![];
+    for step in path {
+        step.expr.for_each_var(&mut |name, sort| {
+            if out.iter().any(|(n, _)| n == name) || controllable.contains(name) {
+                return;
+            }
+            let Some(value) = values.get(name) else {
+                return;
+            };
+            let fits = matches!(
+                (sort, value),
+                (Sort::Int, Expr::Int(_)) | (Sort::Bool, Expr::Bool(_)) | (Sort::Str, Expr::Str(_))
+            ) || matches!((sort, value), (Sort::Real, Expr::Real(x)) if x.is_finite());
+            if fits {
+                out.push((
+                    name.to_owned(),
+                    Expr::app(Op::Eq, vec![Expr::var(name, sort), value.clone()]),
+                ));
+            }
+        });
+    }
+    out
+}
+
+/// Whether a step reads an object field the solver was asked to keep.
+fn reads_pinned_field(step: &super::coverage::PathStep, pins: &[(String, Expr)]) -> bool {
+    let mut found = false;
+    step.expr.for_each_var(&mut |v, _| {
+        found |= !v.starts_with('$') && pins.iter().any(|(p, _)| p == v);
+    });
+    found
+}
+
+/// Whether a model's value is the literal `e`.
+fn same_value(value: &ModelValue, e: &Expr) -> bool {
+    match (value, e) {
+        (ModelValue::Int(a), Expr::Int(b)) => a.as_str() == &**b,
+        (ModelValue::Bool(a), Expr::Bool(b)) => a == b,
+        (ModelValue::Str(a), Expr::Str(b)) => a.as_str() == &**b,
+        (ModelValue::Real(a), Expr::Real(b)) => a == b,
+        (ModelValue::Real(a), Expr::Int(b)) => b.parse::<f64>().is_ok_and(|b| b == *a),
+        _ => false,
+    }
+}
+
 fn current_value(candidate: &Candidate, name: &str) -> Option<ModelValue> {
     candidate.vars.get(name).cloned()
 }
@@ -1413,13 +1587,93 @@ fn collect_choices(shape: &Shape, path: &str, out: &mut Vec<(String, usize)>) {
     }
 }
 
-fn flip_key(prefix: &[super::coverage::PathStep], negated: &Expr) -> String {
-    let mut key = String::new();
-    for s in prefix {
-        key.push_str(&s.assertion().to_string());
-        key.push('\u{1}');
+/// Hashes of a path's prefixes: `out[i]` identifies the steps before step `i`. Long paths
+/// (loops run thousands of times) make keys of their text too large to keep.
+fn prefix_hashes(path: &[super::coverage::PathStep]) -> Vec<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut out = Vec::with_capacity(path.len() + 1);
+    let mut hasher = rustc_hash::FxHasher::default();
+    out.push(hasher.finish());
+    for step in path {
+        step.assertion().to_string().hash(&mut hasher);
+        out.push(hasher.finish());
     }
-    key.push('\u{2}');
-    key.push_str(&negated.to_string());
-    key
+    out
+}
+
+fn text_hash(e: &Expr) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    e.to_string().hash(&mut hasher);
+    hasher.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::coverage::PathStep;
+
+    fn step(expr: Expr, value: bool) -> PathStep {
+        PathStep {
+            expr,
+            value,
+            origin: Origin::Other,
+            occurrence: 0,
+        }
+    }
+
+    #[test]
+    fn pins_keep_external_returns_at_their_values() {
+        // requested > $ret:0, and a float the call returned that the path does not use.
+        let path = vec![step(
+            Expr::app(
+                Op::Gt,
+                vec![
+                    Expr::var("requested", Sort::Int),
+                    Expr::var("$ret:0", Sort::Int),
+                ],
+            ),
+            false,
+        )];
+        let mut values = FxHashMap::default();
+        values.insert("$ret:0".to_owned(), Expr::int(4));
+        values.insert("$ret:1".to_owned(), Expr::Real(0.5));
+        let pinned = pins(&path, &values, &FxHashSet::default());
+        assert_eq!(pinned.len(), 1);
+        assert_eq!(pinned[0].0, "$ret:0");
+        assert_eq!(pinned[0].1.to_string(), "$ret:0 == 4");
+        // A value of another sort than the symbol's, or not finite, is not a pin.
+        values.insert("$ret:0".to_owned(), Expr::Real(f64::NAN));
+        assert!(pins(&path, &values, &FxHashSet::default()).is_empty());
+        // An input is never pinned.
+        values.insert("$ret:0".to_owned(), Expr::int(4));
+        let controllable: FxHashSet<String> = ["$ret:0".to_owned()].into_iter().collect();
+        assert!(pins(&path, &values, &controllable).is_empty());
+    }
+
+    #[test]
+    fn values_are_moved_away_from_a_drifting_boundary() {
+        let before = Candidate::default();
+        let mut next = Candidate::default();
+        next.vars.insert("timeout".into(), ModelValue::Real(0.5));
+        next.vars.insert("n".into(), ModelValue::Int("3".into()));
+        let moved: Vec<ModelValue> = away_from_boundary(&before, &next)
+            .into_iter()
+            .map(|c| c.vars["timeout"].clone())
+            .collect();
+        assert_eq!(moved, [1.0, 0.25, 1.5, -0.5].map(ModelValue::Real).to_vec());
+        assert!(away_from_boundary(&next, &next).is_empty());
+    }
+
+    #[test]
+    fn prefix_hashes_tell_paths_apart() {
+        let a = step(Expr::var("x", Sort::Bool), true);
+        let b = step(Expr::var("y", Sort::Bool), true);
+        let one = prefix_hashes(&[a.clone(), b.clone()]);
+        let two = prefix_hashes(&[a.clone(), step(Expr::var("y", Sort::Bool), false)]);
+        assert_eq!(one.len(), 3);
+        assert_eq!(one[..2], two[..2], "same steps, same prefixes");
+        assert_ne!(one[2], two[2]);
+        assert_ne!(prefix_hashes(&[b, a])[1], one[1]);
+    }
 }

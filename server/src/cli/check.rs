@@ -46,6 +46,11 @@ pub struct GeneratedFunction {
     pub failure: Option<String>,
     /// Every branch side, covered or not.
     pub sides: Vec<SideRecord>,
+    /// External calls reached (Covana's EMCP candidates), with the file of each call site as
+    /// shown to the user.
+    pub external_calls: Vec<(Option<PathBuf>, explain::ExternalCandidate)>,
+    /// Fields of object inputs only methods change (Covana's OCP candidates).
+    pub object_fields: Vec<explain::FieldCandidate>,
 }
 
 /// One decision's MC/DC obligations, for `--mcdc-report`.
@@ -264,6 +269,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             &all,
             &mut checked,
             emit.as_deref(),
+            &cwd,
         )?)
     };
     match args.format {
@@ -289,6 +295,7 @@ fn generate(
     project: &[lacuna_analysis::db::SourceFile],
     checked: &mut [CheckedFile],
     emit: Option<&Path>,
+    cwd: &Path,
 ) -> anyhow::Result<RunStats> {
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
@@ -389,6 +396,15 @@ fn generate(
             },
             failure: e.failure.clone(),
             sides,
+            external_calls: report
+                .external_calls
+                .into_iter()
+                .map(|c| {
+                    let file = c.file.as_deref().map(|p| display_path(Path::new(p), cwd));
+                    (file, c)
+                })
+                .collect(),
+            object_fields: report.object_fields,
         });
     }
     Ok(stats)

@@ -72,6 +72,13 @@ struct Function<'a> {
     /// With generation: what the project's own tests cover.
     #[serde(skip_serializing_if = "Option::is_none")]
     suite: Option<JsonSuite>,
+    /// With generation: the external calls exploration reached (EMCP candidates).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    external_calls: Vec<JsonExternalCall<'a>>,
+    /// With generation: the fields of object inputs it reads that only methods change (OCP
+    /// candidates).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    object_fields: Vec<JsonObjectField<'a>>,
 }
 
 #[derive(Serialize)]
@@ -96,6 +103,40 @@ struct JsonMcdc<'a> {
 struct JsonObligation {
     condition: u16,
     value: bool,
+}
+
+#[derive(Serialize)]
+struct JsonExternalCall<'a> {
+    callee: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    external: &'static str,
+    calls: u32,
+    raised: bool,
+    identified: bool,
+}
+
+#[derive(Serialize)]
+struct JsonObjectField<'a> {
+    class: &'a str,
+    field: &'a str,
+    writers: &'a [String],
+    identified: bool,
+}
+
+/// Candidates for Covana's two problems over the whole run, and how many an explanation names.
+#[derive(Serialize, Default)]
+struct Candidates {
+    external_calls: CandidateCount,
+    object_fields: CandidateCount,
+}
+
+#[derive(Serialize, Default)]
+struct CandidateCount {
+    total: usize,
+    identified: usize,
 }
 
 #[derive(Serialize)]
@@ -166,6 +207,9 @@ struct Summary {
     #[serde(skip_serializing_if = "is_zero")]
     obligations_covered: usize,
     diagnostics: usize,
+    /// With generation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidates: Option<Candidates>,
 }
 
 /// 1-based lines and 1-based columns counted in characters.
@@ -239,6 +283,16 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
                         if let Some(g) = g {
                             summary.covered += g.covered;
                             summary.obligations_covered += g.obligations.0;
+                            let c = summary.candidates.get_or_insert_with(Candidates::default);
+                            c.external_calls.total += g.external_calls.len();
+                            c.external_calls.identified += g
+                                .external_calls
+                                .iter()
+                                .filter(|(_, c)| c.identified)
+                                .count();
+                            c.object_fields.total += g.object_fields.len();
+                            c.object_fields.identified +=
+                                g.object_fields.iter().filter(|c| c.identified).count();
                         }
                         Function {
                             name: s.id.as_str(),
@@ -305,6 +359,37 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
                                                     value,
                                                 })
                                                 .collect(),
+                                        })
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                            external_calls: g
+                                .map(|g| {
+                                    g.external_calls
+                                        .iter()
+                                        .map(|(path, c)| JsonExternalCall {
+                                            callee: &c.callee,
+                                            path: path
+                                                .as_ref()
+                                                .map(|p| p.to_string_lossy().into_owned()),
+                                            line: c.pos.map(|p| p.0),
+                                            external: c.kind.as_str(),
+                                            calls: c.calls,
+                                            raised: c.raised,
+                                            identified: c.identified,
+                                        })
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                            object_fields: g
+                                .map(|g| {
+                                    g.object_fields
+                                        .iter()
+                                        .map(|c| JsonObjectField {
+                                            class: &c.class,
+                                            field: &c.field,
+                                            writers: &c.writers,
+                                            identified: c.identified,
                                         })
                                         .collect()
                                 })

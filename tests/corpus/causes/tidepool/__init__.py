@@ -1,0 +1,1 @@
+"""tidepool: the pieces a small network service is made of."""
