@@ -108,7 +108,9 @@ def _path(value, name):
     sort = _SORTS.get(type(value))
     if sort is not None:
         rec = recorder.current()
-        if rec is not None:
+        # Parts of an external call's value (`$ret:3.hour`) are recorded with it; those of a
+        # mocked call's value (`$mock:0[0].hour`) are inputs the generator chose.
+        if rec is not None and name.startswith("$ret:"):
             rec.symbol_value(int(name[5:].split(".", 1)[0].split("[", 1)[0]), name,
                              literal_of(value))
         return make(value, ["var", name, sort], 1)

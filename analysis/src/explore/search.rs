@@ -913,6 +913,9 @@ impl Search<'_> {
         let answers = self.solver.negations(&prefix, &indices);
         for (j, mut answer) in answers {
             let i = j - offset;
+            if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
+                eprintln!("flip {} -> {:?}", path[i].negation(), answer);
+            }
             let mut fixed: Vec<String> = vec![];
             if answer == Answer::Unsat && offset > 0 {
                 let mut free: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();
