@@ -359,3 +359,95 @@ fn keyword_only_parameters_are_passed_by_keyword() {
     assert!(tests.contains("plural=True"), "{tests}");
     assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
 }
+
+#[test]
+fn mocked_files_and_json_values_reach_what_they_guard() {
+    let Some((_, venv)) = test_python() else {
+        panic!(
+            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
+        );
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = project.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "pyproject.toml",
+        "[tool.lacuna]\nsrc = [\".\"]\ninclude = [\"settings.py\"]\nguidance = \"tests/lacuna_guidance.py\"\n",
+    );
+    write(
+        "settings.py",
+        r#"import json
+import os
+
+DEFAULTS = {"mode": "fast", "retries": 3}
+
+
+def load(path):
+    settings = dict(DEFAULTS)
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        for key, value in data.items():
+            if key in DEFAULTS and type(value) is not type(DEFAULTS[key]):
+                raise TypeError(key)
+            settings[key] = value
+    return settings
+"#,
+    );
+    // The declarations as the code actions write them.
+    write(
+        "tests/lacuna_guidance.py",
+        r#"def mock(target):
+    def mark(function):
+        function.__lacuna_mock__ = target
+        return function
+    return mark
+
+
+@mock("os.path.exists")
+def os_path_exists(*args, **kwargs) -> bool:
+    """Generated tests choose what `os.path.exists` returns."""
+
+
+@mock("open")
+def open_(*args, **kwargs) -> "io.StringIO":
+    """Generated tests choose what `open` returns."""
+
+
+@mock("json.load")
+def json_load(*args, **kwargs) -> "Union[Dict[str, Any], List[Any], str, int, float, bool, None]":
+    """Generated tests choose what `json.load` returns."""
+"#,
+    );
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json", "--emit-tests"])
+        .arg(out_dir.path())
+        .arg("settings.py")
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Every side: the file exists or not, the JSON is an object or not, a key of the defaults
+    // with a value of the wrong type or not — and the loop over the object's entries.
+    assert_eq!(
+        doc["summary"]["covered"],
+        doc["summary"]["branches"],
+        "{}",
+        stdout(&out)
+    );
+    let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_settings.py")).unwrap();
+    assert!(tests.contains("from io import StringIO"), "{tests}");
+    assert!(tests.contains("\"json.load\", {"), "{tests}");
+    // Checked under pytest before they were written: none failed.
+    assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+}

@@ -170,6 +170,20 @@ class SymDict(dict, _Sized):
     def _concrete(self):
         return {concrete(k): concrete(v) for k, v in dict.items(self)}
 
+    # Iterating a dict, or a view of it, records the length tests a `for` loop makes, as a
+    # list's does: the solver can ask for more or fewer entries.
+    def __iter__(self):
+        return self._iterate(list(dict.__iter__(self)))
+
+    def keys(self):
+        return _View(self, dict.keys(self))
+
+    def values(self):
+        return _View(self, dict.values(self))
+
+    def items(self):
+        return _View(self, dict.items(self))
+
     def __setitem__(self, key, value):
         if key not in self:
             self._grow(1)
@@ -204,6 +218,47 @@ class SymDict(dict, _Sized):
 
     def copy(self):
         return dict(dict.items(self))
+
+
+class _View:
+    """A view of a `SymDict` (`keys()`, `values()`, `items()`): iterating it is iterating the
+    dict; everything else is the real view's."""
+
+    __slots__ = ("_owner", "_view")
+
+    def __init__(self, owner, view):
+        self._owner = owner
+        self._view = view
+
+    def __iter__(self):
+        return self._owner._iterate(list(self._view))
+
+    def __len__(self):
+        return len(self._view)
+
+    def __contains__(self, item):
+        return item in self._view
+
+    def __reversed__(self):
+        return reversed(self._view)
+
+    def __eq__(self, other):
+        return self._view == (other._view if isinstance(other, _View) else other)
+
+    def __repr__(self):
+        return repr(self._view)
+
+    def __getattr__(self, name):
+        return getattr(self._view, name)
+
+    def __and__(self, other):
+        return self._view & other
+
+    def __or__(self, other):
+        return self._view | other
+
+    def __sub__(self, other):
+        return self._view - other
 
 
 class SymRange:

@@ -12,7 +12,13 @@ MAX_DEPTH = 3
 
 
 def _name(cls):
-    return "%s:%s" % (cls.__module__, cls.__qualname__)
+    module = cls.__module__
+    # A class of a C accelerator module by its public module's name (`_io` → `io`).
+    if module.startswith("_") and not module.startswith("__"):
+        public = sys.modules.get(module[1:])
+        if public is not None and getattr(public, cls.__qualname__, None) is cls:
+            module = module[1:]
+    return "%s:%s" % (module, cls.__qualname__)
 
 
 def type_tree(t, is_project_class, depth=0):
@@ -65,8 +71,9 @@ def type_tree(t, is_project_class, depth=0):
 def _value_type_init(t):
     """Constructor parameters of the standard library's value types whose attributes are their
     constructor's parameters (`datetime(2024, 1, 1, hour=9).hour == 9`), with defaults that
-    make a valid value."""
+    make a valid value; and of an in-memory text file, the text a mocked `open` returns."""
     import datetime
+    import io
 
     fields = {
         datetime.datetime: (("year", 2024), ("month", 1), ("day", 1), ("hour", 12),
@@ -74,10 +81,11 @@ def _value_type_init(t):
         datetime.date: (("year", 2024), ("month", 1), ("day", 1)),
         datetime.time: (("hour", 12), ("minute", 0), ("second", 0)),
         datetime.timedelta: (("days", 0), ("seconds", 0)),
+        io.StringIO: (("initial_value", ""),),
     }.get(t)
     if fields is None:
         return None
-    return [{"name": name, "kind": "positional_or_keyword", "type": {"kind": "int"},
+    return [{"name": name, "kind": "positional_or_keyword", "type": {"kind": type(default).__name__},
              "default": repr(default)} for name, default in fields]
 
 
@@ -92,7 +100,8 @@ def annotation(func, name="return"):
     raw = getattr(func, "__annotations__", {}).get(name, inspect.Parameter.empty)
     if not isinstance(raw, str):
         return raw
-    namespace = _Importing(vars(typing))
+    # `typing.io` and `typing.re` are deprecated namespaces, not the modules of those names.
+    namespace = _Importing({k: v for k, v in vars(typing).items() if k not in ("io", "re")})
     try:
         return eval(raw, {"__builtins__": __builtins__}, namespace)  # the project's own text
     except Exception:
@@ -130,9 +139,45 @@ def guidance(module, is_project_class):
                 params = parameters(member, is_project_class, 1)
             except (TypeError, ValueError):
                 continue
+            _refine_factory_params(params, returns, is_project_class)
             factories.append({"function": "%s:%s" % (module.__name__, member.__qualname__),
                               "class": _name(returns), "params": params})
     return {"mocks": mocks, "factories": factories}
+
+
+def _refine_factory_params(params, cls, is_project_class):
+    """Types for a factory's unannotated parameters, from the class it builds: a parameter
+    named like a constructor parameter has its type (`customer` → `Customer`); `push_args`
+    and `add_calls` — the lists of arguments the skeletons Lacuna writes take, one call of the
+    method per element — hold the method's parameter types."""
+    def signature(function):
+        try:
+            return {p["name"]: p["type"] for p in
+                    parameters(function, is_project_class, 1, skip_first=True)}, \
+                [p["type"] for p in parameters(function, is_project_class, 1, skip_first=True)
+                 if p["kind"] in ("positional_only", "positional_or_keyword")]
+        except (TypeError, ValueError):
+            return {}, []
+
+    init, _ = signature(cls.__init__) if "__init__" in vars(cls) else ({}, [])
+    for p in params:
+        t = p["type"]
+        if t == {"kind": "any"} and p["name"] in init:
+            p["type"] = init[p["name"]]
+            continue
+        if t.get("kind") != "list" or t["of"] not in ({"kind": "any"}, {"kind": "tuple", "items": []}):
+            continue
+        for suffix in ("_args", "_calls"):
+            if not p["name"].endswith(suffix):
+                continue
+            method = inspect.getattr_static(cls, p["name"][:-len(suffix)], None)
+            if not inspect.isfunction(method):
+                continue
+            _, positional = signature(method)
+            if suffix == "_args" and len(positional) == 1:
+                p["type"] = {"kind": "list", "of": positional[0]}
+            elif suffix == "_calls" and positional:
+                p["type"] = {"kind": "list", "of": {"kind": "tuple", "items": positional}}
 
 
 def _is_union_type(t):

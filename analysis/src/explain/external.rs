@@ -142,7 +142,15 @@ const KNOWN_RETURNS: &[(&str, &str)] = &[
     ("datetime.datetime.utcnow", "datetime.datetime"),
     ("datetime.datetime.today", "datetime.datetime"),
     ("datetime.date.today", "datetime.date"),
+    // A file's text is what the solver chooses; JSON's values are any of its types.
+    ("open", "io.StringIO"),
+    ("builtins.open", "io.StringIO"),
+    ("io.open", "io.StringIO"),
+    ("json.load", JSON_VALUE),
+    ("json.loads", JSON_VALUE),
 ];
+
+const JSON_VALUE: &str = "Union[Dict[str, Any], List[Any], str, int, float, bool, None]";
 
 /// The return annotation of a mock for `callee`, from what it returned when it ran
 /// (`{"NoneType", "str"}` → `Optional[str]`); `None` when nothing useful is known.

@@ -8,7 +8,7 @@
 
 use super::coverage::{ConditionIndex, FunctionUnderTest, Observed, Origin, observe};
 use super::inputs::{Builder, Candidate, ObjectShape, Shape, constructor_choice, factory_param};
-use super::seeds::literals;
+use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
 use crate::agent::protocol::{ExecuteRequest, Mock, Target};
 use crate::agent::{Event, Execution, Pool, Status, Value, ValueTree};
@@ -141,6 +141,8 @@ pub struct ExternalCallSeen {
     pub calls: u32,
     /// The types of the values it returned (`bool`, `NoneType`, `datetime.datetime`).
     pub returns: BTreeSet<String>,
+    /// The guidance module mocks it: its value is an input the generator chooses.
+    pub mocked: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -222,7 +224,19 @@ fn explore_in_context(
     budget: &Budget,
     source: &str,
 ) -> Exploration {
-    let (strings, numbers) = literals(source);
+    // The function's own literals first, then those of the module constants it reads.
+    let (mut strings, mut numbers) = literals(source);
+    let (more_strings, more_numbers) = literals(&globals_read(&f.text, source));
+    for s in more_strings {
+        if !strings.contains(&s) {
+            strings.push(s);
+        }
+    }
+    for n in more_numbers {
+        if !numbers.contains(&n) {
+            numbers.push(n);
+        }
+    }
     let mut search = Search {
         f,
         index: ConditionIndex::new(f),
@@ -341,14 +355,7 @@ impl Search<'_> {
     /// The first inputs: defaults, then every alternative of every choice.
     fn seeds(&self) -> Vec<Candidate> {
         let mut seeds = vec![self.base()];
-        let mut choices = vec![];
-        for (name, shape) in &self.signature.params {
-            collect_choices(shape, name, &mut choices);
-        }
-        if let Some(receiver) = &self.signature.receiver {
-            collect_choices(&Shape::Object(receiver.clone()), "self", &mut choices);
-        }
-        for (path, count) in &choices {
+        for (path, count) in &self.choices() {
             for k in 1..*count {
                 let mut c = self.base();
                 c.choices.insert(path.clone(), k);
@@ -383,13 +390,7 @@ impl Search<'_> {
     /// When the frontier is empty: cross choices with the inputs that covered most, so that
     /// choices the solver cannot see get combined with values it found.
     fn widen(&mut self) -> bool {
-        let mut choices = vec![];
-        for (name, shape) in &self.signature.params {
-            collect_choices(shape, name, &mut choices);
-        }
-        if let Some(receiver) = &self.signature.receiver {
-            collect_choices(&Shape::Object(receiver.clone()), "self", &mut choices);
-        }
+        let choices = self.choices();
         let bases: Vec<Candidate> = self
             .out
             .tests
@@ -414,16 +415,37 @@ impl Search<'_> {
         added
     }
 
+    /// Every choice of the inputs (parameters, receiver, the values of mocked calls) with its
+    /// number of alternatives.
+    fn choices(&self) -> Vec<(String, usize)> {
+        let mut choices = vec![];
+        for (name, shape) in &self.signature.params {
+            collect_choices(shape, name, &mut choices);
+        }
+        if let Some(receiver) = &self.signature.receiver {
+            collect_choices(&Shape::Object(receiver.clone()), "self", &mut choices);
+        }
+        for (m, decl) in self.signature.guidance.mocks.iter().enumerate() {
+            for k in 0..self.mock_call_count(m) {
+                collect_choices(&decl.returns, &format!("$mock:{m}[{k}]"), &mut choices);
+            }
+        }
+        choices
+    }
+
+    /// How many values mock `m` returns: one per call seen so far, within the loop bound.
+    fn mock_call_count(&self, m: usize) -> usize {
+        self.mock_calls
+            .get(&m)
+            .copied()
+            .unwrap_or(1)
+            .clamp(1, self.budget.loop_bound.max(1)) as usize
+    }
+
     fn request(&self, candidate: &Candidate) -> ExecuteRequest {
         // A mocked call returns one value per call; what the candidate leaves unset inside a
         // returned object takes the declaration's defaults (a valid `datetime`).
-        let calls = |m: usize| {
-            self.mock_calls
-                .get(&m)
-                .copied()
-                .unwrap_or(1)
-                .clamp(1, self.budget.loop_bound.max(1)) as usize
-        };
+        let calls = |m: usize| self.mock_call_count(m);
         let mut with_defaults;
         let mut candidate = candidate;
         if self
@@ -504,6 +526,14 @@ impl Search<'_> {
             }
         };
         self.out.executions += 1;
+        if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
+            eprintln!(
+                "run {:?}: {:?} {:?}",
+                run.status,
+                run.exception.as_ref().map(|e| (&e.type_name, &e.message)),
+                run.error
+            );
+        }
         if run.status == Status::InputError {
             self.repair(candidate, &request);
         }
@@ -650,44 +680,48 @@ impl Search<'_> {
             *e = (*e).max(n);
         }
         for event in &run.events {
-            let (callee, file, pos, arg_vars, ret_var, raised, blocked, returned) = match event {
-                Event::Call {
-                    callee,
-                    f,
-                    pos,
-                    arg_vars,
-                    ret_var,
-                    raised,
-                    ret,
-                    ..
-                } => (
-                    callee.clone(),
-                    *f,
-                    *pos,
-                    arg_vars.clone(),
-                    ret_var.clone(),
-                    raised.is_some(),
-                    None,
-                    ret.as_ref().and_then(|r| r.type_name.clone()),
-                ),
-                Event::Blocked {
-                    event,
-                    detail,
-                    f,
-                    pos,
-                    ..
-                } => (
-                    event.clone(),
-                    *f,
-                    *pos,
-                    vec![],
-                    None,
-                    true,
-                    Some(detail.clone()),
-                    None,
-                ),
-                _ => continue,
-            };
+            let (callee, file, pos, arg_vars, ret_var, raised, blocked, returned, is_mock) =
+                match event {
+                    Event::Call {
+                        callee,
+                        f,
+                        pos,
+                        arg_vars,
+                        ret_var,
+                        raised,
+                        ret,
+                        mocked,
+                        ..
+                    } => (
+                        callee.clone(),
+                        *f,
+                        *pos,
+                        arg_vars.clone(),
+                        ret_var.clone(),
+                        raised.is_some(),
+                        None,
+                        ret.as_ref().and_then(|r| r.type_name.clone()),
+                        *mocked,
+                    ),
+                    Event::Blocked {
+                        event,
+                        detail,
+                        f,
+                        pos,
+                        ..
+                    } => (
+                        event.clone(),
+                        *f,
+                        *pos,
+                        vec![],
+                        None,
+                        true,
+                        Some(detail.clone()),
+                        None,
+                        false,
+                    ),
+                    _ => continue,
+                };
             let file = file.and_then(|i| run.files.get(i)).cloned();
             let index = match self
                 .out
@@ -713,6 +747,7 @@ impl Search<'_> {
                         blocked: None,
                         calls: 0,
                         returns: BTreeSet::new(),
+                        mocked: false,
                     });
                     self.out.external_calls.len() - 1
                 }
@@ -720,6 +755,7 @@ impl Search<'_> {
             let seen = &mut self.out.external_calls[index];
             seen.calls += 1;
             seen.returns.extend(returned);
+            seen.mocked |= is_mock;
             for v in arg_vars {
                 if !seen.arg_vars.contains(&v) {
                     seen.arg_vars.push(v);

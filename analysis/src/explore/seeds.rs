@@ -111,6 +111,48 @@ pub fn guess_from_uses(name: &str, source: &str) -> Shape {
     }
 }
 
+/// The text of the module-level assignments whose names `function_source` reads (`DEFAULTS =
+/// {"currency": "EUR", …}` for a function testing `key in DEFAULTS`): their literals are the
+/// values the function compares with too.
+pub fn globals_read(module: &str, function_source: &str) -> String {
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let reads = |name: &str| {
+        function_source.match_indices(name).any(|(i, _)| {
+            let bytes = function_source.as_bytes();
+            let before = i.checked_sub(1).map(|j| bytes[j]);
+            let after = bytes.get(i + name.len()).copied();
+            !before.is_some_and(|b| is_word(b) || b == b'.') && !after.is_some_and(is_word)
+        })
+    };
+    let mut out = String::new();
+    let mut taking = false;
+    for line in module.lines() {
+        let top = !line.starts_with([' ', '\t', ')', ']', '}']) && !line.trim().is_empty();
+        if top {
+            let name: String = line
+                .bytes()
+                .take_while(|&b| is_word(b))
+                .map(char::from)
+                .collect();
+            let rest = line[name.len()..].trim_start();
+            let assigns = (rest.starts_with('=') && !rest.starts_with("=="))
+                || (rest.starts_with(':') && rest.contains('='));
+            taking = !name.is_empty()
+                && ![
+                    "def", "class", "import", "from", "async", "if", "for", "while", "with", "try",
+                ]
+                .contains(&name.as_str())
+                && assigns
+                && reads(&name);
+        }
+        if taking {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// String and number literals that appear in a function's source, as seeds.
 pub fn literals(source: &str) -> (Vec<String>, Vec<i64>) {
     let mut strings: Vec<String> = vec![];
@@ -173,6 +215,18 @@ mod tests {
         assert_eq!(parse_repr("1000"), Some(ModelValue::Int("1000".into())));
         assert_eq!(parse_repr("'EUR'"), Some(ModelValue::Str("EUR".into())));
         assert_eq!(parse_repr("<factory>"), None);
+    }
+
+    #[test]
+    fn reads_the_literals_of_the_globals_a_function_uses() {
+        let module = "import os\nDEFAULTS: dict = {\n    \"currency\": \"EUR\",\n}\nOTHER = 'x'\nMAX = 50\n\ndef f(key):\n    if key in DEFAULTS or key == MAX_X:\n        pass\n";
+        let function = "def f(key):\n    if key in DEFAULTS or key == MAX_X:\n        pass\n";
+        let text = globals_read(module, function);
+        assert_eq!(text, "DEFAULTS: dict = {\n    \"currency\": \"EUR\",\n}\n");
+        assert_eq!(
+            literals(&text).0,
+            vec!["currency".to_owned(), "EUR".to_owned()]
+        );
     }
 
     #[test]

@@ -154,6 +154,24 @@ impl ClassModel {
     pub fn field(&self, name: &str) -> Option<&FieldModel> {
         self.fields.iter().find(|f| f.name == name)
     }
+
+    /// The public methods that write the fields `method` reads which no constructor sets
+    /// (`submit` reads `_lines`, which only `add_line` writes), in source order.
+    pub fn prerequisites(&self, method: &str) -> Vec<String> {
+        let mut out: Vec<String> = vec![];
+        for field in &self.fields {
+            if field.assignable.is_some() || !field.readers.iter().any(|r| r == method) {
+                continue;
+            }
+            for (writer, _) in &field.writers {
+                let public = self.public_methods.iter().any(|(m, _)| m == writer);
+                if writer != method && public && !out.contains(writer) {
+                    out.push(writer.clone());
+                }
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +188,16 @@ mod tests {
             .map(|f| (f.syntax.name.as_str(), &f.syntax))
             .collect();
         ClassModel::new(&c.syntax, &methods)
+    }
+
+    #[test]
+    fn a_method_needs_the_writers_of_the_state_it_reads() {
+        let m = model(
+            "class Order:\n    def __init__(self, customer):\n        self.customer = customer\n        self.status = 'draft'\n        self._lines = []\n    def add_line(self, item):\n        self._lines.append(item)\n    def submit(self, stock):\n        if not self._lines:\n            raise ValueError\n        self.status = 'submitted'\n",
+            "Order",
+        );
+        assert_eq!(m.prerequisites("submit"), vec!["add_line".to_owned()]);
+        assert!(m.prerequisites("add_line").is_empty());
     }
 
     #[test]

@@ -145,6 +145,34 @@ pub fn edit(file: &GuidanceFile, insertions: &[Insertion], encoding: Encoding) -
 pub struct ClassApi {
     pub init: Vec<String>,
     pub methods: Vec<(String, Vec<String>)>,
+    /// Per method, the methods that write the state it reads and no constructor sets
+    /// (`submit` reads `_lines`, written by `add_line`): they are called before it.
+    pub prerequisites: Vec<(String, Vec<String>)>,
+}
+
+impl ClassApi {
+    /// `wanted` with the prerequisites of each before it (EvoObj's point: a method's
+    /// precondition is met by the calls that build the state it reads), each once.
+    pub fn call_order<'a>(&'a self, wanted: &[&'a str]) -> Vec<&'a str> {
+        let mut out: Vec<&str> = vec![];
+        for &w in wanted {
+            let before = self
+                .prerequisites
+                .iter()
+                .find(|(m, _)| m == w)
+                .map(|(_, p)| p.as_slice())
+                .unwrap_or_default();
+            for p in before {
+                if !out.contains(&p.as_str()) && !wanted.contains(&p.as_str()) {
+                    out.push(p);
+                }
+            }
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+        out
+    }
 }
 
 /// The insertions for an offered action, given the guidance text and, for factories, the class's
@@ -185,7 +213,8 @@ pub fn insertions(
                 .as_array()
                 .map(|w| w.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            let writers: Vec<guidance::Writer<'_>> = wanted
+            let writers: Vec<guidance::Writer<'_>> = api
+                .call_order(&wanted)
                 .iter()
                 .map(|name| guidance::Writer {
                     name,

@@ -40,13 +40,27 @@ pub struct Insertion {
 }
 
 fn identifier(dotted: &str) -> String {
-    dotted
+    let name = dotted
         .chars()
         .map(|c| if c.is_alphanumeric() { c } else { '_' })
         .collect::<String>()
         .trim_matches('_')
-        .to_owned()
+        .to_owned();
+    // A declaration named `open` would hide the builtin from the guidance module's own code.
+    if SHADOWED.contains(&name.as_str()) {
+        format!("{name}_")
+    } else {
+        name
+    }
 }
+
+/// Builtins and keywords a declaration's name must not be.
+const SHADOWED: &[&str] = &[
+    "open", "input", "print", "len", "id", "hash", "type", "object", "list", "dict", "set", "str",
+    "int", "float", "bool", "tuple", "range", "min", "max", "sum", "iter", "next", "map", "filter",
+    "format", "vars", "dir", "exec", "eval", "compile", "import", "from", "class", "def", "return",
+    "None", "True", "False",
+];
 
 pub fn has_mock(text: &str, callee: &str) -> bool {
     text.contains(&format!("@mock({callee:?})")) || text.contains(&format!("@mock('{callee}')"))
@@ -315,6 +329,16 @@ mod tests {
         assert!(again.ends_with(
             "def datetime_datetime_now(*args, **kwargs) -> \"datetime.datetime\":\n    \"\"\"Generated tests choose what `datetime.datetime.now` returns.\"\"\"\n"
         ));
+    }
+
+    #[test]
+    fn a_mock_of_a_builtin_does_not_hide_it() {
+        let declaration = mock_declaration("open", Some("io.StringIO"));
+        assert!(
+            declaration
+                .starts_with("@mock(\"open\")\ndef open_(*args, **kwargs) -> \"io.StringIO\":"),
+            "{declaration}"
+        );
     }
 
     #[test]

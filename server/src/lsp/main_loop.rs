@@ -491,6 +491,11 @@ impl Owner {
             .map(|m| super::actions::ClassApi {
                 init: m.init_params.clone().unwrap_or_default(),
                 methods: m.public_methods.clone(),
+                prerequisites: m
+                    .public_methods
+                    .iter()
+                    .map(|(method, _)| (method.clone(), m.prerequisites(method)))
+                    .collect(),
             })
     }
 
