@@ -6,7 +6,7 @@
 //! sides fixed is checked, so that a fix that stops working fails the test.
 
 use super::client::Server;
-use super::{apply_workspace_edit, home};
+use super::{apply_edits, home};
 use crate::example::example_project;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -32,9 +32,9 @@ fn side_of(uri: &str, d: &Value) -> Side {
 /// (`os.path.exists`, then the `open` after it, then `json.load` of what it read).
 const MAX_ACTIONS: usize = 3;
 
-/// The action the server offers for diagnostic `d`: the one naming its callee or class
-/// (other diagnostics may overlap its range).
-fn offered(server: &mut Server, uri: &str, d: &Value) -> Option<Value> {
+/// The actions the server offers for diagnostic `d`, in its order: those naming its callee or
+/// class (other diagnostics may overlap its range), and raising the loop bound.
+fn offered(server: &mut Server, uri: &str, d: &Value) -> Vec<Value> {
     let actions = server.request(
         "textDocument/codeAction",
         json!({
@@ -50,12 +50,19 @@ fn offered(server: &mut Server, uri: &str, d: &Value) -> Option<Value> {
                 .as_str()
                 .map(|c| c.rsplit([':', '.']).next().unwrap_or(c))
         })
-        .map(|s| format!("`{s}`"))?;
+        .map(|s| format!("`{s}`"));
     actions["result"]
-        .as_array()?
-        .iter()
-        .find(|x| x["title"].as_str().is_some_and(|t| t.contains(&subject)))
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|x| {
+            x["title"].as_str().is_some_and(|t| {
+                subject.as_ref().is_some_and(|s| t.contains(s))
+                    || t.starts_with("Raise the loop bound")
+            })
+        })
         .cloned()
+        .collect()
 }
 
 /// Waits until the generation started by the last notifications is done: a `generating`
@@ -154,26 +161,34 @@ fn code_actions_fix_the_branches_they_are_offered_for() {
             if !ACTIONABLE.contains(&now["code"].as_str().unwrap_or_default()) {
                 break;
             }
-            let Some(action) = offered(&mut server, uri, &now) else {
-                break;
-            };
-            let title = action["title"].as_str().unwrap_or_default().to_owned();
-            if titles.contains(&title) {
-                break;
-            }
-            let resolved = server.request("codeAction/resolve", action);
-            if !resolved["result"]["edit"].is_object() {
-                // Refused (the guidance module has it already): nothing new to apply.
+            // The first action offered that is new and that the server does not refuse.
+            let mut applied = None;
+            for action in offered(&mut server, uri, &now) {
+                let title = action["title"].as_str().unwrap_or_default().to_owned();
+                if titles.contains(&title) {
+                    continue;
+                }
+                let resolved = server.request("codeAction/resolve", action);
+                if resolved["result"]["edit"].is_object() {
+                    applied = Some((title, resolved["result"]["edit"].clone()));
+                    break;
+                }
+                // Refused (the guidance module has it already).
                 titles.push(format!(
                     "{title}, refused: {}",
                     resolved["error"]["message"]
                 ));
-                break;
             }
-            apply_workspace_edit(&resolved["result"]["edit"], &guidance);
+            let Some((title, edit)) = applied else {
+                break;
+            };
+            let changes: Vec<Value> = apply_edits(&edit)
+                .iter()
+                .map(|p| json!({"uri": super::client::uri(p), "type": 2}))
+                .collect();
             server.notify(
                 "workspace/didChangeWatchedFiles",
-                json!({"changes": [{"uri": super::client::uri(&guidance), "type": 2}]}),
+                json!({ "changes": changes }),
             );
             // The developer saves; the next run uses the guidance.
             server.notify(
@@ -232,6 +247,8 @@ fn code_actions_fix_the_branches_they_are_offered_for() {
         // `open` mocked with a text file, then `json.load` with a JSON value.
         ("config.py", 20),
         ("config.py", 23),
+        // 50 `add_line` calls through the `Order` factory, once the loop bound allows them.
+        ("orders.py", 30),
         ("orders.py", 56),
         ("orders.py", 87),
     ] {

@@ -8,7 +8,7 @@ mod efficacy;
 mod example;
 mod neovim;
 
-use client::{Server, uri};
+use client::Server;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -167,14 +167,35 @@ fn opening_generates_tests_and_explains_the_external_call() {
 }
 
 /// Applies an LSP workspace edit that creates and/or inserts into one file, as an editor would.
+/// Applies the edits of `edit` to the file at `path` (the only document it may change), as an
+/// editor would; returns the new text.
 fn apply_workspace_edit(edit: &Value, path: &Path) -> String {
-    let mut text = std::fs::read_to_string(path).unwrap_or_default();
+    let changed = apply_edits(edit);
+    assert!(
+        changed.iter().all(|p| p == path),
+        "the edit changes {changed:?}, not only {}",
+        path.display()
+    );
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Applies every document change of `edit` (creations, insertions and replacements) on disk;
+/// returns the files changed.
+fn apply_edits(edit: &Value) -> Vec<PathBuf> {
+    let mut changed = vec![];
     for op in edit["documentChanges"].as_array().unwrap() {
         if op["kind"] == "create" {
+            let path = PathBuf::from(op["uri"].as_str().unwrap().trim_start_matches("file://"));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             continue;
         }
-        assert_eq!(op["textDocument"]["uri"], uri(path));
+        let path = PathBuf::from(
+            op["textDocument"]["uri"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("file://"),
+        );
+        let mut text = std::fs::read_to_string(&path).unwrap_or_default();
         // Last position first; at one position, the last edit first, so that insertions at
         // the same position end up in the order given (as the protocol says).
         let mut edits: Vec<(usize, &Value)> =
@@ -189,18 +210,21 @@ fn apply_workspace_edit(edit: &Value, path: &Path) -> String {
         });
         for (_, e) in edits {
             let index = lacuna_grammar::LineIndex::new(&text);
-            let s = &e["range"]["start"];
-            let at = index
-                .offset(lacuna_grammar::LineCol {
-                    line: s["line"].as_u64().unwrap() as u32,
-                    col: s["character"].as_u64().unwrap() as u32,
-                })
-                .unwrap() as usize;
-            text.insert_str(at, e["newText"].as_str().unwrap());
+            let offset = |p: &Value| {
+                index
+                    .offset(lacuna_grammar::LineCol {
+                        line: p["line"].as_u64().unwrap() as u32,
+                        col: p["character"].as_u64().unwrap() as u32,
+                    })
+                    .unwrap() as usize
+            };
+            let (start, end) = (offset(&e["range"]["start"]), offset(&e["range"]["end"]));
+            text.replace_range(start..end, e["newText"].as_str().unwrap());
         }
+        std::fs::write(&path, &text).unwrap();
+        changed.push(path);
     }
-    std::fs::write(path, &text).unwrap();
-    text
+    changed
 }
 
 #[test]

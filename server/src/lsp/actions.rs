@@ -68,29 +68,64 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
                     }),
                 )
             }
+            Some(Cause::Boundary) => (String::new(), Value::Null),
             _ => continue,
         };
-        if !seen.insert(title.clone()) {
-            continue;
+        let mut offers = vec![(title, payload)];
+        // A side that needs more iterations, or more calls of a writer, than the generator
+        // makes: the fix is the loop bound.
+        let needed = d
+            .data
+            .as_ref()
+            .and_then(|v| v.get("calls_needed").or_else(|| v.get("needed")))
+            .and_then(Value::as_u64);
+        if let Some(needed) = needed
+            && matches!(cause, Some(Cause::ObjectCreation | Cause::Boundary))
+        {
+            let bound = super::budget::proposed(needed);
+            offers.push((
+                format!("Raise the loop bound to {bound} in pyproject.toml"),
+                json!({"kind": "loop-bound", "bound": bound}),
+            ));
         }
-        let mut payload = payload;
-        payload["uri"] = json!(params.text_document.uri.as_str());
-        payload["version"] = json!(doc.version);
-        out.push(CodeActionOrCommand::CodeAction(CodeAction {
-            title,
-            kind: Some(CodeActionKind::QUICKFIX),
-            diagnostics: None,
-            edit: None,
-            command: None,
-            is_preferred: Some(true),
-            disabled: None,
-            data: Some(payload),
-        }));
+        for (title, payload) in offers {
+            if title.is_empty() || !seen.insert(title.clone()) {
+                continue;
+            }
+            push(&mut out, title, payload, params, doc);
+        }
     }
     out
 }
 
-/// The guidance module as the edit must see it.
+/// An offered action: resolved later, against the document version it was offered for.
+fn push(
+    out: &mut Vec<CodeActionOrCommand>,
+    title: String,
+    mut payload: Value,
+    params: &CodeActionParams,
+    doc: &Published,
+) {
+    payload["uri"] = json!(params.text_document.uri.as_str());
+    payload["version"] = json!(doc.version);
+    // The mock or factory is the fix; a bigger budget only when nothing else is offered.
+    let preferred = payload["kind"] != "loop-bound"
+        || !out
+            .iter()
+            .any(|a| matches!(a, CodeActionOrCommand::CodeAction(_)));
+    out.push(CodeActionOrCommand::CodeAction(CodeAction {
+        title,
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: None,
+        edit: None,
+        command: None,
+        is_preferred: Some(preferred),
+        disabled: None,
+        data: Some(payload),
+    }));
+}
+
+/// The guidance module (or `pyproject.toml`) as the edit must see it.
 pub struct GuidanceFile {
     pub uri: Uri,
     /// `None`: it does not exist yet.
@@ -111,6 +146,14 @@ pub fn edit(file: &GuidanceFile, insertions: &[Insertion], encoding: Encoding) -
             })
         })
         .collect();
+    document_edit(file, edits)
+}
+
+/// `edits` of `file`, at its version, after creating it when it does not exist.
+fn document_edit(
+    file: &GuidanceFile,
+    edits: Vec<OneOf<TextEdit, tower_lsp_server::ls_types::AnnotatedTextEdit>>,
+) -> WorkspaceEdit {
     let document_edit = TextDocumentEdit {
         text_document: OptionalVersionedTextDocumentIdentifier {
             uri: file.uri.clone(),
@@ -137,6 +180,19 @@ pub fn edit(file: &GuidanceFile, insertions: &[Insertion], encoding: Encoding) -
         document_changes: Some(DocumentChanges::Operations(operations)),
         change_annotations: None,
     }
+}
+
+/// The edit that replaces the whole of `file` (created when missing) by `new_text`.
+pub fn replace_all(file: &GuidanceFile, new_text: String, encoding: Encoding) -> WorkspaceEdit {
+    let old = Text::new(file.text.clone().unwrap_or_default());
+    let whole = lacuna_grammar::TextRange::new(0, old.text.len() as u32);
+    document_edit(
+        file,
+        vec![OneOf::Left(TextEdit {
+            range: old.range(whole, encoding),
+            new_text,
+        })],
+    )
 }
 
 /// What a factory is built from: the constructor's parameters and the public methods with

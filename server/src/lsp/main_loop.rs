@@ -447,6 +447,10 @@ impl Owner {
                 uri.as_str()
             ));
         }
+        if payload["kind"] == "loop-bound" {
+            action.edit = Some(self.loop_bound_edit(&payload)?);
+            return Ok(action);
+        }
         let guidance_path = self.config.guidance.clone();
         let guidance_uri = Uri::from_file_path(&guidance_path)
             .ok_or_else(|| format!("{} is not a file path", guidance_path.display()))?;
@@ -477,6 +481,35 @@ impl Owner {
             self.shared.encoding(),
         ));
         Ok(action)
+    }
+
+    /// The edit that sets `[tool.lacuna.budget] loop-bound` in the project's `pyproject.toml`
+    /// (created when missing), as the editor or the disk has it.
+    fn loop_bound_edit(
+        &self,
+        payload: &serde_json::Value,
+    ) -> Result<tower_lsp_server::ls_types::WorkspaceEdit, String> {
+        let bound = payload["bound"]
+            .as_u64()
+            .and_then(|b| u32::try_from(b).ok())
+            .ok_or("the action names no bound")?;
+        let path = self
+            .config
+            .source
+            .clone()
+            .unwrap_or_else(|| self.config.root.join("pyproject.toml"));
+        let uri = Uri::from_file_path(&path)
+            .ok_or_else(|| format!("{} is not a file path", path.display()))?;
+        let (text, version) = match self.docs.get(&uri) {
+            Some(doc) => (Some(doc.text.text.clone()), Some(doc.version)),
+            None => (std::fs::read_to_string(&path).ok(), None),
+        };
+        let new_text = super::budget::with_loop_bound(text.as_deref().unwrap_or(""), bound)?;
+        Ok(super::actions::replace_all(
+            &super::actions::GuidanceFile { uri, text, version },
+            new_text,
+            self.shared.encoding(),
+        ))
     }
 
     /// A class's constructor parameters and public methods, by `module:Qual` name.

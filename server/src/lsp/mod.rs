@@ -5,6 +5,7 @@
 
 mod actions;
 mod backend;
+mod budget;
 mod convert;
 mod document;
 mod framing;
