@@ -317,15 +317,34 @@ fn generated_tests_pass_and_coverage_confirms_every_claim() {
     );
 }
 
-#[test]
-fn keyword_only_parameters_are_passed_by_keyword() {
+/// Generates tests for `file` of the project at `project` with the test environment's
+/// interpreter (`HOME` a temporary directory): the run's output, its JSON document, and the
+/// directory the tests were emitted into.
+fn generate_in(project: &Path, file: &str) -> (Output, serde_json::Value, tempfile::TempDir) {
     let Some((_, venv)) = test_python() else {
         panic!(
             "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
         );
     };
-    let project = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json", "--emit-tests"])
+        .arg(out_dir.path())
+        .arg(file)
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(project)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc = serde_json::from_slice(&out.stdout).unwrap();
+    (out, doc, out_dir)
+}
+
+#[test]
+fn keyword_only_parameters_are_passed_by_keyword() {
+    let project = tempfile::tempdir().unwrap();
     std::fs::write(
         project.path().join("pyproject.toml"),
         "[tool.lacuna]\nsrc = [\".\"]\n",
@@ -342,18 +361,7 @@ fn keyword_only_parameters_are_passed_by_keyword() {
 "#,
     )
     .unwrap();
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
-        .args(["check", "--format", "json", "--emit-tests"])
-        .arg(out_dir.path())
-        .arg("labels.py")
-        .env("VIRTUAL_ENV", &venv)
-        .env("HOME", home.path())
-        .current_dir(project.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (out, doc, out_dir) = generate_in(project.path(), "labels.py");
     assert_eq!(doc["summary"]["covered"], 4, "{}", stdout(&out));
     let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_labels.py")).unwrap();
     assert!(tests.contains("plural=True"), "{tests}");
@@ -362,13 +370,7 @@ fn keyword_only_parameters_are_passed_by_keyword() {
 
 #[test]
 fn mocked_files_and_json_values_reach_what_they_guard() {
-    let Some((_, venv)) = test_python() else {
-        panic!(
-            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
-        );
-    };
     let project = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
     let write = |path: &str, text: &str| {
         let path = project.path().join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -425,18 +427,7 @@ def json_load(*args, **kwargs) -> "Union[Dict[str, Any], List[Any], str, int, fl
     """Generated tests choose what `json.load` returns."""
 "#,
     );
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
-        .args(["check", "--format", "json", "--emit-tests"])
-        .arg(out_dir.path())
-        .arg("settings.py")
-        .env("VIRTUAL_ENV", &venv)
-        .env("HOME", home.path())
-        .current_dir(project.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (out, doc, out_dir) = generate_in(project.path(), "settings.py");
     // Every side: the file exists or not, the JSON is an object or not, a key of the defaults
     // with a value of the wrong type or not — and the loop over the object's entries.
     assert_eq!(

@@ -99,6 +99,18 @@ impl Server {
         self.response(id)
     }
 
+    /// The code actions offered for diagnostic `d` of `uri`, over its range (the response).
+    pub fn code_actions(&mut self, uri: &str, d: &Value) -> Value {
+        self.request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": d["range"],
+                "context": {"diagnostics": [d]}
+            }),
+        )
+    }
+
     pub fn response(&mut self, id: i64) -> Value {
         self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
             .unwrap_or_else(|| panic!("no response to request {id}"))

@@ -35,14 +35,7 @@ const MAX_ACTIONS: usize = 3;
 /// The actions the server offers for diagnostic `d`, in its order: those naming its callee or
 /// class (other diagnostics may overlap its range), and raising the loop bound.
 fn offered(server: &mut Server, uri: &str, d: &Value) -> Vec<Value> {
-    let actions = server.request(
-        "textDocument/codeAction",
-        json!({
-            "textDocument": {"uri": uri},
-            "range": d["range"],
-            "context": {"diagnostics": [d]}
-        }),
-    );
+    let actions = server.code_actions(uri, d);
     let subject = d["data"]["callee"]
         .as_str()
         .or_else(|| {

@@ -130,14 +130,7 @@ fn opening_generates_tests_and_explains_the_external_call() {
     }
 
     // The code action writes a mock declaration into a new guidance module.
-    let actions = server.request(
-        "textDocument/codeAction",
-        json!({
-            "textDocument": {"uri": uri},
-            "range": d["range"],
-            "context": {"diagnostics": [d]}
-        }),
-    );
+    let actions = server.code_actions(&uri, d);
     let action = actions["result"][0].clone();
     assert_eq!(action["title"], "Mock `os.path.exists` in generated tests");
     assert_eq!(action["kind"], "quickfix");

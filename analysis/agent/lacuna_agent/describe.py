@@ -152,14 +152,12 @@ def _refine_factory_params(params, cls, is_project_class):
     method per element — hold the method's parameter types."""
     def signature(function):
         try:
-            return {p["name"]: p["type"] for p in
-                    parameters(function, is_project_class, 1, skip_first=True)}, \
-                [p["type"] for p in parameters(function, is_project_class, 1, skip_first=True)
-                 if p["kind"] in ("positional_only", "positional_or_keyword")]
+            return parameters(function, is_project_class, 1, skip_first=True)
         except (TypeError, ValueError):
-            return {}, []
+            return []
 
-    init, _ = signature(cls.__init__) if "__init__" in vars(cls) else ({}, [])
+    init = {p["name"]: p["type"] for p in signature(cls.__init__)} \
+        if "__init__" in vars(cls) else {}
     for p in params:
         t = p["type"]
         if t == {"kind": "any"} and p["name"] in init:
@@ -173,7 +171,8 @@ def _refine_factory_params(params, cls, is_project_class):
             method = inspect.getattr_static(cls, p["name"][:-len(suffix)], None)
             if not inspect.isfunction(method):
                 continue
-            _, positional = signature(method)
+            positional = [q["type"] for q in signature(method)
+                          if q["kind"] in ("positional_only", "positional_or_keyword")]
             if suffix == "_args" and len(positional) == 1:
                 p["type"] = {"kind": "list", "of": positional[0]}
             elif suffix == "_calls" and positional:

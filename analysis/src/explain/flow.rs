@@ -585,7 +585,7 @@ fn blank(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use lacuna_grammar::LineIndex;
     use std::sync::Arc;

@@ -936,27 +936,8 @@ mod tests {
     use super::*;
     use crate::agent::protocol::Position;
     use crate::explore::search::ExternalCallSeen;
-    use lacuna_grammar::LineIndex;
-    use std::sync::Arc;
 
-    fn function(text: &str, name: &str) -> FunctionUnderTest {
-        let module = lacuna_grammar::parse(text);
-        let function = module
-            .functions
-            .iter()
-            .find(|f| f.syntax.name == name)
-            .expect("the function is defined");
-        FunctionUnderTest {
-            module: "m".into(),
-            qualname: function.syntax.qualname.clone(),
-            file: "m.py".into(),
-            syntax: Arc::new(function.syntax.clone()),
-            anchor: function.anchor,
-            lines: Arc::new(LineIndex::new(text)),
-            tables: vec![],
-            text: Arc::from(text),
-        }
-    }
+    use super::flow::tests::function;
 
     fn call(callee: &str, line: u32, cols: (u32, u32), raised: bool) -> ExternalCallSeen {
         ExternalCallSeen {

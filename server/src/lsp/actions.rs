@@ -1,8 +1,9 @@
 //! Code actions that close a gap (Covana's loop, cooperative testing): on an uncovered side that
 //! depends on an external call, "Mock `os.path.exists` in generated tests"; on one that depends on
-//! object state, "Create a factory for `Stack`". Offering is cheap and answered from the published
-//! snapshot; the edit is computed on resolve by the owner, against the document version the
-//! action was offered for, and refused if that document changed since.
+//! object state, "Create a factory for `Stack`"; on one that needs more iterations than the
+//! bound, "Raise the loop bound to 64 in pyproject.toml". Offering is cheap and answered from
+//! the published snapshot; the edit is computed on resolve by the owner, against the document
+//! version the action was offered for, and refused if that document changed since.
 
 use super::document::{Encoding, Text};
 use super::guidance::{self, Insertion};
@@ -44,21 +45,22 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
             },
             code => code.cause(),
         };
-        let (title, payload) = match cause {
+        let mut offers: Vec<(String, Value)> = vec![];
+        match cause {
             Some(Cause::ExternalCall | Cause::ExternalException) => {
                 let Some(callee) = data(d, "callee") else {
                     continue;
                 };
-                (
+                offers.push((
                     format!("Mock `{callee}` in generated tests"),
                     json!({"kind": "mock", "callee": callee, "returns": data(d, "returns")}),
-                )
+                ));
             }
             Some(Cause::ObjectCreation) => {
                 let Some(class) = data(d, "class") else {
                     continue;
                 };
-                (
+                offers.push((
                     format!("Create a factory for `{}`", short_class(class)),
                     json!({
                         "kind": "factory",
@@ -66,12 +68,11 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
                         "field": data(d, "field"),
                         "writers": d.data.as_ref().and_then(|v| v.get("writers")).cloned().unwrap_or(Value::Null),
                     }),
-                )
+                ));
             }
-            Some(Cause::Boundary) => (String::new(), Value::Null),
+            Some(Cause::Boundary) => {}
             _ => continue,
-        };
-        let mut offers = vec![(title, payload)];
+        }
         // A side that needs more iterations, or more calls of a writer, than the generator
         // makes: the fix is the loop bound.
         let needed = d
@@ -89,7 +90,7 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
             ));
         }
         for (title, payload) in offers {
-            if title.is_empty() || !seen.insert(title.clone()) {
+            if !seen.insert(title.clone()) {
                 continue;
             }
             push(&mut out, title, payload, params, doc);
