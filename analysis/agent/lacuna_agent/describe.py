@@ -71,9 +71,11 @@ def type_tree(t, is_project_class, depth=0):
 def _value_type_init(t):
     """Constructor parameters of the standard library's value types whose attributes are their
     constructor's parameters (`datetime(2024, 1, 1, hour=9).hour == 9`), with defaults that
-    make a valid value; and of an in-memory text file, the text a mocked `open` returns."""
+    make a valid value (a `UUID` by its hex digits, `UUID(hex).hex == hex`); and of an in-memory
+    text file, the text a mocked `open` returns."""
     import datetime
     import io
+    import uuid
 
     fields = {
         datetime.datetime: (("year", 2024), ("month", 1), ("day", 1), ("hour", 12),
@@ -82,6 +84,7 @@ def _value_type_init(t):
         datetime.time: (("hour", 12), ("minute", 0), ("second", 0)),
         datetime.timedelta: (("days", 0), ("seconds", 0)),
         io.StringIO: (("initial_value", ""),),
+        uuid.UUID: (("hex", "0" * 32),),
     }.get(t)
     if fields is None:
         return None

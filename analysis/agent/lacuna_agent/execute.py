@@ -212,36 +212,57 @@ class Runtime:
                 self.sandbox.active = False
                 self.sandbox.importing = False
             objects.field_values.clear()
-            try:
-                receiver = request.get("receiver")
-                args = [values.decode(t, self.is_project_object) for t in request.get("args", [])]
-                kwargs = {k: values.decode(t, self.is_project_object)
-                          for k, t in request.get("kwargs", {}).items()}
-                if receiver is not None:
-                    func = getattr(values.decode(receiver, self.is_project_object),
-                                   request["target"]["qualname"].split(".")[-1])
-                mocks = [(m["target"], [_mocked_value(t, self) for t in m.get("returns", [])])
-                         for m in request.get("mocks", [])]
-            except values.InputError as e:
-                return {"status": "input-error", "error": str(e)}
-            except Exception as e:
-                return {"status": "input-error", "error": "%s: %s" % (type(e).__name__, e)}
-            if mocks:
-                restore_mocks = interpose.install_mocks(mocks)
             timeout = float(request.get("timeout_ms", 1000)) / 1000.0
             sys.stdout, sys.stderr = out, err
-            rec = recorder.start(lambda code: self.is_project_file(code.co_filename))
-            self.tracer.start(rec)
+            # Building the inputs runs project code too (constructors, a factory's method
+            # calls): under the sandbox and the time limit. A factory's building is traced, so
+            # that its flags and the checks its calls fail are conditions the search can flip.
+            if _uses_factory(request):
+                rec = self._start_tracing()
             self.sandbox.active = True
             signal.signal(signal.SIGALRM, _alarm)
             signal.setitimer(signal.ITIMER_REAL, timeout)
             try:
-                value = func(*args, **kwargs)
+                try:
+                    receiver = request.get("receiver")
+                    args = [values.decode(t, self.is_project_object)
+                            for t in request.get("args", [])]
+                    kwargs = {k: values.decode(t, self.is_project_object)
+                              for k, t in request.get("kwargs", {}).items()}
+                    if receiver is not None:
+                        func = getattr(values.decode(receiver, self.is_project_object),
+                                       request["target"]["qualname"].split(".")[-1])
+                    mocks = [(m["target"], [_mocked_value(t, self) for t in m.get("returns", [])])
+                             for m in request.get("mocks", [])]
+                except values.InputError as e:
+                    result = {"status": "input-error", "error": str(e)}
+                except ExecutionTimeout:
+                    raise
+                except Exception as e:
+                    result = {"status": "input-error", "error": "%s: %s" % (type(e).__name__, e)}
+                if result["status"] == "input-error":
+                    if rec is not None:
+                        observation = self.tracer.stop()
+                else:
+                    if rec is None:
+                        rec = self._start_tracing()
+                    else:
+                        rec.end_of_building()
+                    if mocks:
+                        restore_mocks = interpose.install_mocks(mocks)
+                    value = func(*args, **kwargs)
+                    observation = self.tracer.stop()
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 self.sandbox.active = False
-                observation = self.tracer.stop()
-                recorder.stop()
+                if self.tracer._observation is not None:
+                    observation = self.tracer.stop()
+                if rec is not None:
+                    recorder.stop()
+            if result["status"] == "input-error":
+                if rec is not None:
+                    result.update(self._serialise(rec, observation))
+                return result
             result["return"] = _describe_value(value)
         except ExecutionTimeout:
             observation = self.tracer.stop() if self.tracer._observation is not None else None
@@ -267,6 +288,11 @@ class Runtime:
         result["stdout"] = out.getvalue()[:MAX_OUTPUT]
         result["stderr"] = err.getvalue()[:MAX_OUTPUT]
         return result
+
+    def _start_tracing(self):
+        rec = recorder.start(lambda code: self.is_project_file(code.co_filename))
+        self.tracer.start(rec)
+        return rec
 
     def _serialise(self, rec, observation):
         files = []
@@ -316,6 +342,15 @@ class Runtime:
         if observation is not None and observation.truncated:
             result["truncated"] = True
         return result
+
+
+def _uses_factory(tree):
+    """Whether a request's value trees build something through a guidance factory."""
+    if isinstance(tree, dict):
+        return tree.get("kind") == "factory" or any(_uses_factory(v) for v in tree.values())
+    if isinstance(tree, list):
+        return any(_uses_factory(v) for v in tree)
+    return False
 
 
 def _alarm(signum, frame):

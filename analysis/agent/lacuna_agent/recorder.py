@@ -69,6 +69,12 @@ class Recorder:
                 return self.events[index]
         return None
 
+    def end_of_building(self):
+        """The inputs are built: conditions still waiting for their jump belong to frames that
+        have returned."""
+        self._pending.clear()
+        self.events.append({"k": "built"})
+
     # -- external calls ---------------------------------------------------------------------
 
     def external_call(self, callee, arg_vars, depth=2):

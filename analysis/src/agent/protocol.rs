@@ -228,6 +228,9 @@ pub enum Event {
         #[serde(default)]
         pos: Option<Position>,
     },
+    /// The inputs are built: the events before it happened while the agent built them
+    /// (constructors, a factory's method calls); an input error has no such event.
+    Built,
 }
 
 fn expr<'de, D: Deserializer<'de>>(d: D) -> Result<Expr, D::Error> {

@@ -207,6 +207,9 @@ pub enum Origin {
     Loop,
     /// A truth value taken outside a jump, or a jump outside the function's decisions.
     Other,
+    /// A step taken while the agent built the inputs (a constructor's check, a factory's
+    /// flag), before the function ran.
+    Building,
 }
 
 impl PathStep {
@@ -375,6 +378,13 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
                 }
             }
             Event::Blocked { .. } => {}
+            Event::Built => {
+                for step in &mut out.path {
+                    if !matches!(step.origin, Origin::Condition(_)) {
+                        step.origin = Origin::Building;
+                    }
+                }
+            }
         }
     }
     for (name, literal) in &run.fields {

@@ -536,6 +536,10 @@ impl Search<'_> {
         }
         if run.status == Status::InputError {
             self.repair(candidate, &request);
+            // Building the input ran project code (a constructor, a factory's method calls)
+            // on symbolic values: the conditions it raised on are flipped like any other.
+            let observed = observe(self.f, &self.index, &run);
+            self.expand(candidate, &observed);
         }
         if matches!(run.status, Status::Error | Status::InputError) {
             if self.out.executions == 1 && run.status == Status::Error {
@@ -803,6 +807,10 @@ impl Search<'_> {
                         c.args.iter().for_each(|a| walk(a, out));
                     }
                 }
+                Value::Factory { args, kwargs, .. } => args
+                    .iter()
+                    .chain(kwargs.values())
+                    .for_each(|a| walk(a, out)),
                 _ => {}
             }
         }
@@ -887,6 +895,8 @@ impl Search<'_> {
                     }
                 }
                 Origin::Loop | Origin::Other => 1,
+                // The inputs' construction: once the function's own steps are tried.
+                Origin::Building => 0,
             };
             // A flip tried with objects built through a factory is tried again when they are
             // built through their constructors instead.

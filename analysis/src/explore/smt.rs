@@ -53,16 +53,16 @@ impl Translator {
         Ok(text)
     }
 
-    /// The declarations of every variable seen so far.
+    /// The declarations of every variable seen so far, with the range of those that stand
+    /// for a field of a standard value type (see [`value_type_range`]).
     pub fn finish(self) -> (String, Vec<(Arc<str>, Sort)>) {
         let mut decls = String::new();
         for (name, sort) in &self.order {
-            let _ = writeln!(
-                decls,
-                "(declare-const {} {})",
-                smt_name(name),
-                smt_sort(*sort)
-            );
+            let var = smt_name(name);
+            let _ = writeln!(decls, "(declare-const {var} {})", smt_sort(*sort));
+            if let Some(domain) = value_type_domain(name, *sort, &var) {
+                let _ = writeln!(decls, "(assert {domain})");
+            }
         }
         (decls, self.order)
     }
@@ -351,6 +351,32 @@ fn equality(a: &(String, Sort), b: &(String, Sort)) -> String {
 /// A Python index into `s`: negative counts from the end.
 fn py_index(s: &str, i: &str) -> String {
     format!("(ite (< {i} 0) (+ (str.len {s}) {i}) {i})")
+}
+
+/// The valid values of a constructor argument of the standard library's value types the
+/// agent builds (`datetime(year, month, day, hour, minute, second)` for a mocked
+/// `datetime.now` or a `datetime` parameter, `UUID(hex)` for a mocked `uuid4`), as an SMT
+/// assertion on `var`: their symbols are `….__init__.<field>`. Outside it the constructor
+/// raises, so a model there would be an input error, not a new path.
+fn value_type_domain(name: &str, sort: Sort, var: &str) -> Option<String> {
+    let (_, field) = name.rsplit_once(".__init__.")?;
+    let (low, high) = match (field, sort) {
+        ("hex", Sort::Str) => {
+            return Some(format!(
+                "(str.in_re {var} ((_ re.loop 32 32) (re.union (re.range \"0\" \"9\") (re.range \"a\" \"f\"))))"
+            ));
+        }
+        (_, Sort::Int) => match field {
+            "year" => (1, 9999),
+            "month" => (1, 12),
+            "day" => (1, 28),
+            "hour" => (0, 23),
+            "minute" | "second" => (0, 59),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(format!("(and (<= {low} {var}) (<= {var} {high}))"))
 }
 
 /// A Python slice bound: negative counts from the end, then clamped to `[0, len]`.

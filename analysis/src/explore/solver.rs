@@ -199,12 +199,13 @@ fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<()
     }
     z3.from_string(text);
     let added = z3.get_assertions().len() - before;
-    if added == assertions.len() {
+    // Declarations may carry assertions of their own (a variable's range).
+    let expected = assertions.len() + declarations.matches("(assert ").count();
+    if added == expected {
         Ok(())
     } else {
         Err(format!(
-            "z3 rejected the query ({added} of {} assertions loaded)",
-            assertions.len()
+            "z3 rejected the query ({added} of {expected} assertions loaded)"
         ))
     }
 }
