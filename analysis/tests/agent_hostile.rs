@@ -93,6 +93,21 @@ def swallow(path):
         return "refused"
     return "deleted"
 
+class Wiper:
+    def __init__(self, path):
+        os.remove(path)
+
+    def run(self):
+        return "ran"
+
+class Spinner:
+    def __init__(self):
+        while True:
+            pass
+
+    def run(self):
+        return "ran"
+
 def ordinary(x):
     if x > 3:
         return x * 2
@@ -258,6 +273,25 @@ fn hostile_code_hurts_nothing_and_the_pool_keeps_serving() {
             "after {function}: a connection got through"
         );
         assert!(std::env::var_os("LACUNA_OWNED").is_none());
+        still_serving(&pool);
+    }
+
+    // Building an input runs project code (a constructor, a factory's calls): it is held
+    // to the same sandbox and time limit as the function under test.
+    for (class, args, status) in [
+        ("Wiper", vec![text(&canary_str)], Status::InputError),
+        ("Spinner", vec![], Status::Timeout),
+    ] {
+        let mut attack = request(&format!("{class}.run"), vec![], 500);
+        attack.receiver = Some(ValueTree::new(Value::Object {
+            class: format!("hostile:{class}"),
+            args,
+            kwargs: BTreeMap::new(),
+            calls: vec![],
+        }));
+        let run = pool.execute(&attack).unwrap();
+        assert_eq!(run.status, status, "{class}: {run:?}");
+        assert_eq!(std::fs::read_to_string(&canary).unwrap(), "alive");
         still_serving(&pool);
     }
 
