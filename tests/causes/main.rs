@@ -22,6 +22,9 @@
 //! diagnostic is a false negative; a diagnostic on a side labelled `covered` is a false
 //! positive.
 
+#[path = "../support/example.rs"]
+mod example;
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -127,38 +130,11 @@ fn collect_python(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap();
-        if path.is_dir() {
-            if name != "__pycache__" {
-                copy_dir(&path, &to.join(name));
-            }
-        } else {
-            std::fs::copy(&path, to.join(name)).unwrap();
-        }
-    }
-}
-
 /// Runs `lacuna check --format json` on a copy of the corpus configured with the test
 /// interpreter; returns the document.
 fn check_corpus() -> Value {
-    let python = std::env::var("LACUNA_TEST_PYTHON")
-        .expect("LACUNA_TEST_PYTHON must name the Python the agent runs on (scripts/test sets it)");
     let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("corpus");
-    copy_dir(&corpus(), &project);
-    let pyproject = project.join("pyproject.toml");
-    let text = std::fs::read_to_string(&pyproject).unwrap();
-    assert!(text.contains("[tool.lacuna]\n"), "{text}");
-    let text = text.replacen(
-        "[tool.lacuna]\n",
-        &format!("[tool.lacuna]\npython = {python:?}\n"),
-        1,
-    );
-    std::fs::write(&pyproject, text).unwrap();
+    let project = example::corpus_project(dir.path());
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));

@@ -24,7 +24,14 @@ pub const PATIENCE: Duration = Duration::from_secs(90);
 
 impl Server {
     pub fn start(home: &Path, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
+        // The causes corpus reads TIDEPOOL_* variables: none may be set.
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("TIDEPOOL_") {
+                command.env_remove(name);
+            }
+        }
+        let mut child = command
             .arg("lsp")
             .args(args)
             .env("HOME", home)

@@ -1,5 +1,6 @@
-//! The bundled example project, copied into a temporary directory for a test (its generated
-//! state left behind) and set to run with the test interpreter.
+//! The bundled example project and the labelled causes corpus, copied into a temporary
+//! directory for a test (their generated state left behind) and set to run with the test
+//! interpreter.
 
 use std::path::{Path, PathBuf};
 
@@ -31,16 +32,35 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// `examples/` copied to `dir/examples`, with `[tool.lacuna] python` set; returns its root.
+#[allow(dead_code)]
 pub fn example_project(dir: &Path) -> PathBuf {
-    let root = std::fs::canonicalize(dir).unwrap().join("examples");
+    project_copy("examples", dir, "examples")
+}
+
+/// `tests/corpus/causes` copied to `dir/corpus`, with `[tool.lacuna] python` set; returns its
+/// root. The corpus reads `TIDEPOOL_*` variables: whoever runs it must remove them.
+#[allow(dead_code)]
+pub fn corpus_project(dir: &Path) -> PathBuf {
+    project_copy("tests/corpus/causes", dir, "corpus")
+}
+
+/// The project at `source` (relative to the repository) copied to `dir/name`, configured to
+/// run with the test interpreter.
+fn project_copy(source: &str, dir: &Path, name: &str) -> PathBuf {
+    let root = std::fs::canonicalize(dir).unwrap().join(name);
     copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples"),
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(source),
         &root,
     );
     let pyproject = root.join("pyproject.toml");
-    let text = std::fs::read_to_string(&pyproject).unwrap().replace(
+    let text = std::fs::read_to_string(&pyproject).unwrap();
+    assert!(text.contains("[tool.lacuna]\n"), "{text}");
+    let text = text.replacen(
         "[tool.lacuna]\n",
         &format!("[tool.lacuna]\npython = {:?}\n", python()),
+        1,
     );
     std::fs::write(&pyproject, text).unwrap();
     root
