@@ -4,7 +4,7 @@
 //! configured test directories is executed under the tracer, and its runs are mapped onto each
 //! explored function like a generated input's.
 
-use crate::agent::protocol::{ExecuteRequest, Target};
+use crate::agent::protocol::{ExecuteRequest, RANDOM_SEED, Target};
 use crate::agent::{Execution, Pool, Status};
 use crate::config::Config;
 use crate::explore::coverage::{ConditionIndex, FunctionUnderTest, observe};
@@ -88,6 +88,7 @@ pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
                 kwargs: BTreeMap::new(),
                 mocks: vec![],
                 timeout_ms: config.budget.execution_timeout_ms.max(5_000),
+                random_seed: RANDOM_SEED,
             };
             let Ok(run) = pool.execute(&request) else {
                 continue;

@@ -125,6 +125,7 @@ fn request(qualname: &str, args: Vec<ValueTree>, timeout_ms: u64) -> ExecuteRequ
         kwargs: BTreeMap::new(),
         mocks: vec![],
         timeout_ms,
+        random_seed: 0,
     }
 }
 

@@ -24,6 +24,7 @@ fn request(module: &str, qualname: &str, args: Vec<ValueTree>) -> ExecuteRequest
         kwargs: BTreeMap::new(),
         mocks: vec![],
         timeout_ms: 2_000,
+        random_seed: 0,
     }
 }
 
@@ -277,4 +278,37 @@ fn string_hashing_is_the_same_in_every_worker() {
         seen.push(run.returned.unwrap().repr);
     }
     assert_eq!(seen[0], seen[1]);
+}
+
+#[test]
+fn every_execution_draws_the_same_random_numbers() {
+    // A run that draws from `random` must take the same path under pytest, where the emitted
+    // test seeds the generator with the request's seed.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("draws.py"),
+        "import random\n\ndef draw(n: int) -> float:\n    random.random()\n    return random.random() + n\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pool = support::pool(project.path(), home.path(), 1);
+    let mut seen = vec![];
+    for seed in [0, 0, 7] {
+        let mut request = request("draws", "draw", vec![int(0, "n")]);
+        request.random_seed = seed;
+        let run = pool.execute(&request).unwrap();
+        assert_eq!(run.status, Status::Returned, "{run:?}");
+        seen.push(run.returned.unwrap().repr);
+    }
+    let expected = |seed: u64| {
+        let out = std::process::Command::new(support::python())
+            .args([
+                "-c",
+                &format!("import random; random.seed({seed}); random.random(); print(repr(random.random()))"),
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    assert_eq!(seen, vec![expected(0), expected(0), expected(7)]);
 }

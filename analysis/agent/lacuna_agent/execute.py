@@ -8,6 +8,7 @@ import importlib.machinery
 import importlib.util as importlib_util
 import io
 import os
+import random
 import signal
 import sys
 import traceback
@@ -214,6 +215,7 @@ class Runtime:
             objects.field_values.clear()
             timeout = float(request.get("timeout_ms", 1000)) / 1000.0
             sys.stdout, sys.stderr = out, err
+            random.seed(request.get("random_seed", 0))
             # Building the inputs runs project code too (constructors, a factory's method
             # calls): under the sandbox and the time limit. A factory's building is traced, so
             # that its flags and the checks its calls fail are conditions the search can flip.

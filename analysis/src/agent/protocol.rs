@@ -112,7 +112,14 @@ pub struct ExecuteRequest {
     pub kwargs: BTreeMap<String, ValueTree>,
     pub mocks: Vec<Mock>,
     pub timeout_ms: u64,
+    /// The seed of the `random` module's generator at the start of the execution (before the
+    /// inputs are built): a run that draws from it draws the same numbers under pytest, where
+    /// the emitted test seeds it the same way.
+    pub random_seed: u64,
 }
+
+/// The seed every execution of the search starts from.
+pub const RANDOM_SEED: u64 = 0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

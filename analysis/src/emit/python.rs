@@ -134,6 +134,8 @@ struct Imports {
     math: bool,
     /// Some test patches a mocked call: the file defines `_mock`.
     mock: bool,
+    /// Some test seeds the `random` module.
+    random: bool,
     from: BTreeSet<(String, String)>,
 }
 
@@ -156,13 +158,16 @@ impl Imports {
         if self.math {
             out.push_str("import math\n");
         }
+        if self.random {
+            out.push_str("import random\n");
+        }
         if self.mock {
             out.push_str("import sys\n");
         }
         if self.pytest {
             out.push_str("import pytest\n");
         }
-        if self.math || self.pytest || self.mock {
+        if self.math || self.pytest || self.mock || self.random {
             out.push('\n');
         }
         let mut last = String::new();
@@ -392,6 +397,11 @@ fn test_source(
 ) -> Option<(String, Option<String>)> {
     let (request, outcome) = (&test.request, &test.outcome);
     let (mut setup, call) = call_source(qualname, request, imports)?;
+    if test.draws_random {
+        // Seeded before the inputs are built, as the run was.
+        setup.insert(0, format!("random.seed({})", request.random_seed));
+        imports.random = true;
+    }
     let mocks: Vec<_> = request
         .mocks
         .iter()

@@ -10,7 +10,7 @@ use super::coverage::{ConditionIndex, FunctionUnderTest, Observed, Origin, obser
 use super::inputs::{Builder, Candidate, ObjectShape, Shape, constructor_choice, factory_param};
 use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
-use crate::agent::protocol::{ExecuteRequest, Mock, Target};
+use crate::agent::protocol::{ExecuteRequest, Mock, RANDOM_SEED, Target};
 use crate::agent::{Event, Execution, Pool, Status, Value, ValueTree};
 use crate::guidance::{FactoryDecl, Guidance};
 use crate::model::mcdc::Independence;
@@ -64,6 +64,9 @@ pub struct GeneratedTest {
     pub blocked: bool,
     /// The mocked callees the run called: the emitted test patches these.
     pub mocked: BTreeSet<String>,
+    /// The run drew from the `random` module's generator: the emitted test seeds it as the
+    /// run did, so that it takes the same path.
+    pub draws_random: bool,
     /// When it was found, from the start of the search.
     pub found_after: Duration,
 }
@@ -513,6 +516,7 @@ impl Search<'_> {
                 .collect(),
             mocks,
             timeout_ms: self.budget.execution_timeout_ms,
+            random_seed: RANDOM_SEED,
         }
     }
 
@@ -657,6 +661,9 @@ impl Search<'_> {
                     .events
                     .iter()
                     .any(|e| matches!(e, Event::Blocked { .. })),
+                draws_random: run.events.iter().any(|e| {
+                    matches!(e, Event::Call { callee, mocked: false, .. } if callee.starts_with("random."))
+                }),
             });
         }
     }
