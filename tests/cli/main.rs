@@ -442,3 +442,98 @@ def json_load(*args, **kwargs) -> "Union[Dict[str, Any], List[Any], str, int, fl
     // Checked under pytest before they were written: none failed.
     assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
 }
+
+/// A project of one module `file` with `source` (and its `pyproject.toml`), generated for:
+/// the run's output, its JSON document, the emitted tests, and the project directory.
+fn generate_module(
+    file: &str,
+    source: &str,
+) -> (Output, serde_json::Value, String, tempfile::TempDir) {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n",
+    )
+    .unwrap();
+    std::fs::write(project.path().join(file), source).unwrap();
+    let (out, doc, out_dir) = generate_in(project.path(), file);
+    let module = file.trim_end_matches(".py");
+    let tests = std::fs::read_to_string(out_dir.path().join(format!("test_lacuna_{module}.py")))
+        .unwrap_or_default();
+    // The emitted tests pass under real pytest, outside the generator.
+    let (python, _) = test_python().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = Command::new(&python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(out_dir.path())
+        .env("PYTHONPATH", project.path())
+        .env("HOME", home.path())
+        .current_dir(out_dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "emitted tests fail under pytest:\n{}\n{tests}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+    (out, doc, tests, project)
+}
+
+#[test]
+fn callable_arguments_answer_what_each_side_needs() {
+    let (out, doc, tests, _project) = generate_module(
+        "dicts.py",
+        r#"from typing import Callable
+
+
+def valfilter(predicate, d, factory=dict):
+    rv = factory()
+    for k, v in d.items():
+        if predicate(v):
+            rv[k] = v
+    return rv
+
+
+def count_matching(xs: list, keep: Callable[[int], bool]) -> int:
+    n = 0
+    for x in xs:
+        if keep(x):
+            n += 1
+    if n > 2:
+        return -1
+    return n
+
+
+def weigh(value: int, weight: Callable[[int], int]) -> str:
+    if weight(value) > 10:
+        return "heavy"
+    return "light"
+
+
+def retry(attempt: Callable[[], bool]) -> str:
+    if attempt():
+        return "first"
+    if attempt():
+        return "second"
+    return "never"
+"#,
+    );
+    // Every side: the predicate's answer on each call is an input the solver chooses.
+    assert_eq!(
+        doc["summary"]["covered"],
+        doc["summary"]["branches"],
+        "{}",
+        stdout(&out)
+    );
+    // A constant answer is a lambda; answers that change from call to call, a helper; the
+    // default `factory=dict` is passed as it is.
+    assert!(
+        tests.contains("valfilter(lambda *args, **kwargs: True, {"),
+        "{tests}"
+    );
+    assert!(tests.contains("}, dict)"), "{tests}");
+    assert!(tests.contains("lambda *args, **kwargs: 11"), "{tests}");
+    assert!(tests.contains("retry(_returning(False, True))"), "{tests}");
+    assert!(tests.contains("def _returning(*values):"), "{tests}");
+}

@@ -212,6 +212,7 @@ class Runtime:
                 self.sandbox.active = False
                 self.sandbox.importing = False
             objects.field_values.clear()
+            values.clear()
             try:
                 receiver = request.get("receiver")
                 args = [values.decode(t, self.is_project_object) for t in request.get("args", [])]
@@ -264,6 +265,8 @@ class Runtime:
             result.update(self._serialise(rec, observation))
             if objects.field_values:
                 result["fields"] = dict(objects.field_values)
+        if values.callables:
+            result["callables"] = {name: f.calls for name, f in values.callables.items()}
         result["stdout"] = out.getvalue()[:MAX_OUTPUT]
         result["stderr"] = err.getvalue()[:MAX_OUTPUT]
         return result

@@ -68,6 +68,15 @@ pub enum Value {
         #[serde(default)]
         kwargs: BTreeMap<String, ValueTree>,
     },
+    /// A callable whose n-th call returns `returns[n]` (the last one repeats), whatever its
+    /// arguments.
+    Callable {
+        returns: Vec<ValueTree>,
+    },
+    /// An existing function or class (`builtins:dict`), passed as it is.
+    Ref {
+        name: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -272,6 +281,9 @@ pub struct Execution {
     /// (`self._spent` → `["int", "0"]`), as literals of the expression wire form.
     #[serde(default)]
     pub fields: BTreeMap<String, serde_json::Value>,
+    /// How many times each callable input was called, by its access path.
+    #[serde(default)]
+    pub callables: BTreeMap<String, u32>,
 }
 
 impl Execution {
@@ -289,6 +301,7 @@ impl Execution {
             truncated: false,
             error: Some(error.into()),
             fields: BTreeMap::new(),
+            callables: BTreeMap::new(),
         }
     }
 }

@@ -134,6 +134,9 @@ struct Imports {
     math: bool,
     /// Some test patches a mocked call: the file defines `_mock`.
     mock: bool,
+    /// Some test passes a callable returning several values in turn: the file defines
+    /// `_returning`.
+    returning: bool,
     from: BTreeSet<(String, String)>,
 }
 
@@ -188,9 +191,24 @@ impl Imports {
             out.push_str(MOCK_HELPER);
             out.push_str("\n\n");
         }
+        if self.returning {
+            out.push_str(RETURNING_HELPER);
+            out.push_str("\n\n");
+        }
         out
     }
 }
+
+/// A callable argument whose calls return chosen values in turn, the way the generator ran it.
+const RETURNING_HELPER: &str = r#"def _returning(*values):
+    """A function that returns `values` in turn (the last one repeats), whatever its arguments."""
+    returns = list(values)
+
+    def function(*args, **kwargs):
+        return returns.pop(0) if len(returns) > 1 else returns[0]
+
+    return function
+"#;
 
 /// Patches a mocked call for one test, the way the generator ran it: by the dotted name the
 /// code calls it through, where it is defined (a built-in type's method through a subclass put
@@ -288,6 +306,23 @@ impl Writer<'_> {
                 _ => return None,
             },
             Value::None => "None".to_owned(),
+            Value::Ref { name } => self.imports.name(name),
+            Value::Callable { returns } => {
+                let values: Vec<String> = returns
+                    .iter()
+                    .map(|r| self.expr(r))
+                    .collect::<Option<_>>()?;
+                match values.split_first() {
+                    None => "lambda *args, **kwargs: None".to_owned(),
+                    Some((first, rest)) if rest.iter().all(|v| v == first) => {
+                        format!("lambda *args, **kwargs: {first}")
+                    }
+                    Some(_) => {
+                        self.imports.returning = true;
+                        format!("_returning({})", values.join(", "))
+                    }
+                }
+            }
             Value::List { items } => format!("[{}]", self.list(items)?),
             Value::Tuple { items } if items.len() == 1 => format!("({},)", self.list(items)?),
             Value::Tuple { items } => format!("({})", self.list(items)?),

@@ -7,7 +7,9 @@
 //! (time, executions) is spent, and says for every side it missed what it learned.
 
 use super::coverage::{ConditionIndex, FunctionUnderTest, Observed, Origin, observe};
-use super::inputs::{Builder, Candidate, ObjectShape, Shape, constructor_choice, factory_param};
+use super::inputs::{
+    Builder, Candidate, ObjectShape, Shape, call_return, constructor_choice, factory_param,
+};
 use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
 use crate::agent::protocol::{ExecuteRequest, Mock, Target};
@@ -198,6 +200,8 @@ struct Search<'a> {
     /// The most calls of each mocked callee (by its index in the guidance) seen in one run:
     /// how many return values the next requests carry.
     mock_calls: FxHashMap<usize, u32>,
+    /// The same for callable inputs, by path, within the loop bound.
+    callable_calls: BTreeMap<String, usize>,
 }
 
 /// Explores one function within the budget.
@@ -253,6 +257,7 @@ fn explore_in_context(
         frontier: vec![],
         all_conditions: FxHashSet::default(),
         mock_calls: FxHashMap::default(),
+        callable_calls: BTreeMap::new(),
     };
     if let Some(r) = &signature.receiver {
         search
@@ -419,15 +424,26 @@ impl Search<'_> {
     /// number of alternatives.
     fn choices(&self) -> Vec<(String, usize)> {
         let mut choices = vec![];
+        let calls = |path: &str| self.callable_calls.get(path).copied().unwrap_or(1);
         for (name, shape) in &self.signature.params {
-            collect_choices(shape, name, &mut choices);
+            collect_choices(shape, name, &calls, &mut choices);
         }
         if let Some(receiver) = &self.signature.receiver {
-            collect_choices(&Shape::Object(receiver.clone()), "self", &mut choices);
+            collect_choices(
+                &Shape::Object(receiver.clone()),
+                "self",
+                &calls,
+                &mut choices,
+            );
         }
         for (m, decl) in self.signature.guidance.mocks.iter().enumerate() {
             for k in 0..self.mock_call_count(m) {
-                collect_choices(&decl.returns, &format!("$mock:{m}[{k}]"), &mut choices);
+                collect_choices(
+                    &decl.returns,
+                    &format!("$mock:{m}[{k}]"),
+                    &calls,
+                    &mut choices,
+                );
             }
         }
         choices
@@ -473,6 +489,7 @@ impl Search<'_> {
             bound: self.budget.loop_bound as usize,
             strings: &self.strings,
             factories: &self.signature.guidance.factories,
+            callable_calls: &self.callable_calls,
         };
         let mocks = self
             .signature
@@ -545,6 +562,7 @@ impl Search<'_> {
         }
         let observed = observe(self.f, &self.index, &run);
         self.record(request, candidate, &run, &observed);
+        self.record_callables(&run);
         Some(observed)
     }
 
@@ -770,6 +788,17 @@ impl Search<'_> {
                 seen.returned_symbol = true;
                 self.out.return_symbols.insert(v, index);
             }
+        }
+    }
+
+    /// Callable inputs return one value per call: the next requests carry as many as the most
+    /// calls seen, within the loop bound.
+    fn record_callables(&mut self, run: &Execution) {
+        let bound = self.budget.loop_bound.max(1) as usize;
+        for (path, &n) in &run.callables {
+            let n = (n as usize).clamp(1, bound);
+            let e = self.callable_calls.entry(path.clone()).or_insert(1);
+            *e = (*e).max(n);
         }
     }
 
@@ -1595,6 +1624,7 @@ fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
                 .iter()
                 .chain(kwargs.values())
                 .for_each(|a| walk(a, out)),
+            Value::Callable { returns } => returns.iter().for_each(|r| walk(r, out)),
             _ => {}
         }
     }
@@ -1610,16 +1640,35 @@ fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
     out
 }
 
-fn collect_choices(shape: &Shape, path: &str, out: &mut Vec<(String, usize)>) {
+/// The choices of an input of `shape` at `path`, with their number of alternatives;
+/// `calls(path)` is how many values the callable input at `path` returns.
+fn collect_choices(
+    shape: &Shape,
+    path: &str,
+    calls: &dyn Fn(&str) -> usize,
+    out: &mut Vec<(String, usize)>,
+) {
     let count = shape.choice_count();
     if count > 1 && !out.iter().any(|(p, _)| p == path) {
         out.push((path.to_owned(), count.min(8)));
     }
     match shape {
-        Shape::Optional(inner) => collect_choices(inner, path, out),
+        Shape::Optional(inner) => collect_choices(inner, path, calls, out),
+        Shape::Union(members) => {
+            for m in members {
+                if let Shape::Callable { .. } = m {
+                    collect_choices(m, path, calls, out);
+                }
+            }
+        }
+        Shape::Callable { returns, .. } => {
+            for k in 0..calls(path) {
+                collect_choices(returns, &call_return(path, k), calls, out);
+            }
+        }
         Shape::Object(o) => {
             for (name, s) in &o.init {
-                collect_choices(s, &format!("{path}.__init__.{name}"), out);
+                collect_choices(s, &format!("{path}.__init__.{name}"), calls, out);
             }
         }
         _ => {}
