@@ -480,6 +480,25 @@ fn generate_module(
     (out, doc, tests, project)
 }
 
+/// The covered and uncovered branch sides of `function` in a JSON document, as `line:side`.
+fn sides_of(doc: &serde_json::Value, function: &str) -> (Vec<String>, Vec<String>) {
+    let (mut covered, mut missed) = (vec![], vec![]);
+    for f in doc["files"][0]["functions"].as_array().unwrap() {
+        if f["name"] != function && f["qualname"] != function {
+            continue;
+        }
+        for s in f["sides"].as_array().unwrap() {
+            let side = format!("{}:{}", s["line"], s["side"].as_str().unwrap());
+            if s["covered"] == true {
+                covered.push(side);
+            } else {
+                missed.push(side);
+            }
+        }
+    }
+    (covered, missed)
+}
+
 #[test]
 fn callable_arguments_answer_what_each_side_needs() {
     let (out, doc, tests, _project) = generate_module(
@@ -536,4 +555,62 @@ def retry(attempt: Callable[[], bool]) -> str:
     assert!(tests.contains("lambda *args, **kwargs: 11"), "{tests}");
     assert!(tests.contains("retry(_returning(False, True))"), "{tests}");
     assert!(tests.contains("def _returning(*values):"), "{tests}");
+}
+
+#[test]
+fn type_tests_on_inputs_are_turned_with_values_of_other_types() {
+    let (out, doc, tests, _project) = generate_module(
+        "humane.py",
+        r#"import math
+
+
+def intcomma(value):
+    try:
+        if isinstance(value, str):
+            value = value.replace(",", "")
+            if not math.isfinite(float(value)):
+                return "not finite"
+            value = int(value)
+        elif not isinstance(value, int):
+            if not math.isfinite(float(value)):
+                return "not finite"
+    except (TypeError, ValueError):
+        return str(value)
+    return f"{value:,}"
+
+
+def parse(version):
+    if isinstance(version, bytes):
+        version = version.decode("utf-8")
+    elif not isinstance(version, str):
+        raise TypeError("not a string")
+    if version.startswith("v"):
+        return version[1:]
+    return version
+
+
+def clamp(value: float, format="{:}"):
+    if not math.isfinite(value):
+        return "not finite"
+    if isinstance(format, str):
+        return format.format(value)
+    if callable(format):
+        return format(value)
+    raise ValueError("bad format")
+"#,
+    );
+    for function in ["intcomma", "parse", "clamp"] {
+        let (covered, missed) = sides_of(&doc, function);
+        assert!(
+            missed.is_empty(),
+            "{function}: missed {missed:?}, covered {covered:?}\n{}",
+            stdout(&out)
+        );
+    }
+    // `value` guessed a string from its uses is tried as an int and a float (an infinite one
+    // where the function tests for it); `version` as bytes and as neither bytes nor text.
+    assert!(tests.contains("intcomma(float('inf'))"), "{tests}");
+    assert!(tests.contains("intcomma('inf')"), "{tests}");
+    assert!(tests.contains("parse(b'"), "{tests}");
+    assert!(tests.contains("clamp(float('"), "{tests}");
 }

@@ -30,7 +30,8 @@ def type_tree(t, is_project_class, depth=0):
         return {"kind": "any"}
     if t is None or t is type(None):
         return {"kind": "none"}
-    for prim, kind in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str")):
+    for prim, kind in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"),
+                       (bytes, "bytes")):
         if t is prim:
             return {"kind": kind}
     if depth > MAX_DEPTH:

@@ -265,6 +265,8 @@ class Runtime:
             result.update(self._serialise(rec, observation))
             if objects.field_values:
                 result["fields"] = dict(objects.field_values)
+            if rec.type_tests:
+                result["type_tests"] = list(rec.type_tests.values())
         if values.callables:
             result["callables"] = {name: f.calls for name, f in values.callables.items()}
         result["stdout"] = out.getvalue()[:MAX_OUTPUT]

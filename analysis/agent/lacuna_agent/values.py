@@ -18,6 +18,10 @@ class InputError(Exception):
 # reported with the execution (the next input carries one chosen value per call).
 callables = {}
 
+# The inputs by identity, with their access path: a type test on one of them names the input it
+# tested.
+named_inputs = {}
+
 
 class InputFunction:
     """A callable input: its n-th call returns the n-th value the generator chose (the last one
@@ -42,6 +46,7 @@ class InputFunction:
 def clear():
     """Forgets the previous execution's inputs."""
     callables.clear()
+    named_inputs.clear()
 
 
 def resolve(name):
@@ -59,6 +64,8 @@ def decode(tree, is_project_object):
     name = tree.get("sym")
     if name is not None:
         value = objects.wrap(value, name, is_project_object)
+        if value is not None and type(value) is not bool:
+            named_inputs[id(value)] = (value, name)
     return value
 
 
@@ -81,6 +88,8 @@ def _decode(tree, is_project_object):
         return _float(tree["value"])
     if kind == "none":
         return None
+    if kind == "bytes":
+        return str(tree["value"]).encode("utf-8", "surrogateescape")
     if kind == "callable":
         name = tree.get("sym") or "function"
         function = InputFunction(name, [sub(t) for t in tree.get("returns", [])])

@@ -35,6 +35,10 @@ pub enum Value {
         value: serde_json::Value,
     },
     None,
+    /// Bytes, as the UTF-8 text they encode.
+    Bytes {
+        value: String,
+    },
     List {
         items: Vec<ValueTree>,
     },
@@ -284,6 +288,20 @@ pub struct Execution {
     /// How many times each callable input was called, by its access path.
     #[serde(default)]
     pub callables: BTreeMap<String, u32>,
+    /// The type tests (`isinstance`, `type`, `callable`) made on inputs.
+    #[serde(default)]
+    pub type_tests: Vec<TypeTest>,
+}
+
+/// A type test on an input: its access path, the outcome, and the kinds of value that would
+/// have given the other outcome (`int`, `float`, `str`, `bytes`, `none`, `bool`, `list`,
+/// `tuple`, `dict`, `set`, `callable`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct TypeTest {
+    pub name: String,
+    pub value: bool,
+    #[serde(default)]
+    pub flip: Vec<String>,
 }
 
 impl Execution {
@@ -302,6 +320,7 @@ impl Execution {
             error: Some(error.into()),
             fields: BTreeMap::new(),
             callables: BTreeMap::new(),
+            type_tests: vec![],
         }
     }
 }

@@ -306,6 +306,7 @@ impl Writer<'_> {
                 _ => return None,
             },
             Value::None => "None".to_owned(),
+            Value::Bytes { value } => bytes_literal(value.as_bytes()),
             Value::Ref { name } => self.imports.name(name),
             Value::Callable { returns } => {
                 let values: Vec<String> = returns
@@ -384,6 +385,23 @@ impl Writer<'_> {
         }
         Some(parts.join(", "))
     }
+}
+
+/// A Python bytes literal: printable ASCII as it is, everything else escaped.
+fn bytes_literal(bytes: &[u8]) -> String {
+    let mut out = String::from("b'");
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\'' => out.push_str("\\'"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// The call a generated input makes, in Python: the statements that build its objects, and the

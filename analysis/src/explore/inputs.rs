@@ -1,8 +1,9 @@
 //! The inputs of a function: their shapes (from the agent's `describe` of the signature, or
 //! from annotation text and literals when it has none), candidate inputs as variable values
 //! plus choices (which variant of an `Optional`, which enum member, which type for an
-//! unannotated parameter, which method calls build an object), and the value trees the agent
-//! receives — callables among them, whose return values are inputs too.
+//! unannotated parameter, which method calls build an object), the types a candidate gives
+//! inputs in place of their shapes (to turn a type test the other way), and the value trees the
+//! agent receives — callables among them, whose return values are inputs too.
 
 use crate::agent::protocol::{MethodCall, Value, ValueTree};
 use crate::explore::solver::Value as ModelValue;
@@ -18,6 +19,7 @@ pub enum Shape {
     Str,
     Float,
     None,
+    Bytes,
     /// A callable: each call returns an input of shape `returns` (`predicate.__call__[0]`,
     /// `predicate.__call__[1]`, …), or, as the first choice, the existing function or class
     /// `named` (`builtins:dict`, a parameter's default).
@@ -73,6 +75,7 @@ impl Shape {
             "str" => Shape::Str,
             "float" => Shape::Float,
             "none" => Shape::None,
+            "bytes" => Shape::Bytes,
             "callable" => Shape::Callable {
                 returns: sub("returns"),
                 named: t["named"].as_str().map(str::to_owned),
@@ -191,18 +194,46 @@ pub struct Candidate {
     /// Per object path, the method calls made after construction, by method index into the
     /// object shape's methods.
     pub calls: BTreeMap<String, Vec<usize>>,
+    /// Inputs given another shape than the signature's (a `str` parameter passed an `int`, to
+    /// turn `isinstance(value, str)` the other way), by path.
+    pub types: BTreeMap<String, Shape>,
 }
 
 impl Candidate {
     /// A key identifying the candidate, to avoid running the same input twice.
     pub fn key(&self) -> String {
-        format!("{:?}|{:?}|{:?}", self.vars, self.choices, self.calls)
+        format!(
+            "{:?}|{:?}|{:?}|{:?}",
+            self.vars, self.choices, self.calls, self.types
+        )
     }
 }
 
 /// The path of the value the `k`-th call of the callable input at `path` returns.
 pub fn call_return(path: &str, k: usize) -> String {
     format!("{path}.__call__[{k}]")
+}
+
+/// The shape of a kind of value a type test names (`"bytes"`, `"callable"`; see the agent's
+/// type tests).
+pub fn kind_shape(kind: &str) -> Option<Shape> {
+    Some(match kind {
+        "int" => Shape::Int,
+        "float" => Shape::Float,
+        "str" => Shape::Str,
+        "bytes" => Shape::Bytes,
+        "none" => Shape::None,
+        "bool" => Shape::Bool,
+        "list" => Shape::List(Box::new(Shape::Any)),
+        "tuple" => Shape::Tuple(vec![Shape::Any]),
+        "dict" => Shape::Dict(Box::new(Shape::Str), Box::new(Shape::Any)),
+        "set" => Shape::Set(Box::new(Shape::Int)),
+        "callable" => Shape::Callable {
+            returns: Box::new(Shape::Any),
+            named: None,
+        },
+        _ => return None,
+    })
 }
 
 /// Builds value trees for a candidate; `bound` caps container lengths.
@@ -232,6 +263,11 @@ pub fn factory_param(object: &str, param: &str) -> String {
 impl Builder<'_> {
     pub fn build(&self, shape: &Shape, path: &str) -> ValueTree {
         let c = self.candidate;
+        if let Some(other) = c.types.get(path)
+            && other != shape
+        {
+            return self.build(other, path);
+        }
         match shape {
             Shape::Int => ValueTree::named(
                 Value::Int {
@@ -279,6 +315,16 @@ impl Builder<'_> {
                 path,
             ),
             Shape::None => ValueTree::new(Value::None),
+            Shape::Bytes => ValueTree::named(
+                Value::Bytes {
+                    value: match c.vars.get(path) {
+                        Some(ModelValue::Str(s)) => s.clone(),
+                        Some(ModelValue::Int(d)) => d.clone(),
+                        _ => String::new(),
+                    },
+                },
+                path,
+            ),
             Shape::Callable { returns, named } => {
                 if let (Some(name), 0) = (named, c.choices.get(path).copied().unwrap_or(0)) {
                     return ValueTree::named(Value::Ref { name: name.clone() }, path);
@@ -290,7 +336,8 @@ impl Builder<'_> {
                     // A call the candidate says nothing of answers like the one before it (as
                     // the last value repeats when there are more calls than values).
                     let unset = !c.vars.keys().any(|v| v.starts_with(&at))
-                        && !c.choices.keys().any(|v| v.starts_with(&at));
+                        && !c.choices.keys().any(|v| v.starts_with(&at))
+                        && !c.types.keys().any(|v| v.starts_with(&at));
                     let value = match values.last() {
                         Some(previous) if unset && is_scalar(&previous.value) => ValueTree {
                             value: previous.value.clone(),

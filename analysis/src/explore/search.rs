@@ -9,6 +9,7 @@
 use super::coverage::{ConditionIndex, FunctionUnderTest, Observed, Origin, observe};
 use super::inputs::{
     Builder, Candidate, ObjectShape, Shape, call_return, constructor_choice, factory_param,
+    kind_shape,
 };
 use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
@@ -190,6 +191,8 @@ struct Search<'a> {
     budget: &'a Budget,
     strings: Vec<String>,
     numbers: Vec<i64>,
+    /// The function's source.
+    source: &'a str,
     start: Instant,
     out: Exploration,
     seen_candidates: FxHashSet<String>,
@@ -202,6 +205,8 @@ struct Search<'a> {
     mock_calls: FxHashMap<usize, u32>,
     /// The same for callable inputs, by path, within the loop bound.
     callable_calls: BTreeMap<String, usize>,
+    /// Inputs already given another type to turn a type test: (path, kind).
+    retyped: FxHashSet<(String, String)>,
 }
 
 /// Explores one function within the budget.
@@ -250,6 +255,7 @@ fn explore_in_context(
         budget,
         strings,
         numbers,
+        source,
         start: Instant::now(),
         out: Exploration::default(),
         seen_candidates: FxHashSet::default(),
@@ -258,6 +264,7 @@ fn explore_in_context(
         all_conditions: FxHashSet::default(),
         mock_calls: FxHashMap::default(),
         callable_calls: BTreeMap::new(),
+        retyped: FxHashSet::default(),
     };
     if let Some(r) = &signature.receiver {
         search
@@ -389,7 +396,49 @@ impl Search<'_> {
                 _ => {}
             }
         }
+        for (name, shape) in &self.signature.params {
+            for want in [Shape::Float, Shape::Str] {
+                let Some(pick) = variant_of(shape, &want) else {
+                    continue;
+                };
+                for value in self.special_values(&want) {
+                    let mut c = self.base();
+                    if let Some(k) = pick {
+                        c.choices.insert(name.clone(), k);
+                    }
+                    c.vars.insert(name.clone(), value);
+                    seeds.push(c);
+                }
+            }
+        }
         seeds
+    }
+
+    /// Values no path condition asks for, worth a try for an input of `shape`: non-finite
+    /// floats where the function tests for them (`math.isfinite`, `float("inf")`), numbers as
+    /// text where it converts text to numbers.
+    fn special_values(&self, shape: &Shape) -> Vec<ModelValue> {
+        let special = ["isfinite", "isinf", "isnan", "inf", "nan"]
+            .iter()
+            .any(|w| self.source.contains(w));
+        let converts = self.source.contains("float(") || self.source.contains("int(");
+        match shape {
+            Shape::Float if special => [f64::INFINITY, f64::NEG_INFINITY, f64::NAN]
+                .into_iter()
+                .map(ModelValue::Real)
+                .collect(),
+            Shape::Str if converts => {
+                let mut texts = vec!["1000", "1.5", "-2"];
+                if special {
+                    texts.extend(["inf", "-inf", "nan"]);
+                }
+                texts
+                    .into_iter()
+                    .map(|t| ModelValue::Str(t.to_owned()))
+                    .collect()
+            }
+            _ => vec![],
+        }
     }
 
     /// When the frontier is empty: cross choices with the inputs that covered most, so that
@@ -563,6 +612,7 @@ impl Search<'_> {
         let observed = observe(self.f, &self.index, &run);
         self.record(request, candidate, &run, &observed);
         self.record_callables(&run);
+        self.retype(candidate, &run);
         Some(observed)
     }
 
@@ -799,6 +849,29 @@ impl Search<'_> {
             let n = (n as usize).clamp(1, bound);
             let e = self.callable_calls.entry(path.clone()).or_insert(1);
             *e = (*e).max(n);
+        }
+    }
+
+    /// A type test on an input (`isinstance(value, str)`) turns the other way for a value of
+    /// another kind: each kind that would is tried once, on the input that saw the test.
+    fn retype(&mut self, candidate: &Candidate, run: &Execution) {
+        for test in &run.type_tests {
+            for kind in &test.flip {
+                let Some(shape) = kind_shape(kind) else {
+                    continue;
+                };
+                if !self.retyped.insert((test.name.clone(), kind.clone())) {
+                    continue;
+                }
+                let mut next = candidate.clone();
+                next.types.insert(test.name.clone(), shape.clone());
+                for value in self.special_values(&shape) {
+                    let mut special = next.clone();
+                    special.vars.insert(test.name.clone(), value);
+                    self.push(1, special);
+                }
+                self.push(2, next);
+            }
         }
     }
 
@@ -1638,6 +1711,15 @@ fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
         walk(t, &mut out);
     }
     out
+}
+
+/// How an input of `shape` takes values of shape `want`: `Some(None)` when it is one,
+/// `Some(Some(k))` when its choice's alternative `k` is one.
+fn variant_of(shape: &Shape, want: &Shape) -> Option<Option<usize>> {
+    if shape == want {
+        return Some(None);
+    }
+    shape.variants().iter().position(|v| v == want).map(Some)
 }
 
 /// The choices of an input of `shape` at `path`, with their number of alternatives;
