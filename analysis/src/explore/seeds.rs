@@ -54,6 +54,8 @@ pub fn parse_repr(repr: &str) -> Option<ModelValue> {
 /// A guess at the type of an unannotated parameter from how the function uses it:
 /// `p.get(...)` or `p.items()` makes a dict, `p.append(...)` a list, `p.startswith(...)` a str.
 pub fn guess_from_uses(name: &str, source: &str) -> Shape {
+    let code = code_only(source);
+    let source = code.as_str();
     const DICT: &[&str] = &[
         "get",
         "items",
@@ -188,6 +190,8 @@ pub fn guess_from_uses(name: &str, source: &str) -> Shape {
 /// key=func)`), and if so the guess at what the calls return: a truth value when a result is
 /// tested (`if predicate(v):`, `filter(predicate, xs)`), anything otherwise.
 pub fn called(name: &str, source: &str) -> Option<Shape> {
+    let code = code_only(source);
+    let source = code.as_str();
     let bytes = source.as_bytes();
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut found = false;
@@ -204,8 +208,7 @@ pub fn called(name: &str, source: &str) -> Option<Shape> {
         }
         let line_start = source[..at].rfind('\n').map_or(0, |j| j + 1);
         let before = source[line_start..at].trim_end();
-        let after = source[from..].trim_start_matches(' ');
-        if after.starts_with('(') {
+        if bytes.get(from) == Some(&b'(') {
             if before.ends_with("def") || before.ends_with("class") {
                 continue;
             }
@@ -233,6 +236,53 @@ pub fn called(name: &str, source: &str) -> Option<Shape> {
         }
     }
     found.then_some(if tested { Shape::Bool } else { Shape::Any })
+}
+
+/// `source` with the text of its string literals and comments blanked out (quotes, lengths and
+/// lines kept): a docstring's `value (int, str)` is not a call of `value`.
+fn code_only(source: &str) -> String {
+    let bytes = source.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    out[i] = b' ';
+                    i += 1;
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                let triple = bytes[i..].starts_with(&[q, q, q]);
+                let width = if triple { 3 } else { 1 };
+                i += width;
+                while i < bytes.len() {
+                    if bytes[i] == b'\\' {
+                        out[i] = b' ';
+                        if i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
+                            out[i + 1] = b' ';
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    if triple && bytes[i..].starts_with(&[q, q, q]) || !triple && bytes[i] == q {
+                        i += width;
+                        break;
+                    }
+                    if !triple && bytes[i] == b'\n' {
+                        break;
+                    }
+                    if bytes[i] != b'\n' {
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced, by spaces: the text is still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| source.to_owned())
 }
 
 /// The text of the module-level assignments whose names `function_source` reads (`DEFAULTS =
@@ -358,6 +408,9 @@ mod tests {
             guess_from_uses("format", src),
             Shape::Union(vec![Shape::Str, callable(Shape::Any)])
         );
+        assert_eq!(guess_from_uses("value", src), Shape::Any);
+        // Words of a docstring or a comment are not uses.
+        let src = "def ordinal(value):\n    \"\"\"Args:\n        value (int, str): value.get(x)\n    \"\"\"\n    return int(value)  # value(1)\n";
         assert_eq!(guess_from_uses("value", src), Shape::Any);
         assert_eq!(parse_repr("1000"), Some(ModelValue::Int("1000".into())));
         assert_eq!(parse_repr("'EUR'"), Some(ModelValue::Str("EUR".into())));
