@@ -614,3 +614,21 @@ def clamp(value: float, format="{:}"):
     assert!(tests.contains("parse(b'"), "{tests}");
     assert!(tests.contains("clamp(float('"), "{tests}");
 }
+
+#[test]
+fn an_index_past_the_end_asks_for_a_longer_list() {
+    let (out, doc, tests, _project) = generate_module(
+        "first.py",
+        r#"from typing import List
+
+
+def first_large(values: List[int]) -> bool:
+    if values[2] > 100:
+        return True
+    return False
+"#,
+    );
+    // `values[2]` raised IndexError on the first input: its bounds test is negated.
+    assert_eq!(doc["summary"]["covered"], 2, "{}", stdout(&out));
+    assert!(tests.contains("first_large([0, 0, 101])"), "{tests}");
+}
