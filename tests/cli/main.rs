@@ -632,3 +632,21 @@ def first_large(values: List[int]) -> bool:
     assert_eq!(doc["summary"]["covered"], 2, "{}", stdout(&out));
     assert!(tests.contains("first_large([0, 0, 101])"), "{tests}");
 }
+
+#[test]
+fn a_key_tested_against_a_dict_input_is_solved_for() {
+    let (out, doc, tests, _project) = generate_module(
+        "table.py",
+        r#"from typing import Dict
+
+
+def lookup(table: Dict[str, int], key: str) -> int:
+    if key in table:
+        return table[key]
+    return -1
+"#,
+    );
+    // `key in table` is `key == 'k0'` for the dict built: the solver picks that key.
+    assert_eq!(doc["summary"]["covered"], 2, "{}", stdout(&out));
+    assert!(tests.contains("lookup({'k0': 0}, 'k0')"), "{tests}");
+}

@@ -194,6 +194,23 @@ class SymDict(dict, _Sized):
     def __iter__(self):
         return self._iterate(list(dict.__iter__(self)))
 
+    def __contains__(self, key):
+        """`key in self` for a symbolic key: whether it equals one of the keys present (of
+        its own type), so the solver can ask for a key the dict holds."""
+        result = dict.__contains__(self, key)
+        e = expr_of(key)
+        if not isinstance(key, Sym) or e is None:
+            return result
+        t = type(concrete(key))
+        terms = []
+        for k in dict.__iter__(self):
+            ke = expr_of(k)
+            if type(concrete(k)) is t and ke is not None:
+                terms.append(["==", e, ke])
+        if not terms:
+            return result
+        return SymBool(result, terms[0] if len(terms) == 1 else ["or"] + terms, self._d + 1)
+
     def keys(self):
         return _View(self, dict.keys(self))
 
