@@ -634,6 +634,41 @@ def first_large(values: List[int]) -> bool:
 }
 
 #[test]
+fn mutations_spend_the_budget_left_and_are_reproducible() {
+    // `k in d` needs `keys[0]` to be one of `d`'s keys: no path condition relates them (the
+    // key is tested against a dict the solver does not see into), so only inputs tried after
+    // the solver runs out of targets reach it.
+    let source = r#"def update_in(d, keys, func, default=None):
+    rv = dict(d)
+    k = keys[0]
+    if k in d:
+        rv[k] = func(d[k])
+    else:
+        rv[k] = func(default)
+    return rv
+"#;
+    let run = || {
+        let project = tempfile::tempdir().unwrap();
+        // Executions bound the search, not time: the same inputs on every machine.
+        std::fs::write(
+            project.path().join("pyproject.toml"),
+            "[tool.lacuna]\nsrc = [\".\"]\n\n[tool.lacuna.budget]\nfunction-executions = 600\nfunction-time-ms = 60000\n",
+        )
+        .unwrap();
+        std::fs::write(project.path().join("nested.py"), source).unwrap();
+        let (out, doc, out_dir) = generate_in(project.path(), "nested.py");
+        assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+        let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_nested.py")).unwrap();
+        (doc, tests)
+    };
+    let (doc, tests) = run();
+    assert_eq!(doc["summary"]["covered"], 2, "{tests}");
+    // The same configuration gives the same tests.
+    let (_, again) = run();
+    assert_eq!(tests, again);
+}
+
+#[test]
 fn a_key_tested_against_a_dict_input_is_solved_for() {
     let (out, doc, tests, _project) = generate_module(
         "table.py",

@@ -11,6 +11,7 @@ use super::inputs::{
     Builder, Candidate, ObjectShape, Shape, call_return, constructor_choice, factory_param,
     kind_shape,
 };
+use super::mutate::{Rng, Sources, mutate};
 use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
 use crate::agent::protocol::{ExecuteRequest, Mock, Target};
@@ -140,6 +141,9 @@ pub struct ExternalCallSeen {
     pub arg_vars: Vec<String>,
     pub returned_symbol: bool,
     pub raised: bool,
+    /// Every run in which it returned raised later: what it returned was never accepted by
+    /// the code after it.
+    pub then_raised: bool,
     pub blocked: Option<String>,
     pub calls: u32,
     /// The types of the values it returned (`bool`, `NoneType`, `datetime.datetime`).
@@ -207,6 +211,14 @@ struct Search<'a> {
     callable_calls: BTreeMap<String, usize>,
     /// Inputs already given another type to turn a type test: (path, kind).
     retyped: FxHashSet<(String, String)>,
+    /// Mutations' randomness, seeded with the function's name.
+    rng: Rng,
+    /// Once mutations started: sides covered plus obligations shown, and the executions when
+    /// that last grew.
+    progress: Option<(usize, u32)>,
+    /// Hashes of the paths taken so far, and the latest inputs that took a new one.
+    paths: FxHashSet<u64>,
+    corpus: Vec<Candidate>,
 }
 
 /// Explores one function within the budget.
@@ -265,6 +277,10 @@ fn explore_in_context(
         mock_calls: FxHashMap::default(),
         callable_calls: BTreeMap::new(),
         retyped: FxHashSet::default(),
+        rng: Rng::for_function(&format!("{}.{}", f.module, f.qualname)),
+        progress: None,
+        paths: FxHashSet::default(),
+        corpus: vec![],
     };
     if let Some(r) = &signature.receiver {
         search
@@ -321,9 +337,9 @@ impl Search<'_> {
         for seed in self.seeds() {
             self.push(0, seed);
         }
-        while !self.done() {
+        while !self.done() && !self.stale() {
             let Some((_, candidate)) = self.pop() else {
-                if !self.widen() {
+                if !self.widen() && !self.mutate() {
                     break;
                 }
                 continue;
@@ -334,6 +350,7 @@ impl Search<'_> {
                 }
                 continue;
             };
+            self.remember(&candidate, &observed);
             self.expand(&candidate, &observed);
         }
         self.finish();
@@ -469,6 +486,116 @@ impl Search<'_> {
         added
     }
 
+    /// When the solver has no target left: mutations of the inputs kept so far, for as long as
+    /// a side still uncovered could be reached by some input (not one that only depends on
+    /// external calls or object state, nor one the solver proved unsatisfiable) and mutations
+    /// keep finding something new every `STALE` executions.
+    fn mutate(&mut self) -> bool {
+        const BATCH: usize = 16;
+        if self.progress.is_none() {
+            self.progress = Some((self.progress_made(), self.out.executions));
+        }
+        if self.stale() || !self.worth_mutating() {
+            return false;
+        }
+        let choices = self.choices();
+        let mut bases: Vec<Candidate> = self
+            .out
+            .tests
+            .iter()
+            .map(|t| t.candidate.clone())
+            .chain(self.corpus.iter().cloned())
+            .collect();
+        bases.push(self.base());
+        let mut added = false;
+        for _ in 0..BATCH * 4 {
+            let base = &bases[self.rng.below(bases.len())];
+            let request = self.request(base);
+            let sources = Sources {
+                strings: &self.strings,
+                numbers: &self.numbers,
+                choices: &choices,
+                bound: self.budget.loop_bound as usize,
+            };
+            let Some(next) = mutate(base, &request, &sources, &mut self.rng) else {
+                continue;
+            };
+            if self.seen_candidates.insert(next.key()) {
+                self.frontier.push((0, next));
+                added = true;
+                if self.frontier.len() >= BATCH {
+                    break;
+                }
+            }
+        }
+        added
+    }
+
+    /// Sides covered plus MC/DC obligations shown.
+    fn progress_made(&self) -> usize {
+        self.out.covered.len()
+            + self
+                .out
+                .independence
+                .values()
+                .map(|i| i.len())
+                .sum::<usize>()
+    }
+
+    /// Whether the mutation phase has gone `STALE` executions without covering anything new
+    /// (the inputs the solver derives from mutated ones count as part of it).
+    fn stale(&mut self) -> bool {
+        const STALE: u32 = 200;
+        let Some((before, since)) = self.progress else {
+            return false;
+        };
+        let now = self.progress_made();
+        if now != before {
+            self.progress = Some((now, self.out.executions));
+            return false;
+        }
+        self.out.executions.saturating_sub(since) >= STALE
+    }
+
+    /// Keeps an input that took a path not seen before as a base for mutations (the latest
+    /// `CORPUS` of them).
+    fn remember(&mut self, candidate: &Candidate, observed: &Observed) {
+        const CORPUS: usize = 64;
+        let path = prefix_hashes(&observed.path).last().copied().unwrap_or(0);
+        if self.paths.insert(path) {
+            if self.corpus.len() >= CORPUS {
+                self.corpus.remove(0);
+            }
+            self.corpus.push(candidate.clone());
+        }
+    }
+
+    /// Whether some uncovered side might be reached by an input the solver did not propose.
+    fn worth_mutating(&self) -> bool {
+        self.f
+            .syntax
+            .decisions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.expr.is_some())
+            .flat_map(|(d, _)| [(d, true), (d, false)])
+            .filter(|side| !self.out.covered.contains_key(side))
+            .any(|side| {
+                self.out.attempts.get(&side).is_none_or(|attempts| {
+                    attempts.is_empty()
+                        || attempts.iter().any(|a| {
+                            !matches!(
+                                a,
+                                Attempt::Unsat
+                                    | Attempt::Uncontrollable(_)
+                                    | Attempt::ObjectState(..)
+                                    | Attempt::BoundHit { .. }
+                            )
+                        })
+                })
+            })
+    }
+
     /// Every choice of the inputs (parameters, receiver, the values of mocked calls) with its
     /// number of alternatives.
     fn choices(&self) -> Vec<(String, usize)> {
@@ -594,7 +721,8 @@ impl Search<'_> {
         self.out.executions += 1;
         if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
             eprintln!(
-                "run {:?}: {:?} {:?}",
+                "run {} {:?}: {:?} {:?}",
+                candidate.key(),
                 run.status,
                 run.exception.as_ref().map(|e| (&e.type_name, &e.message)),
                 run.error
@@ -609,7 +737,10 @@ impl Search<'_> {
             }
             return None;
         }
-        let observed = observe(self.f, &self.index, &run);
+        let mut observed = observe(self.f, &self.index, &run);
+        if self.shows_something_new(&observed) {
+            self.confirm(&request, &mut observed);
+        }
         self.record(request, candidate, &run, &observed);
         self.record_callables(&run);
         self.retype(candidate, &run);
@@ -812,6 +943,7 @@ impl Search<'_> {
                         arg_vars: vec![],
                         returned_symbol: false,
                         raised: true,
+                        then_raised: true,
                         blocked: None,
                         calls: 0,
                         returns: BTreeSet::new(),
@@ -831,6 +963,9 @@ impl Search<'_> {
             }
             // "raised" stays true only while every call raised.
             seen.raised &= raised;
+            if !raised {
+                seen.then_raised &= run.status == Status::Raised;
+            }
             if blocked.is_some() {
                 seen.blocked = blocked;
             }
@@ -838,6 +973,38 @@ impl Search<'_> {
                 seen.returned_symbol = true;
                 self.out.return_symbols.insert(v, index);
             }
+        }
+    }
+
+    /// Whether a run covers a side or shows an MC/DC obligation not seen before.
+    fn shows_something_new(&self, observed: &Observed) -> bool {
+        observed
+            .sides
+            .iter()
+            .any(|s| !self.out.covered.contains_key(s))
+            || observed.independence.iter().any(|(d, shown)| {
+                let known = self.out.independence.get(d).copied().unwrap_or_default();
+                shown.iter().any(|o| !known.contains(o))
+            })
+    }
+
+    /// Runs an input that shows something new a second time and keeps, of what it showed, only
+    /// what both runs showed: a side an input takes only some of the time (a branch on
+    /// `random.random()`) is not claimed, since its test could not reproduce it.
+    fn confirm(&mut self, request: &ExecuteRequest, observed: &mut Observed) {
+        let Ok(again) = self.pool.execute(request) else {
+            return;
+        };
+        self.out.executions += 1;
+        let second = match again.status {
+            Status::Returned | Status::Raised => observe(self.f, &self.index, &again),
+            _ => Observed::default(),
+        };
+        observed.sides.retain(|s| second.sides.contains(s));
+        for (d, shown) in observed.independence.iter_mut() {
+            let other = second.independence.get(d).copied().unwrap_or_default();
+            shown.by_value[0] &= other.by_value[0];
+            shown.by_value[1] &= other.by_value[1];
         }
     }
 

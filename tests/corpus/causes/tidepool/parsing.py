@@ -20,10 +20,10 @@ def parse_duration(text: str) -> int:
     if not text:  # lacuna: both=covered
         raise ValueError("empty duration")
     unit = text[-1]
-    if unit not in UNITS:  # lacuna: true=covered false=solver-limit
+    if unit not in UNITS:  # lacuna: both=covered
         raise ValueError("unknown unit in %r" % text)
     number = text[:-1]
-    if not number.isdigit():  # lacuna: both=solver-limit
+    if not number.isdigit():  # lacuna: both=covered
         raise ValueError("not a number: %r" % number)
     return int(number) * UNITS[unit]
 
@@ -57,7 +57,7 @@ def parse_version(text: str) -> Tuple[int, int, int]:
     parts = text.split(".")
     if len(parts) not in (2, 3):  # lacuna: both=covered
         raise ValueError("bad version %r" % text)
-    if len(parts) == 2:  # lacuna: true=covered false=solver-limit
+    if len(parts) == 2:  # lacuna: both=covered
         parts.append("0")
     return int(parts[0]), int(parts[1]), int(parts[2])
 
