@@ -284,6 +284,16 @@ pub fn signature(
     Ok(Signature {
         params,
         keyword_only: crate::explore::inputs::keyword_only(&response["params"]),
+        varargs: response["params"].as_array().and_then(|a| {
+            a.iter()
+                .find(|p| p["kind"] == "var_positional")
+                .and_then(|p| {
+                    Some((
+                        p["name"].as_str()?.to_owned(),
+                        Shape::from_describe(&p["type"]),
+                    ))
+                })
+        }),
         defaults,
         receiver,
         writers: facts.writers.clone(),

@@ -685,3 +685,32 @@ def lookup(table: Dict[str, int], key: str) -> int:
     assert_eq!(doc["summary"]["covered"], 2, "{}", stdout(&out));
     assert!(tests.contains("lookup({'k0': 0}, 'k0')"), "{tests}");
 }
+
+#[test]
+fn star_args_take_zero_to_three_arguments_of_any_type() {
+    let (out, doc, tests, _project) = generate_module(
+        "merging.py",
+        r#"from collections.abc import Mapping
+
+
+def merge(*dicts, **kwargs):
+    if len(dicts) == 1 and not isinstance(dicts[0], Mapping):
+        dicts = dicts[0]
+    rv = {}
+    for d in dicts:
+        rv.update(d)
+    if len(rv) > 1:
+        return rv
+    return dict(rv)
+"#,
+    );
+    // No argument, one that is not a mapping (a list of them), one that is, several.
+    assert_eq!(
+        doc["summary"]["covered"],
+        doc["summary"]["branches"],
+        "{}",
+        stdout(&out)
+    );
+    assert!(tests.contains("merge()"), "{tests}");
+    assert!(tests.contains("merge({"), "{tests}");
+}

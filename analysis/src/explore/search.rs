@@ -41,6 +41,9 @@ pub struct Signature {
     pub params: Vec<(String, Shape)>,
     /// Parameters that can only be passed by keyword (after `*` or `*args`).
     pub keyword_only: Vec<String>,
+    /// `*args`: its name and the shape of each argument it collects. How many are passed is
+    /// the choice `*args` (0 to 3); the `k`-th is the input `args[k]`.
+    pub varargs: Option<(String, Shape)>,
     /// Default values of parameters and constructor arguments, by access path.
     pub defaults: BTreeMap<String, ModelValue>,
     /// The receiver for a method (an instance of its class), named `self`.
@@ -604,6 +607,9 @@ impl Search<'_> {
         for (name, shape) in &self.signature.params {
             collect_choices(shape, name, &calls, &mut choices);
         }
+        if let Some((name, _)) = &self.signature.varargs {
+            choices.push((varargs_choice(name), 4));
+        }
         if let Some(receiver) = &self.signature.receiver {
             collect_choices(
                 &Shape::Object(receiver.clone()),
@@ -696,6 +702,12 @@ impl Search<'_> {
                 .iter()
                 .filter(|(name, _)| !self.signature.keyword_only.contains(name))
                 .map(|(name, shape)| builder.build(shape, name))
+                .chain(self.signature.varargs.iter().flat_map(|(name, shape)| {
+                    let count = candidate.choices.get(&varargs_choice(name)).copied();
+                    (0..count.unwrap_or(0))
+                        .map(|k| builder.build(shape, &format!("{name}[{k}]")))
+                        .collect::<Vec<_>>()
+                }))
                 .collect(),
             kwargs: self
                 .signature
@@ -1878,6 +1890,11 @@ fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
         walk(t, &mut out);
     }
     out
+}
+
+/// The choice of how many arguments `*name` collects.
+fn varargs_choice(name: &str) -> String {
+    format!("*{name}")
 }
 
 /// How an input of `shape` takes values of shape `want`: `Some(None)` when it is one,
