@@ -232,13 +232,41 @@ pub fn signature(
     if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
         return Err(error.to_owned());
     }
+    let default_refs: std::collections::BTreeMap<&str, &str> = response["params"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| Some((p["name"].as_str()?, p["default_ref"].as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default();
     let params = crate::explore::inputs::params(&response["params"])
         .into_iter()
         .map(|(name, shape)| {
             // An unannotated parameter's type is guessed from how the function uses it.
             let shape = match shape {
                 Shape::Any => crate::explore::seeds::guess_from_uses(&name, source),
+                // What a callable returns, when its annotation does not say, too.
+                Shape::Callable { returns, named } if *returns == Shape::Any => Shape::Callable {
+                    returns: Box::new(
+                        crate::explore::seeds::called(&name, source).unwrap_or(Shape::Any),
+                    ),
+                    named,
+                },
                 s => s,
+            };
+            // A parameter whose default is a function or a class (`factory=dict`) takes
+            // callables, that one first.
+            let shape = match (shape, default_refs.get(name.as_str())) {
+                (Shape::Any, Some(r)) => Shape::Callable {
+                    returns: Box::new(Shape::Any),
+                    named: Some((*r).to_owned()),
+                },
+                (Shape::Callable { returns, .. }, Some(r)) => Shape::Callable {
+                    returns,
+                    named: Some((*r).to_owned()),
+                },
+                (s, _) => s,
             };
             (name, shape)
         })
@@ -256,6 +284,16 @@ pub fn signature(
     Ok(Signature {
         params,
         keyword_only: crate::explore::inputs::keyword_only(&response["params"]),
+        varargs: response["params"].as_array().and_then(|a| {
+            a.iter()
+                .find(|p| p["kind"] == "var_positional")
+                .and_then(|p| {
+                    Some((
+                        p["name"].as_str()?.to_owned(),
+                        Shape::from_describe(&p["type"]),
+                    ))
+                })
+        }),
         defaults,
         receiver,
         writers: facts.writers.clone(),

@@ -442,3 +442,275 @@ def json_load(*args, **kwargs) -> "Union[Dict[str, Any], List[Any], str, int, fl
     // Checked under pytest before they were written: none failed.
     assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
 }
+
+/// A project of one module `file` with `source` (and its `pyproject.toml`), generated for:
+/// the run's output, its JSON document, the emitted tests, and the project directory.
+fn generate_module(
+    file: &str,
+    source: &str,
+) -> (Output, serde_json::Value, String, tempfile::TempDir) {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n",
+    )
+    .unwrap();
+    std::fs::write(project.path().join(file), source).unwrap();
+    let (out, doc, out_dir) = generate_in(project.path(), file);
+    let module = file.trim_end_matches(".py");
+    let tests = std::fs::read_to_string(out_dir.path().join(format!("test_lacuna_{module}.py")))
+        .unwrap_or_default();
+    // The emitted tests pass under real pytest, outside the generator.
+    let (python, _) = test_python().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = Command::new(&python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(out_dir.path())
+        .env("PYTHONPATH", project.path())
+        .env("HOME", home.path())
+        .current_dir(out_dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "emitted tests fail under pytest:\n{}\n{tests}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+    (out, doc, tests, project)
+}
+
+/// The covered and uncovered branch sides of `function` in a JSON document, as `line:side`.
+fn sides_of(doc: &serde_json::Value, function: &str) -> (Vec<String>, Vec<String>) {
+    let (mut covered, mut missed) = (vec![], vec![]);
+    for f in doc["files"][0]["functions"].as_array().unwrap() {
+        if f["name"] != function && f["qualname"] != function {
+            continue;
+        }
+        for s in f["sides"].as_array().unwrap() {
+            let side = format!("{}:{}", s["line"], s["side"].as_str().unwrap());
+            if s["covered"] == true {
+                covered.push(side);
+            } else {
+                missed.push(side);
+            }
+        }
+    }
+    (covered, missed)
+}
+
+#[test]
+fn callable_arguments_answer_what_each_side_needs() {
+    let (out, doc, tests, _project) = generate_module(
+        "dicts.py",
+        r#"from typing import Callable
+
+
+def valfilter(predicate, d, factory=dict):
+    rv = factory()
+    for k, v in d.items():
+        if predicate(v):
+            rv[k] = v
+    return rv
+
+
+def count_matching(xs: list, keep: Callable[[int], bool]) -> int:
+    n = 0
+    for x in xs:
+        if keep(x):
+            n += 1
+    if n > 2:
+        return -1
+    return n
+
+
+def weigh(value: int, weight: Callable[[int], int]) -> str:
+    if weight(value) > 10:
+        return "heavy"
+    return "light"
+
+
+def retry(attempt: Callable[[], bool]) -> str:
+    if attempt():
+        return "first"
+    if attempt():
+        return "second"
+    return "never"
+"#,
+    );
+    // Every side: the predicate's answer on each call is an input the solver chooses.
+    assert_eq!(
+        doc["summary"]["covered"],
+        doc["summary"]["branches"],
+        "{}",
+        stdout(&out)
+    );
+    // A constant answer is a lambda; answers that change from call to call, a helper; the
+    // default `factory=dict` is passed as it is.
+    assert!(
+        tests.contains("valfilter(lambda *args, **kwargs: True, {"),
+        "{tests}"
+    );
+    assert!(tests.contains("}, dict)"), "{tests}");
+    assert!(tests.contains("lambda *args, **kwargs: 11"), "{tests}");
+    assert!(tests.contains("retry(_returning(False, True))"), "{tests}");
+    assert!(tests.contains("def _returning(*values):"), "{tests}");
+}
+
+#[test]
+fn type_tests_on_inputs_are_turned_with_values_of_other_types() {
+    let (out, doc, tests, _project) = generate_module(
+        "humane.py",
+        r#"import math
+
+
+def intcomma(value):
+    try:
+        if isinstance(value, str):
+            value = value.replace(",", "")
+            if not math.isfinite(float(value)):
+                return "not finite"
+            value = int(value)
+        elif not isinstance(value, int):
+            if not math.isfinite(float(value)):
+                return "not finite"
+    except (TypeError, ValueError):
+        return str(value)
+    return f"{value:,}"
+
+
+def parse(version):
+    if isinstance(version, bytes):
+        version = version.decode("utf-8")
+    elif not isinstance(version, str):
+        raise TypeError("not a string")
+    if version.startswith("v"):
+        return version[1:]
+    return version
+
+
+def clamp(value: float, format="{:}"):
+    if not math.isfinite(value):
+        return "not finite"
+    if isinstance(format, str):
+        return format.format(value)
+    if callable(format):
+        return format(value)
+    raise ValueError("bad format")
+"#,
+    );
+    for function in ["intcomma", "parse", "clamp"] {
+        let (covered, missed) = sides_of(&doc, function);
+        assert!(
+            missed.is_empty(),
+            "{function}: missed {missed:?}, covered {covered:?}\n{}",
+            stdout(&out)
+        );
+    }
+    // `value` guessed a string from its uses is tried as an int and a float (an infinite one
+    // where the function tests for it); `version` as bytes and as neither bytes nor text.
+    assert!(tests.contains("intcomma(float('inf'))"), "{tests}");
+    assert!(tests.contains("intcomma('inf')"), "{tests}");
+    assert!(tests.contains("parse(b'"), "{tests}");
+    assert!(tests.contains("clamp(float('"), "{tests}");
+}
+
+#[test]
+fn an_index_past_the_end_asks_for_a_longer_list() {
+    let (out, doc, tests, _project) = generate_module(
+        "first.py",
+        r#"from typing import List
+
+
+def first_large(values: List[int]) -> bool:
+    if values[2] > 100:
+        return True
+    return False
+"#,
+    );
+    // `values[2]` raised IndexError on the first input: its bounds test is negated.
+    assert_eq!(doc["summary"]["covered"], 2, "{}", stdout(&out));
+    assert!(tests.contains("first_large([0, 0, 101])"), "{tests}");
+}
+
+#[test]
+fn mutations_spend_the_budget_left_and_are_reproducible() {
+    // `k in d` needs `keys[0]` to be one of `d`'s keys: no path condition relates them (the
+    // key is tested against a dict the solver does not see into), so only inputs tried after
+    // the solver runs out of targets reach it.
+    let source = r#"def update_in(d, keys, func, default=None):
+    rv = dict(d)
+    k = keys[0]
+    if k in d:
+        rv[k] = func(d[k])
+    else:
+        rv[k] = func(default)
+    return rv
+"#;
+    let run = || {
+        let project = tempfile::tempdir().unwrap();
+        // Executions bound the search, not time: the same inputs on every machine.
+        std::fs::write(
+            project.path().join("pyproject.toml"),
+            "[tool.lacuna]\nsrc = [\".\"]\n\n[tool.lacuna.budget]\nfunction-executions = 600\nfunction-time-ms = 60000\n",
+        )
+        .unwrap();
+        std::fs::write(project.path().join("nested.py"), source).unwrap();
+        let (out, doc, out_dir) = generate_in(project.path(), "nested.py");
+        assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+        let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_nested.py")).unwrap();
+        (doc, tests)
+    };
+    let (doc, tests) = run();
+    assert_eq!(doc["summary"]["covered"], 2, "{tests}");
+    // The same configuration gives the same tests.
+    let (_, again) = run();
+    assert_eq!(tests, again);
+}
+
+#[test]
+fn a_key_tested_against_a_dict_input_is_solved_for() {
+    let (out, doc, tests, _project) = generate_module(
+        "table.py",
+        r#"from typing import Dict
+
+
+def lookup(table: Dict[str, int], key: str) -> int:
+    if key in table:
+        return table[key]
+    return -1
+"#,
+    );
+    // `key in table` is `key == 'k0'` for the dict built: the solver picks that key.
+    assert_eq!(doc["summary"]["covered"], 2, "{}", stdout(&out));
+    assert!(tests.contains("lookup({'k0': 0}, 'k0')"), "{tests}");
+}
+
+#[test]
+fn star_args_take_zero_to_three_arguments_of_any_type() {
+    let (out, doc, tests, _project) = generate_module(
+        "merging.py",
+        r#"from collections.abc import Mapping
+
+
+def merge(*dicts, **kwargs):
+    if len(dicts) == 1 and not isinstance(dicts[0], Mapping):
+        dicts = dicts[0]
+    rv = {}
+    for d in dicts:
+        rv.update(d)
+    if len(rv) > 1:
+        return rv
+    return dict(rv)
+"#,
+    );
+    // No argument, one that is not a mapping (a list of them), one that is, several.
+    assert_eq!(
+        doc["summary"]["covered"],
+        doc["summary"]["branches"],
+        "{}",
+        stdout(&out)
+    );
+    assert!(tests.contains("merge()"), "{tests}");
+    assert!(tests.contains("merge({"), "{tests}");
+}

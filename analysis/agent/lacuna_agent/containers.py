@@ -74,6 +74,25 @@ class _Sized(Sym):
             yield items[i]
 
 
+def _index(container, key):
+    """The concrete index `key`; an integer index records whether it is within the length, so
+    the solver can ask for a longer container (or another index) when it was not."""
+    c = concrete(key)
+    if type(c) is not int:
+        return c
+    n = container._base_len()
+    inside = -n <= c < n
+    k = expr_of(key)
+    if isinstance(key, Sym) and k is not None:
+        _record(["and", ["<", k, container._e], [">=", k, ["-", ["int", "0"], container._e]]],
+                inside)
+    elif c >= 0:
+        _record([">", container._e, ["int", str(c)]], inside)
+    else:
+        _record([">=", container._e, ["int", str(-c)]], inside)
+    return c
+
+
 class SymList(list, _Sized):
     def __init__(self, items, length_expr, depth=1, name=None):
         list.__init__(self, items)
@@ -120,7 +139,7 @@ class SymList(list, _Sized):
         self._e = ["int", "0"]
 
     def __getitem__(self, key):
-        return list.__getitem__(self, concrete(key))
+        return list.__getitem__(self, _index(self, key))
 
     def __reduce_ex__(self, protocol):
         return (list, (self._concrete(),))
@@ -150,7 +169,7 @@ class SymTuple(tuple, _Sized):
         return self._iterate(tuple(tuple.__iter__(self)))
 
     def __getitem__(self, key):
-        return tuple.__getitem__(self, concrete(key))
+        return tuple.__getitem__(self, _index(self, key))
 
     def __reduce_ex__(self, protocol):
         return (tuple, (self._concrete(),))
@@ -174,6 +193,23 @@ class SymDict(dict, _Sized):
     # list's does: the solver can ask for more or fewer entries.
     def __iter__(self):
         return self._iterate(list(dict.__iter__(self)))
+
+    def __contains__(self, key):
+        """`key in self` for a symbolic key: whether it equals one of the keys present (of
+        its own type), so the solver can ask for a key the dict holds."""
+        result = dict.__contains__(self, key)
+        e = expr_of(key)
+        if not isinstance(key, Sym) or e is None:
+            return result
+        t = type(concrete(key))
+        terms = []
+        for k in dict.__iter__(self):
+            ke = expr_of(k)
+            if type(concrete(k)) is t and ke is not None:
+                terms.append(["==", e, ke])
+        if not terms:
+            return result
+        return SymBool(result, terms[0] if len(terms) == 1 else ["or"] + terms, self._d + 1)
 
     def keys(self):
         return _View(self, dict.keys(self))

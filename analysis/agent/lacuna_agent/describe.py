@@ -2,6 +2,7 @@
 type trees, so the generator knows which inputs to build (`Optional[int]`, `List[Item]`, an
 `Enum`, a project class and its constructor)."""
 
+import collections.abc
 import dataclasses
 import enum
 import inspect
@@ -29,7 +30,8 @@ def type_tree(t, is_project_class, depth=0):
         return {"kind": "any"}
     if t is None or t is type(None):
         return {"kind": "none"}
-    for prim, kind in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str")):
+    for prim, kind in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"),
+                       (bytes, "bytes")):
         if t is prim:
             return {"kind": kind}
     if depth > MAX_DEPTH:
@@ -37,6 +39,12 @@ def type_tree(t, is_project_class, depth=0):
     origin = typing.get_origin(t)
     args = typing.get_args(t)
     sub = lambda x: type_tree(x, is_project_class, depth + 1)  # noqa: E731
+    if t is callable or t is typing.Callable or t is collections.abc.Callable:
+        return {"kind": "callable", "returns": {"kind": "any"}}
+    if origin is collections.abc.Callable:
+        # `Callable[[int], bool]`: args are ([int], bool); `Callable[..., bool]`: (..., bool).
+        returns = sub(args[-1]) if args else {"kind": "any"}
+        return {"kind": "callable", "returns": returns}
     if origin is typing.Union or (sys.version_info >= (3, 10) and _is_union_type(t)):
         members = [a for a in args if a is not type(None)]
         if len(members) < len(args):
@@ -271,8 +279,34 @@ def parameters(func, is_project_class, depth=0, skip_first=False):
                 entry["default"] = repr(p.default)[:200]
             except Exception:
                 entry["default"] = "<unprintable>"
+            ref = _reference(p.default)
+            if ref is not None:
+                entry["default_ref"] = ref
         out.append(entry)
     return out
+
+
+def _reference(value):
+    """`module:qualname` of a function or class that can be found again by that name (a
+    parameter's default such as `dict`), else None."""
+    import types
+
+    if not isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return None
+    from .interpose import real_type
+
+    value = real_type(value)
+    module = getattr(value, "__module__", None)
+    qualname = getattr(value, "__qualname__", None)
+    if not module or not qualname or "<" in qualname:
+        return None
+    from .values import resolve
+
+    name = "%s:%s" % (module, qualname)
+    try:
+        return name if resolve(name) is value else None
+    except Exception:
+        return None
 
 
 def describe(target, owner, is_project_class):

@@ -213,6 +213,7 @@ class Runtime:
                 self.sandbox.active = False
                 self.sandbox.importing = False
             objects.field_values.clear()
+            values.clear()
             timeout = float(request.get("timeout_ms", 1000)) / 1000.0
             sys.stdout, sys.stderr = out, err
             random.seed(request.get("random_seed", 0))
@@ -287,6 +288,10 @@ class Runtime:
             result.update(self._serialise(rec, observation))
             if objects.field_values:
                 result["fields"] = dict(objects.field_values)
+            if rec.type_tests:
+                result["type_tests"] = list(rec.type_tests.values())
+        if values.callables:
+            result["callables"] = {name: f.calls for name, f in values.callables.items()}
         result["stdout"] = out.getvalue()[:MAX_OUTPUT]
         result["stderr"] = err.getvalue()[:MAX_OUTPUT]
         return result

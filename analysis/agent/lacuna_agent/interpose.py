@@ -533,22 +533,57 @@ def _range(*args):
     return _real["range"](*args)
 
 
+# One value of each kind of input the generator can build, to tell which kinds would turn a
+# type test on an input the other way.
+_PROBES = (("int", 1), ("float", 1.5), ("str", "a"), ("bytes", b"a"), ("none", None),
+           ("bool", True), ("list", []), ("tuple", ()), ("dict", {}), ("set", set()),
+           ("callable", lambda *args, **kwargs: None))
+
+
+def _type_test(obj, value, other_way):
+    """Records a type test on `obj` when it is an input: `other_way(probe)` says whether a value
+    like `probe` would have given the other outcome."""
+    from .values import named_inputs
+
+    rec = recorder.current()
+    entry = named_inputs.get(id(obj))
+    if rec is None or entry is None or entry[0] is not obj:
+        return
+    try:
+        flip = [kind for kind, probe in _PROBES if other_way(probe)]
+    except Exception:
+        return
+    rec.type_test(entry[1], value, flip)
+
+
 def _isinstance(obj, classinfo):
+    tested = obj
     if isinstance(obj, SymBool):
         obj = concrete(obj)
     if isinstance(obj, (ReturnedObject, ExternalObject)):
         obj = _unwrap(obj)
-    return _real["isinstance"](obj, classinfo)
+    result = _real["isinstance"](obj, classinfo)
+    _type_test(tested, result,
+               lambda probe: _real["isinstance"](probe, classinfo) != result)
+    return result
 
 
 def _type(*args):
     if len(args) == 1:
         obj = args[0]
+        tested = obj
         if isinstance(obj, (Sym, ReturnedObject, ExternalObject)):
             obj = _unwrap(obj)
         t = _real["type"](obj)
+        _type_test(tested, True, lambda probe: _real["type"](probe) is not t)
         return _PROJECT_OF.get(t, t)
     return _real["type"](*args)
+
+
+def _callable(obj):
+    result = _real["callable"](obj)
+    _type_test(obj, result, lambda probe: _real["callable"](probe) != result)
+    return result
 
 
 def _round(number, ndigits=None):
@@ -571,6 +606,7 @@ _builtins.update({
     "range": ProjectRange,
     "isinstance": _isinstance,
     "type": _type,
+    "callable": _callable,
     "round": _round,
     "open": _recording("open"),
     "input": _recording("input"),

@@ -29,7 +29,7 @@ def stop():
 
 
 class Recorder:
-    __slots__ = ("is_project_code", "events", "_pending", "_calls")
+    __slots__ = ("is_project_code", "events", "_pending", "_calls", "type_tests")
 
     def __init__(self, is_project_code):
         self.is_project_code = is_project_code
@@ -39,6 +39,9 @@ class Recorder:
         self.events = []
         self._pending = {}
         self._calls = 0
+        # Type tests on inputs (`isinstance(value, str)`), once each: the input's access path,
+        # the outcome, and the kinds of value that would have given the other outcome.
+        self.type_tests = {}
 
     def user_frame(self, depth=2):
         """The innermost frame of project code, starting `depth` frames above the caller."""
@@ -74,6 +77,13 @@ class Recorder:
         have returned."""
         self._pending.clear()
         self.events.append({"k": "built"})
+
+    def type_test(self, name, value, flip):
+        """A type test on input `name` came out `value`; values of the kinds `flip` (`"int"`,
+        `"bytes"`, `"callable"`…) would have made it come out the other way."""
+        key = (name, bool(value), tuple(flip))
+        if key not in self.type_tests:
+            self.type_tests[key] = {"name": name, "value": bool(value), "flip": list(flip)}
 
     # -- external calls ---------------------------------------------------------------------
 

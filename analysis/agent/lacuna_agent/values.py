@@ -1,7 +1,8 @@
 """Decoding value trees (the inputs the generator chose) into Python values: scalars,
-containers, enum members, instances built through their constructors and method calls, and
-objects made by factories of the project's guidance module. Nodes with a `sym` name become
-symbolic (see `objects.wrap`)."""
+containers, enum members, instances built through their constructors and method calls, objects
+made by factories of the project's guidance module, callables that return values the generator
+chose, and references to existing functions and classes (`builtins:dict`). Nodes with a `sym`
+name become symbolic (see `objects.wrap`)."""
 
 import importlib
 import math
@@ -11,6 +12,41 @@ from . import objects
 
 class InputError(Exception):
     """An input could not be built (a constructor, method or factory raised)."""
+
+
+# The callables built for the execution under way, by access path: how often each was called is
+# reported with the execution (the next input carries one chosen value per call).
+callables = {}
+
+# The inputs by identity, with their access path: a type test on one of them names the input it
+# tested.
+named_inputs = {}
+
+
+class InputFunction:
+    """A callable input: its n-th call returns the n-th value the generator chose (the last one
+    repeats), whatever it is called with."""
+
+    __slots__ = ("_values", "calls", "__name__", "__qualname__")
+
+    def __init__(self, name, values):
+        self._values = list(values)
+        self.calls = 0
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args, **kwargs):
+        value = self._values[min(self.calls, len(self._values) - 1)] if self._values else None
+        self.calls += 1
+        return value
+
+    def __repr__(self):
+        return "<input function %s>" % self.__name__
+
+
+def clear():
+    """Forgets the previous execution's inputs."""
+    callables.clear()
+    named_inputs.clear()
 
 
 def resolve(name):
@@ -28,6 +64,8 @@ def decode(tree, is_project_object):
     name = tree.get("sym")
     if name is not None:
         value = objects.wrap(value, name, is_project_object)
+        if value is not None and type(value) is not bool:
+            named_inputs[id(value)] = (value, name)
     return value
 
 
@@ -50,6 +88,18 @@ def _decode(tree, is_project_object):
         return _float(tree["value"])
     if kind == "none":
         return None
+    if kind == "bytes":
+        return str(tree["value"]).encode("utf-8", "surrogateescape")
+    if kind == "callable":
+        name = tree.get("sym") or "function"
+        function = InputFunction(name, [sub(t) for t in tree.get("returns", [])])
+        callables[name] = function
+        return function
+    if kind == "ref":
+        try:
+            return resolve(tree["name"])
+        except (ImportError, AttributeError) as e:
+            raise InputError("%s cannot be found: %s" % (tree["name"], e))
     if kind == "list":
         return [sub(t) for t in tree.get("items", [])]
     if kind == "tuple":

@@ -35,6 +35,10 @@ pub enum Value {
         value: serde_json::Value,
     },
     None,
+    /// Bytes, as the UTF-8 text they encode.
+    Bytes {
+        value: String,
+    },
     List {
         items: Vec<ValueTree>,
     },
@@ -67,6 +71,15 @@ pub enum Value {
         args: Vec<ValueTree>,
         #[serde(default)]
         kwargs: BTreeMap<String, ValueTree>,
+    },
+    /// A callable whose n-th call returns `returns[n]` (the last one repeats), whatever its
+    /// arguments.
+    Callable {
+        returns: Vec<ValueTree>,
+    },
+    /// An existing function or class (`builtins:dict`), passed as it is.
+    Ref {
+        name: String,
     },
 }
 
@@ -282,6 +295,23 @@ pub struct Execution {
     /// (`self._spent` → `["int", "0"]`), as literals of the expression wire form.
     #[serde(default)]
     pub fields: BTreeMap<String, serde_json::Value>,
+    /// How many times each callable input was called, by its access path.
+    #[serde(default)]
+    pub callables: BTreeMap<String, u32>,
+    /// The type tests (`isinstance`, `type`, `callable`) made on inputs.
+    #[serde(default)]
+    pub type_tests: Vec<TypeTest>,
+}
+
+/// A type test on an input: its access path, the outcome, and the kinds of value that would
+/// have given the other outcome (`int`, `float`, `str`, `bytes`, `none`, `bool`, `list`,
+/// `tuple`, `dict`, `set`, `callable`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct TypeTest {
+    pub name: String,
+    pub value: bool,
+    #[serde(default)]
+    pub flip: Vec<String>,
 }
 
 impl Execution {
@@ -299,6 +329,8 @@ impl Execution {
             truncated: false,
             error: Some(error.into()),
             fields: BTreeMap::new(),
+            callables: BTreeMap::new(),
+            type_tests: vec![],
         }
     }
 }

@@ -136,6 +136,9 @@ struct Imports {
     mock: bool,
     /// Some test seeds the `random` module.
     random: bool,
+    /// Some test passes a callable returning several values in turn: the file defines
+    /// `_returning`.
+    returning: bool,
     from: BTreeSet<(String, String)>,
 }
 
@@ -193,9 +196,24 @@ impl Imports {
             out.push_str(MOCK_HELPER);
             out.push_str("\n\n");
         }
+        if self.returning {
+            out.push_str(RETURNING_HELPER);
+            out.push_str("\n\n");
+        }
         out
     }
 }
+
+/// A callable argument whose calls return chosen values in turn, the way the generator ran it.
+const RETURNING_HELPER: &str = r#"def _returning(*values):
+    """A function that returns `values` in turn (the last one repeats), whatever its arguments."""
+    returns = list(values)
+
+    def function(*args, **kwargs):
+        return returns.pop(0) if len(returns) > 1 else returns[0]
+
+    return function
+"#;
 
 /// Patches a mocked call for one test, the way the generator ran it: by the dotted name the
 /// code calls it through, where it is defined (a built-in type's method through a subclass put
@@ -293,6 +311,24 @@ impl Writer<'_> {
                 _ => return None,
             },
             Value::None => "None".to_owned(),
+            Value::Bytes { value } => bytes_literal(value.as_bytes()),
+            Value::Ref { name } => self.imports.name(name),
+            Value::Callable { returns } => {
+                let values: Vec<String> = returns
+                    .iter()
+                    .map(|r| self.expr(r))
+                    .collect::<Option<_>>()?;
+                match values.split_first() {
+                    None => "lambda *args, **kwargs: None".to_owned(),
+                    Some((first, rest)) if rest.iter().all(|v| v == first) => {
+                        format!("lambda *args, **kwargs: {first}")
+                    }
+                    Some(_) => {
+                        self.imports.returning = true;
+                        format!("_returning({})", values.join(", "))
+                    }
+                }
+            }
             Value::List { items } => format!("[{}]", self.list(items)?),
             Value::Tuple { items } if items.len() == 1 => format!("({},)", self.list(items)?),
             Value::Tuple { items } => format!("({})", self.list(items)?),
@@ -354,6 +390,23 @@ impl Writer<'_> {
         }
         Some(parts.join(", "))
     }
+}
+
+/// A Python bytes literal: printable ASCII as it is, everything else escaped.
+fn bytes_literal(bytes: &[u8]) -> String {
+    let mut out = String::from("b'");
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\'' => out.push_str("\\'"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// The call a generated input makes, in Python: the statements that build its objects, and the

@@ -520,8 +520,12 @@ fn unreached(
                 r.callee,
                 r.blocked.as_deref().unwrap_or_default()
             ),
-            None => format!(
+            None if call.raised => format!(
                 "never reached: `{}` (line {line}) raised every time it was called",
+                call.callee
+            ),
+            None => format!(
+                "never reached: every run raised in `{}` (line {line}) or after it, on what it returned",
                 call.callee
             ),
         };
@@ -538,25 +542,47 @@ fn unreached(
     )
 }
 
-/// An external call that raised every time it was called and stands before decision `d`:
-/// in the function, before it; else reached through a call of another project function.
+/// An external call that raised every time it was called, or — when none did — one whose value
+/// the decision reads and after which every run raised (`account = json.loads(text)` …
+/// `if account["quota"] > 10000:`), and stands before decision `d`: in the function, before it;
+/// else (a call that raised) reached through a call of another project function.
 fn always_raised(f: &FunctionUnderTest, exploration: &Exploration, d: usize) -> Option<usize> {
     let start = f.syntax.decisions[d].range.absolute(f.anchor).start;
     let own = f.file.to_string_lossy();
     let body = f.syntax.range.absolute(f.anchor);
-    let raising: Vec<(usize, Option<TextRange>)> = exploration
-        .external_calls
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.raised && c.calls > 0)
-        .map(|(i, c)| {
-            let at = (c.file.as_deref() == Some(own.as_ref()))
-                .then(|| position_range(f, c.pos))
-                .flatten()
-                .filter(|r| body.contains_range(*r));
-            (i, at)
-        })
-        .collect();
+    let calls = |then_raised: bool| -> Vec<(usize, Option<TextRange>)> {
+        exploration
+            .external_calls
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| (c.raised || then_raised && c.then_raised) && c.calls > 0)
+            .map(|(i, c)| {
+                let at = (c.file.as_deref() == Some(own.as_ref()))
+                    .then(|| position_range(f, c.pos))
+                    .flatten()
+                    .filter(|r| body.contains_range(*r));
+                (i, at)
+            })
+            .collect()
+    };
+    // A call that raised itself comes first; one that returned what the code after it never
+    // accepted, only when no call raised and the decision reads what it returned.
+    let mut raising = calls(false);
+    if raising.is_empty() {
+        let spans = flow::sources(f, d).spans;
+        raising = calls(true)
+            .into_iter()
+            .filter(|(i, at)| {
+                let line = exploration.external_calls[*i].pos.map(|p| p.0);
+                at.is_some()
+                    && line.is_some_and(|l| {
+                        spans
+                            .iter()
+                            .any(|&(from, to)| (from + 1..=to + 1).contains(&l))
+                    })
+            })
+            .collect();
+    }
     // The call a sandbox refusal happened in is the one to name.
     let named = |i: usize| {
         let call = &exploration.external_calls[i];
@@ -947,6 +973,7 @@ mod tests {
             arg_vars: vec![],
             returned_symbol: !raised,
             raised,
+            then_raised: raised,
             blocked: None,
             calls: 3,
             returns: Default::default(),
@@ -997,6 +1024,59 @@ def fetch(url: str) -> int:
             Code::UncoveredBranch(Cause::ExternalException)
         );
         assert!(report.external_calls[0].identified);
+    }
+
+    #[test]
+    fn decisions_on_what_a_call_returned_are_blamed_on_it_when_every_run_raised_after_it() {
+        let text = r#"
+import json
+import time
+
+def quota(document: str) -> int:
+    started = time.time()
+    account = json.loads(document)
+    if account["quota"] > 10000:
+        return 1
+    return 0
+"#;
+        let f = function(text, "quota");
+        // Neither call raised every time, but every run raised after each returned.
+        let mut calls = vec![
+            call("time.time", 6, (14, 25), false),
+            call("json.loads", 7, (14, 34), false),
+        ];
+        for c in &mut calls {
+            c.then_raised = true;
+        }
+        let exploration = Exploration {
+            external_calls: calls.clone(),
+            ..Exploration::default()
+        };
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(
+            causes(&report),
+            vec![
+                ("true".to_owned(), "external-call"),
+                ("false".to_owned(), "external-call")
+            ]
+        );
+        // The one the decision reads is named, not the clock before it.
+        assert!(report.external_calls[1].identified);
+        assert!(!report.external_calls[0].identified);
+        assert!(report.diagnostics[0].message.contains("json.loads"));
+        // A call whose value the decision does not read is not blamed.
+        let exploration = Exploration {
+            external_calls: vec![calls[0].clone()],
+            ..Exploration::default()
+        };
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(
+            causes(&report),
+            vec![
+                ("true".to_owned(), "budget"),
+                ("false".to_owned(), "budget")
+            ]
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The inputs of a function: their shapes (from the agent's `describe` of the signature, or
 //! from annotation text and literals when it has none), candidate inputs as variable values
 //! plus choices (which variant of an `Optional`, which enum member, which type for an
-//! unannotated parameter, which method calls build an object), and the value trees the agent
-//! receives.
+//! unannotated parameter, which method calls build an object), the types a candidate gives
+//! inputs in place of their shapes (to turn a type test the other way), and the value trees the
+//! agent receives — callables among them, whose return values are inputs too.
 
 use crate::agent::protocol::{MethodCall, Value, ValueTree};
 use crate::explore::solver::Value as ModelValue;
@@ -18,6 +19,14 @@ pub enum Shape {
     Str,
     Float,
     None,
+    Bytes,
+    /// A callable: each call returns an input of shape `returns` (`predicate.__call__[0]`,
+    /// `predicate.__call__[1]`, …), or, as the first choice, the existing function or class
+    /// `named` (`builtins:dict`, a parameter's default).
+    Callable {
+        returns: Box<Shape>,
+        named: Option<String>,
+    },
     /// Unknown: tried as each of a few common types.
     Any,
     Optional(Box<Shape>),
@@ -44,7 +53,7 @@ pub struct ObjectShape {
 }
 
 /// The variants an `Any` parameter is tried as, in order.
-fn any_variants() -> Vec<Shape> {
+pub fn any_variants() -> Vec<Shape> {
     vec![
         Shape::Int,
         Shape::Str,
@@ -66,6 +75,11 @@ impl Shape {
             "str" => Shape::Str,
             "float" => Shape::Float,
             "none" => Shape::None,
+            "bytes" => Shape::Bytes,
+            "callable" => Shape::Callable {
+                returns: sub("returns"),
+                named: t["named"].as_str().map(str::to_owned),
+            },
             "optional" => Shape::Optional(sub("of")),
             "union" => Shape::Union(
                 t["of"]
@@ -117,7 +131,7 @@ impl Shape {
 
     /// The variants a choice at this shape selects between (`None` or the value for an
     /// `Optional`, …); empty when the shape has no choice.
-    fn variants(&self) -> Vec<Shape> {
+    pub fn variants(&self) -> Vec<Shape> {
         match self {
             Shape::Any => any_variants(),
             Shape::Optional(inner) => vec![(**inner).clone(), Shape::None],
@@ -131,6 +145,7 @@ impl Shape {
         match self {
             Shape::Literal(values) => values.len().max(1),
             Shape::Enum { members, .. } => members.len().max(1),
+            Shape::Callable { named: Some(_), .. } => 2,
             s => s.variants().len().max(1),
         }
     }
@@ -179,13 +194,46 @@ pub struct Candidate {
     /// Per object path, the method calls made after construction, by method index into the
     /// object shape's methods.
     pub calls: BTreeMap<String, Vec<usize>>,
+    /// Inputs given another shape than the signature's (a `str` parameter passed an `int`, to
+    /// turn `isinstance(value, str)` the other way), by path.
+    pub types: BTreeMap<String, Shape>,
 }
 
 impl Candidate {
     /// A key identifying the candidate, to avoid running the same input twice.
     pub fn key(&self) -> String {
-        format!("{:?}|{:?}|{:?}", self.vars, self.choices, self.calls)
+        format!(
+            "{:?}|{:?}|{:?}|{:?}",
+            self.vars, self.choices, self.calls, self.types
+        )
     }
+}
+
+/// The path of the value the `k`-th call of the callable input at `path` returns.
+pub fn call_return(path: &str, k: usize) -> String {
+    format!("{path}.__call__[{k}]")
+}
+
+/// The shape of a kind of value a type test names (`"bytes"`, `"callable"`; see the agent's
+/// type tests).
+pub fn kind_shape(kind: &str) -> Option<Shape> {
+    Some(match kind {
+        "int" => Shape::Int,
+        "float" => Shape::Float,
+        "str" => Shape::Str,
+        "bytes" => Shape::Bytes,
+        "none" => Shape::None,
+        "bool" => Shape::Bool,
+        "list" => Shape::List(Box::new(Shape::Any)),
+        "tuple" => Shape::Tuple(vec![Shape::Any]),
+        "dict" => Shape::Dict(Box::new(Shape::Str), Box::new(Shape::Any)),
+        "set" => Shape::Set(Box::new(Shape::Int)),
+        "callable" => Shape::Callable {
+            returns: Box::new(Shape::Any),
+            named: None,
+        },
+        _ => return None,
+    })
 }
 
 /// Builds value trees for a candidate; `bound` caps container lengths.
@@ -196,6 +244,9 @@ pub struct Builder<'a> {
     pub strings: &'a [String],
     /// Factories of the guidance module: objects of their classes are built through them.
     pub factories: &'a [FactoryDecl],
+    /// How many values each callable input returns (one per call seen), by path; 1 when
+    /// absent.
+    pub callable_calls: &'a BTreeMap<String, usize>,
 }
 
 /// The choice that builds the object at `path` through its constructor although a factory
@@ -212,6 +263,11 @@ pub fn factory_param(object: &str, param: &str) -> String {
 impl Builder<'_> {
     pub fn build(&self, shape: &Shape, path: &str) -> ValueTree {
         let c = self.candidate;
+        if let Some(other) = c.types.get(path)
+            && other != shape
+        {
+            return self.build(other, path);
+        }
         match shape {
             Shape::Int => ValueTree::named(
                 Value::Int {
@@ -259,6 +315,40 @@ impl Builder<'_> {
                 path,
             ),
             Shape::None => ValueTree::new(Value::None),
+            Shape::Bytes => ValueTree::named(
+                Value::Bytes {
+                    value: match c.vars.get(path) {
+                        Some(ModelValue::Str(s)) => s.clone(),
+                        Some(ModelValue::Int(d)) => d.clone(),
+                        _ => String::new(),
+                    },
+                },
+                path,
+            ),
+            Shape::Callable { returns, named } => {
+                if let (Some(name), 0) = (named, c.choices.get(path).copied().unwrap_or(0)) {
+                    return ValueTree::named(Value::Ref { name: name.clone() }, path);
+                }
+                let n = self.callable_calls.get(path).copied().unwrap_or(1).max(1);
+                let mut values: Vec<ValueTree> = vec![];
+                for k in 0..n {
+                    let at = call_return(path, k);
+                    // A call the candidate says nothing of answers like the one before it (as
+                    // the last value repeats when there are more calls than values).
+                    let unset = !c.vars.keys().any(|v| v.starts_with(&at))
+                        && !c.choices.keys().any(|v| v.starts_with(&at))
+                        && !c.types.keys().any(|v| v.starts_with(&at));
+                    let value = match values.last() {
+                        Some(previous) if unset && is_scalar(&previous.value) => ValueTree {
+                            value: previous.value.clone(),
+                            sym: Some(at),
+                        },
+                        _ => self.build(returns, &at),
+                    };
+                    values.push(value);
+                }
+                ValueTree::named(Value::Callable { returns: values }, path)
+            }
             Shape::Any | Shape::Optional(_) | Shape::Union(_) => {
                 let variants = shape.variants();
                 let pick = c.choices.get(path).copied().unwrap_or(0) % variants.len().max(1);
@@ -455,6 +545,13 @@ impl Builder<'_> {
     }
 }
 
+fn is_scalar(value: &Value) -> bool {
+    matches!(
+        value,
+        Value::Int { .. } | Value::Bool { .. } | Value::Str { .. } | Value::Float { .. }
+    )
+}
+
 fn float_json(x: f64) -> Json {
     if x.is_nan() {
         "nan".into()
@@ -491,6 +588,7 @@ mod tests {
             bound: 8,
             strings: &[],
             factories: &[],
+            callable_calls: &BTreeMap::new(),
         };
         let t = b.build(&Shape::List(Box::new(Shape::Int)), "xs");
         let json = serde_json::to_value(&t).unwrap();

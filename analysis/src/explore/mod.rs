@@ -4,6 +4,7 @@
 
 pub mod coverage;
 pub mod inputs;
+pub mod mutate;
 pub mod search;
 pub mod seeds;
 pub mod smt;

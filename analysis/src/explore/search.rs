@@ -7,7 +7,11 @@
 //! (time, executions) is spent, and says for every side it missed what it learned.
 
 use super::coverage::{ConditionIndex, FunctionUnderTest, Observed, Origin, observe};
-use super::inputs::{Builder, Candidate, ObjectShape, Shape, constructor_choice, factory_param};
+use super::inputs::{
+    Builder, Candidate, ObjectShape, Shape, call_return, constructor_choice, factory_param,
+    kind_shape,
+};
+use super::mutate::{Rng, Sources, mutate};
 use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
 use crate::agent::protocol::{ExecuteRequest, Mock, RANDOM_SEED, Target};
@@ -37,6 +41,9 @@ pub struct Signature {
     pub params: Vec<(String, Shape)>,
     /// Parameters that can only be passed by keyword (after `*` or `*args`).
     pub keyword_only: Vec<String>,
+    /// `*args`: its name and the shape of each argument it collects. How many are passed is
+    /// the choice `*args` (0 to 3); the `k`-th is the input `args[k]`.
+    pub varargs: Option<(String, Shape)>,
     /// Default values of parameters and constructor arguments, by access path.
     pub defaults: BTreeMap<String, ModelValue>,
     /// The receiver for a method (an instance of its class), named `self`.
@@ -140,6 +147,9 @@ pub struct ExternalCallSeen {
     pub arg_vars: Vec<String>,
     pub returned_symbol: bool,
     pub raised: bool,
+    /// Every run in which it returned raised later: what it returned was never accepted by
+    /// the code after it.
+    pub then_raised: bool,
     pub blocked: Option<String>,
     pub calls: u32,
     /// The types of the values it returned (`bool`, `NoneType`, `datetime.datetime`).
@@ -191,6 +201,8 @@ struct Search<'a> {
     budget: &'a Budget,
     strings: Vec<String>,
     numbers: Vec<i64>,
+    /// The function's source.
+    source: &'a str,
     start: Instant,
     out: Exploration,
     seen_candidates: FxHashSet<String>,
@@ -201,6 +213,18 @@ struct Search<'a> {
     /// The most calls of each mocked callee (by its index in the guidance) seen in one run:
     /// how many return values the next requests carry.
     mock_calls: FxHashMap<usize, u32>,
+    /// The same for callable inputs, by path, within the loop bound.
+    callable_calls: BTreeMap<String, usize>,
+    /// Inputs already given another type to turn a type test: (path, kind).
+    retyped: FxHashSet<(String, String)>,
+    /// Mutations' randomness, seeded with the function's name.
+    rng: Rng,
+    /// Once mutations started: sides covered plus obligations shown, and the executions when
+    /// that last grew.
+    progress: Option<(usize, u32)>,
+    /// Hashes of the paths taken so far, and the latest inputs that took a new one.
+    paths: FxHashSet<u64>,
+    corpus: Vec<Candidate>,
 }
 
 /// Explores one function within the budget.
@@ -249,6 +273,7 @@ fn explore_in_context(
         budget,
         strings,
         numbers,
+        source,
         start: Instant::now(),
         out: Exploration::default(),
         seen_candidates: FxHashSet::default(),
@@ -256,6 +281,12 @@ fn explore_in_context(
         frontier: vec![],
         all_conditions: FxHashSet::default(),
         mock_calls: FxHashMap::default(),
+        callable_calls: BTreeMap::new(),
+        retyped: FxHashSet::default(),
+        rng: Rng::for_function(&format!("{}.{}", f.module, f.qualname)),
+        progress: None,
+        paths: FxHashSet::default(),
+        corpus: vec![],
     };
     if let Some(r) = &signature.receiver {
         search
@@ -312,9 +343,9 @@ impl Search<'_> {
         for seed in self.seeds() {
             self.push(0, seed);
         }
-        while !self.done() {
+        while !self.done() && !self.stale() {
             let Some((_, candidate)) = self.pop() else {
-                if !self.widen() {
+                if !self.widen() && !self.mutate() {
                     break;
                 }
                 continue;
@@ -325,6 +356,7 @@ impl Search<'_> {
                 }
                 continue;
             };
+            self.remember(&candidate, &observed);
             self.expand(&candidate, &observed);
         }
         self.finish();
@@ -387,7 +419,49 @@ impl Search<'_> {
                 _ => {}
             }
         }
+        for (name, shape) in &self.signature.params {
+            for want in [Shape::Float, Shape::Str] {
+                let Some(pick) = variant_of(shape, &want) else {
+                    continue;
+                };
+                for value in self.special_values(&want) {
+                    let mut c = self.base();
+                    if let Some(k) = pick {
+                        c.choices.insert(name.clone(), k);
+                    }
+                    c.vars.insert(name.clone(), value);
+                    seeds.push(c);
+                }
+            }
+        }
         seeds
+    }
+
+    /// Values no path condition asks for, worth a try for an input of `shape`: non-finite
+    /// floats where the function tests for them (`math.isfinite`, `float("inf")`), numbers as
+    /// text where it converts text to numbers.
+    fn special_values(&self, shape: &Shape) -> Vec<ModelValue> {
+        let special = ["isfinite", "isinf", "isnan", "inf", "nan"]
+            .iter()
+            .any(|w| self.source.contains(w));
+        let converts = self.source.contains("float(") || self.source.contains("int(");
+        match shape {
+            Shape::Float if special => [f64::INFINITY, f64::NEG_INFINITY, f64::NAN]
+                .into_iter()
+                .map(ModelValue::Real)
+                .collect(),
+            Shape::Str if converts => {
+                let mut texts = vec!["1000", "1.5", "-2"];
+                if special {
+                    texts.extend(["inf", "-inf", "nan"]);
+                }
+                texts
+                    .into_iter()
+                    .map(|t| ModelValue::Str(t.to_owned()))
+                    .collect()
+            }
+            _ => vec![],
+        }
     }
 
     /// When the frontier is empty: cross choices with the inputs that covered most, so that
@@ -418,19 +492,143 @@ impl Search<'_> {
         added
     }
 
+    /// When the solver has no target left: mutations of the inputs kept so far, for as long as
+    /// a side still uncovered could be reached by some input (not one that only depends on
+    /// external calls or object state, nor one the solver proved unsatisfiable) and mutations
+    /// keep finding something new every `STALE` executions.
+    fn mutate(&mut self) -> bool {
+        const BATCH: usize = 16;
+        if self.progress.is_none() {
+            self.progress = Some((self.progress_made(), self.out.executions));
+        }
+        if self.stale() || !self.worth_mutating() {
+            return false;
+        }
+        let choices = self.choices();
+        let mut bases: Vec<Candidate> = self
+            .out
+            .tests
+            .iter()
+            .map(|t| t.candidate.clone())
+            .chain(self.corpus.iter().cloned())
+            .collect();
+        bases.push(self.base());
+        let mut added = false;
+        for _ in 0..BATCH * 4 {
+            let base = &bases[self.rng.below(bases.len())];
+            let request = self.request(base);
+            let sources = Sources {
+                strings: &self.strings,
+                numbers: &self.numbers,
+                choices: &choices,
+                bound: self.budget.loop_bound as usize,
+            };
+            let Some(next) = mutate(base, &request, &sources, &mut self.rng) else {
+                continue;
+            };
+            if self.seen_candidates.insert(next.key()) {
+                self.frontier.push((0, next));
+                added = true;
+                if self.frontier.len() >= BATCH {
+                    break;
+                }
+            }
+        }
+        added
+    }
+
+    /// Sides covered plus MC/DC obligations shown.
+    fn progress_made(&self) -> usize {
+        self.out.covered.len()
+            + self
+                .out
+                .independence
+                .values()
+                .map(|i| i.len())
+                .sum::<usize>()
+    }
+
+    /// Whether the mutation phase has gone `STALE` executions without covering anything new
+    /// (the inputs the solver derives from mutated ones count as part of it).
+    fn stale(&mut self) -> bool {
+        const STALE: u32 = 200;
+        let Some((before, since)) = self.progress else {
+            return false;
+        };
+        let now = self.progress_made();
+        if now != before {
+            self.progress = Some((now, self.out.executions));
+            return false;
+        }
+        self.out.executions.saturating_sub(since) >= STALE
+    }
+
+    /// Keeps an input that took a path not seen before as a base for mutations (the latest
+    /// `CORPUS` of them).
+    fn remember(&mut self, candidate: &Candidate, observed: &Observed) {
+        const CORPUS: usize = 64;
+        let path = prefix_hashes(&observed.path).last().copied().unwrap_or(0);
+        if self.paths.insert(path) {
+            if self.corpus.len() >= CORPUS {
+                self.corpus.remove(0);
+            }
+            self.corpus.push(candidate.clone());
+        }
+    }
+
+    /// Whether some uncovered side might be reached by an input the solver did not propose.
+    fn worth_mutating(&self) -> bool {
+        self.f
+            .syntax
+            .decisions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.expr.is_some())
+            .flat_map(|(d, _)| [(d, true), (d, false)])
+            .filter(|side| !self.out.covered.contains_key(side))
+            .any(|side| {
+                self.out.attempts.get(&side).is_none_or(|attempts| {
+                    attempts.is_empty()
+                        || attempts.iter().any(|a| {
+                            !matches!(
+                                a,
+                                Attempt::Unsat
+                                    | Attempt::Uncontrollable(_)
+                                    | Attempt::ObjectState(..)
+                                    | Attempt::BoundHit { .. }
+                            )
+                        })
+                })
+            })
+    }
+
     /// Every choice of the inputs (parameters, receiver, the values of mocked calls) with its
     /// number of alternatives.
     fn choices(&self) -> Vec<(String, usize)> {
         let mut choices = vec![];
+        let calls = |path: &str| self.callable_calls.get(path).copied().unwrap_or(1);
         for (name, shape) in &self.signature.params {
-            collect_choices(shape, name, &mut choices);
+            collect_choices(shape, name, &calls, &mut choices);
+        }
+        if let Some((name, _)) = &self.signature.varargs {
+            choices.push((varargs_choice(name), 4));
         }
         if let Some(receiver) = &self.signature.receiver {
-            collect_choices(&Shape::Object(receiver.clone()), "self", &mut choices);
+            collect_choices(
+                &Shape::Object(receiver.clone()),
+                "self",
+                &calls,
+                &mut choices,
+            );
         }
         for (m, decl) in self.signature.guidance.mocks.iter().enumerate() {
             for k in 0..self.mock_call_count(m) {
-                collect_choices(&decl.returns, &format!("$mock:{m}[{k}]"), &mut choices);
+                collect_choices(
+                    &decl.returns,
+                    &format!("$mock:{m}[{k}]"),
+                    &calls,
+                    &mut choices,
+                );
             }
         }
         choices
@@ -476,6 +674,7 @@ impl Search<'_> {
             bound: self.budget.loop_bound as usize,
             strings: &self.strings,
             factories: &self.signature.guidance.factories,
+            callable_calls: &self.callable_calls,
         };
         let mocks = self
             .signature
@@ -506,6 +705,12 @@ impl Search<'_> {
                 .iter()
                 .filter(|(name, _)| !self.signature.keyword_only.contains(name))
                 .map(|(name, shape)| builder.build(shape, name))
+                .chain(self.signature.varargs.iter().flat_map(|(name, shape)| {
+                    let count = candidate.choices.get(&varargs_choice(name)).copied();
+                    (0..count.unwrap_or(0))
+                        .map(|k| builder.build(shape, &format!("{name}[{k}]")))
+                        .collect::<Vec<_>>()
+                }))
                 .collect(),
             kwargs: self
                 .signature
@@ -532,7 +737,8 @@ impl Search<'_> {
         self.out.executions += 1;
         if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
             eprintln!(
-                "run {:?}: {:?} {:?}",
+                "run {} {:?}: {:?} {:?}",
+                candidate.key(),
                 run.status,
                 run.exception.as_ref().map(|e| (&e.type_name, &e.message)),
                 run.error
@@ -551,8 +757,13 @@ impl Search<'_> {
             }
             return None;
         }
-        let observed = observe(self.f, &self.index, &run);
+        let mut observed = observe(self.f, &self.index, &run);
+        if self.shows_something_new(&observed) {
+            self.confirm(&request, &mut observed);
+        }
         self.record(request, candidate, &run, &observed);
+        self.record_callables(&run);
+        self.retype(candidate, &run);
         Some(observed)
     }
 
@@ -755,6 +966,7 @@ impl Search<'_> {
                         arg_vars: vec![],
                         returned_symbol: false,
                         raised: true,
+                        then_raised: true,
                         blocked: None,
                         calls: 0,
                         returns: BTreeSet::new(),
@@ -774,12 +986,81 @@ impl Search<'_> {
             }
             // "raised" stays true only while every call raised.
             seen.raised &= raised;
+            if !raised {
+                seen.then_raised &= run.status == Status::Raised;
+            }
             if blocked.is_some() {
                 seen.blocked = blocked;
             }
             if let Some(v) = ret_var {
                 seen.returned_symbol = true;
                 self.out.return_symbols.insert(v, index);
+            }
+        }
+    }
+
+    /// Whether a run covers a side or shows an MC/DC obligation not seen before.
+    fn shows_something_new(&self, observed: &Observed) -> bool {
+        observed
+            .sides
+            .iter()
+            .any(|s| !self.out.covered.contains_key(s))
+            || observed.independence.iter().any(|(d, shown)| {
+                let known = self.out.independence.get(d).copied().unwrap_or_default();
+                shown.iter().any(|o| !known.contains(o))
+            })
+    }
+
+    /// Runs an input that shows something new a second time and keeps, of what it showed, only
+    /// what both runs showed: a side an input takes only some of the time (a branch on
+    /// `random.random()`) is not claimed, since its test could not reproduce it.
+    fn confirm(&mut self, request: &ExecuteRequest, observed: &mut Observed) {
+        let Ok(again) = self.pool.execute(request) else {
+            return;
+        };
+        self.out.executions += 1;
+        let second = match again.status {
+            Status::Returned | Status::Raised => observe(self.f, &self.index, &again),
+            _ => Observed::default(),
+        };
+        observed.sides.retain(|s| second.sides.contains(s));
+        for (d, shown) in observed.independence.iter_mut() {
+            let other = second.independence.get(d).copied().unwrap_or_default();
+            shown.by_value[0] &= other.by_value[0];
+            shown.by_value[1] &= other.by_value[1];
+        }
+    }
+
+    /// Callable inputs return one value per call: the next requests carry as many as the most
+    /// calls seen, within the loop bound.
+    fn record_callables(&mut self, run: &Execution) {
+        let bound = self.budget.loop_bound.max(1) as usize;
+        for (path, &n) in &run.callables {
+            let n = (n as usize).clamp(1, bound);
+            let e = self.callable_calls.entry(path.clone()).or_insert(1);
+            *e = (*e).max(n);
+        }
+    }
+
+    /// A type test on an input (`isinstance(value, str)`) turns the other way for a value of
+    /// another kind: each kind that would is tried once, on the input that saw the test.
+    fn retype(&mut self, candidate: &Candidate, run: &Execution) {
+        for test in &run.type_tests {
+            for kind in &test.flip {
+                let Some(shape) = kind_shape(kind) else {
+                    continue;
+                };
+                if !self.retyped.insert((test.name.clone(), kind.clone())) {
+                    continue;
+                }
+                let mut next = candidate.clone();
+                next.types.insert(test.name.clone(), shape.clone());
+                for value in self.special_values(&shape) {
+                    let mut special = next.clone();
+                    special.vars.insert(test.name.clone(), value);
+                    self.push(1, special);
+                }
+                self.push(2, next);
             }
         }
     }
@@ -1612,6 +1893,7 @@ fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
                 .iter()
                 .chain(kwargs.values())
                 .for_each(|a| walk(a, out)),
+            Value::Callable { returns } => returns.iter().for_each(|r| walk(r, out)),
             _ => {}
         }
     }
@@ -1627,16 +1909,49 @@ fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
     out
 }
 
-fn collect_choices(shape: &Shape, path: &str, out: &mut Vec<(String, usize)>) {
+/// The choice of how many arguments `*name` collects.
+fn varargs_choice(name: &str) -> String {
+    format!("*{name}")
+}
+
+/// How an input of `shape` takes values of shape `want`: `Some(None)` when it is one,
+/// `Some(Some(k))` when its choice's alternative `k` is one.
+fn variant_of(shape: &Shape, want: &Shape) -> Option<Option<usize>> {
+    if shape == want {
+        return Some(None);
+    }
+    shape.variants().iter().position(|v| v == want).map(Some)
+}
+
+/// The choices of an input of `shape` at `path`, with their number of alternatives;
+/// `calls(path)` is how many values the callable input at `path` returns.
+fn collect_choices(
+    shape: &Shape,
+    path: &str,
+    calls: &dyn Fn(&str) -> usize,
+    out: &mut Vec<(String, usize)>,
+) {
     let count = shape.choice_count();
     if count > 1 && !out.iter().any(|(p, _)| p == path) {
         out.push((path.to_owned(), count.min(8)));
     }
     match shape {
-        Shape::Optional(inner) => collect_choices(inner, path, out),
+        Shape::Optional(inner) => collect_choices(inner, path, calls, out),
+        Shape::Union(members) => {
+            for m in members {
+                if let Shape::Callable { .. } = m {
+                    collect_choices(m, path, calls, out);
+                }
+            }
+        }
+        Shape::Callable { returns, .. } => {
+            for k in 0..calls(path) {
+                collect_choices(returns, &call_return(path, k), calls, out);
+            }
+        }
         Shape::Object(o) => {
             for (name, s) in &o.init {
-                collect_choices(s, &format!("{path}.__init__.{name}"), out);
+                collect_choices(s, &format!("{path}.__init__.{name}"), calls, out);
             }
         }
         _ => {}

@@ -81,7 +81,7 @@ def overrides_limit(overrides: Dict[str, int]) -> int:
     """The rpm override from a dict of settings, at most 5000."""
     trace("limits.overrides_limit")
     rpm = overrides.get("rpm", 60)
-    if rpm > 5000:  # lacuna: true=solver-limit false=covered
+    if rpm > 5000:  # lacuna: both=covered
         return 5000
     return rpm
 

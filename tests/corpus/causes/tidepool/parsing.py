@@ -20,10 +20,10 @@ def parse_duration(text: str) -> int:
     if not text:  # lacuna: both=covered
         raise ValueError("empty duration")
     unit = text[-1]
-    if unit not in UNITS:  # lacuna: true=covered false=solver-limit
+    if unit not in UNITS:  # lacuna: both=covered
         raise ValueError("unknown unit in %r" % text)
     number = text[:-1]
-    if not number.isdigit():  # lacuna: both=solver-limit
+    if not number.isdigit():  # lacuna: both=covered
         raise ValueError("not a number: %r" % number)
     return int(number) * UNITS[unit]
 
@@ -32,10 +32,10 @@ def parse_size(text: str) -> int:
     """`512`, `64kb`, `10m`, `2G` → bytes."""
     trace("parsing.parse_size")
     match = SIZE_RE.match(text.strip().lower())
-    if match is None:  # lacuna: false=external-call[re.Pattern.match]
+    if match is None:  # lacuna: both=covered
         raise ValueError("bad size %r" % text)
     number, unit = match.groups()
-    if unit is None:  # lacuna: both=external-call[re.Pattern.match]
+    if unit is None:  # lacuna: true=covered false=external-call[re.Match.groups]
         return int(number)
     return int(number) * {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[unit]
 
@@ -57,7 +57,7 @@ def parse_version(text: str) -> Tuple[int, int, int]:
     parts = text.split(".")
     if len(parts) not in (2, 3):  # lacuna: both=covered
         raise ValueError("bad version %r" % text)
-    if len(parts) == 2:  # lacuna: true=covered false=solver-limit
+    if len(parts) == 2:  # lacuna: both=covered
         parts.append("0")
     return int(parts[0]), int(parts[1]), int(parts[2])
 

@@ -52,10 +52,10 @@ def error_ratio(counts: Dict[str, int]) -> float:
     log.debug("counts: %s", json.dumps(counts, sort_keys=True))
     errors = counts.get("error", 0)
     total = counts.get("ok", 0) + errors
-    if total == 0:  # lacuna: true=covered false=solver-limit
+    if total == 0:  # lacuna: both=covered
         return 0.0
     ratio = errors / total
-    if ratio > 0.05:  # lacuna: both=solver-limit
+    if ratio > 0.05:  # lacuna: both=covered
         print("error ratio {:.1%} above 5%".format(ratio), file=sys.stderr)
     return ratio
 

@@ -1,0 +1,343 @@
+//! Inputs no path condition asks for: when the solver has no target left and sides are still
+//! uncovered, the search spends the rest of its budget on mutations of the inputs it kept —
+//! scalars nudged, replaced by literals of the function or by random values, containers made
+//! longer or shorter, other alternatives of choices. Randomness comes from a generator seeded
+//! with a constant and the function's name: the same function, configuration and agent give
+//! the same inputs in the same order. This module builds candidates; it runs nothing.
+
+use super::inputs::{Candidate, Shape};
+use super::solver::Value as ModelValue;
+use crate::agent::protocol::{ExecuteRequest, Value, ValueTree};
+
+/// SplitMix64: small, fast, and the same sequence on every platform.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator for the function `name`.
+    pub fn for_function(name: &str) -> Rng {
+        // FNV-1a of the name, so that functions do not all get the same sequence.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in name.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        Rng(h ^ 0x5eed_1ac0_a5ee_d000)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        items.get(self.below(items.len()))
+    }
+}
+
+/// What the mutations draw from besides randomness.
+pub struct Sources<'a> {
+    pub strings: &'a [String],
+    pub numbers: &'a [i64],
+    /// Every choice of the inputs with its number of alternatives.
+    pub choices: &'a [(String, usize)],
+    /// Containers are not made longer than this.
+    pub bound: usize,
+}
+
+/// A scalar or a length a request sets, with its current value.
+#[derive(Clone, Debug, PartialEq)]
+enum Slot {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    Length(usize),
+}
+
+/// The named scalars and container lengths of a request's inputs, and the texts it holds
+/// (dict keys included): a key of one input is often what another must equal.
+fn slots(request: &ExecuteRequest) -> (Vec<(String, Slot)>, Vec<String>) {
+    fn walk(t: &ValueTree, out: &mut Vec<(String, Slot)>, texts: &mut Vec<String>) {
+        if let Value::Str { value } = &t.value
+            && !texts.contains(value)
+        {
+            texts.push(value.clone());
+        }
+        if let Some(s) = &t.sym {
+            let slot = match &t.value {
+                Value::Int { value } => value.parse().ok().map(Slot::Int),
+                Value::Float { value } => value.as_f64().map(Slot::Float),
+                Value::Str { value } => Some(Slot::Str(value.clone())),
+                Value::Bool { value } => Some(Slot::Bool(*value)),
+                Value::List { items } | Value::Set { items } => Some(Slot::Length(items.len())),
+                Value::Dict { items } => Some(Slot::Length(items.len())),
+                _ => None,
+            };
+            if let Some(slot) = slot {
+                let path = match slot {
+                    Slot::Length(_) => format!("{s}.__len__"),
+                    _ => s.clone(),
+                };
+                out.push((path, slot));
+            }
+        }
+        match &t.value {
+            Value::List { items } | Value::Tuple { items } | Value::Set { items } => {
+                items.iter().for_each(|i| walk(i, out, texts))
+            }
+            Value::Dict { items } => items.iter().for_each(|(k, v)| {
+                walk(k, out, texts);
+                walk(v, out, texts)
+            }),
+            Value::Object {
+                args,
+                kwargs,
+                calls,
+                ..
+            } => {
+                args.iter()
+                    .chain(kwargs.values())
+                    .for_each(|a| walk(a, out, texts));
+                for c in calls {
+                    c.args
+                        .iter()
+                        .chain(c.kwargs.values())
+                        .for_each(|a| walk(a, out, texts));
+                }
+            }
+            Value::Factory { args, kwargs, .. } => args
+                .iter()
+                .chain(kwargs.values())
+                .for_each(|a| walk(a, out, texts)),
+            Value::Callable { returns } => returns.iter().for_each(|r| walk(r, out, texts)),
+            _ => {}
+        }
+    }
+    let (mut out, mut texts) = (vec![], vec![]);
+    for t in request
+        .args
+        .iter()
+        .chain(request.kwargs.values())
+        .chain(request.receiver.iter())
+        .chain(request.mocks.iter().flat_map(|m| m.returns.iter()))
+    {
+        walk(t, &mut out, &mut texts);
+    }
+    (out, texts)
+}
+
+/// A mutation of `base` (whose request is `request`): one to three of its scalars, lengths or
+/// choices changed. `None` when the input has nothing to change.
+pub fn mutate(
+    base: &Candidate,
+    request: &ExecuteRequest,
+    sources: &Sources<'_>,
+    rng: &mut Rng,
+) -> Option<Candidate> {
+    let (slots, mut texts) = slots(request);
+    if slots.is_empty() && sources.choices.is_empty() {
+        return None;
+    }
+    // The input's own texts (a dict's keys) first, then the function's literals.
+    let own = texts.len();
+    texts.extend(sources.strings.iter().cloned());
+    let mut next = base.clone();
+    for _ in 0..1 + rng.below(3) {
+        // A choice changes the input's kind, which mostly undoes what the base had reached: one
+        // change in four is one, when there are values to change too.
+        let k = if sources.choices.is_empty() || !slots.is_empty() && rng.below(4) != 0 {
+            rng.below(slots.len())
+        } else {
+            slots.len() + rng.below(sources.choices.len())
+        };
+        if let Some((path, slot)) = slots.get(k) {
+            // Now and then a scalar of another type: an input the code tests the type of, or
+            // one whose type was guessed wrong.
+            if !matches!(slot, Slot::Length(_)) && rng.below(4) == 0 {
+                let (shape, value) = match slot {
+                    Slot::Str(_) => (
+                        Shape::Int,
+                        ModelValue::Int(
+                            rng.pick(sources.numbers).copied().unwrap_or(1).to_string(),
+                        ),
+                    ),
+                    _ => {
+                        let from = if own > 0 && rng.below(2) == 0 {
+                            &texts[..own]
+                        } else {
+                            &texts[..]
+                        };
+                        (
+                            Shape::Str,
+                            ModelValue::Str(rng.pick(from).cloned().unwrap_or_default()),
+                        )
+                    }
+                };
+                next.types.insert(path.clone(), shape);
+                next.vars.insert(path.clone(), value);
+                continue;
+            }
+            next.vars
+                .insert(path.clone(), mutated(slot, &texts, sources, rng));
+        } else if let Some((path, count)) = sources.choices.get(k - slots.len()) {
+            next.choices.insert(path.clone(), rng.below(*count));
+        }
+    }
+    Some(next)
+}
+
+fn mutated(slot: &Slot, texts: &[String], sources: &Sources<'_>, rng: &mut Rng) -> ModelValue {
+    match slot {
+        Slot::Int(n) => {
+            let v = match rng.below(6) {
+                0 => n.saturating_add(1),
+                1 => n.saturating_sub(1),
+                2 => n.saturating_mul(2).saturating_add(1),
+                3 => n.saturating_neg(),
+                4 => sources
+                    .numbers
+                    .get(rng.below(sources.numbers.len()))
+                    .copied()
+                    .map_or(0, |m| m + [-1, 0, 1][rng.below(3)]),
+                _ => rng.below(2001) as i64 - 1000,
+            };
+            ModelValue::Int(v.to_string())
+        }
+        Slot::Float(x) => ModelValue::Real(match rng.below(6) {
+            0 => x + 0.5,
+            1 => x - 1.5,
+            2 => x * 10.0,
+            3 => -x,
+            4 => *[f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 0.0, 1e-9]
+                .get(rng.below(5))
+                .unwrap_or(&0.0),
+            _ => (rng.below(20_001) as f64 - 10_000.0) / 100.0,
+        }),
+        Slot::Str(s) => ModelValue::Str(match rng.below(6) {
+            0 => rng.pick(texts).cloned().unwrap_or_default(),
+            1 => String::new(),
+            // A number written into the text, at its start or end (`15m`, `v2`).
+            5 => {
+                let number = match rng.pick(sources.numbers) {
+                    Some(n) if rng.below(2) == 0 => n.to_string(),
+                    _ => rng.below(100).to_string(),
+                };
+                if rng.below(2) == 0 {
+                    format!("{number}{s}")
+                } else {
+                    format!("{s}{number}")
+                }
+            }
+            2 => {
+                let c = *rng
+                    .pick(&[' ', 'a', 'Z', '0', '9', '-', '.', '_', ',', 'é', '\n'])
+                    .unwrap_or(&'a');
+                let mut t = s.clone();
+                let at = rng.below(t.chars().count() + 1);
+                let byte = t.char_indices().nth(at).map_or(t.len(), |(i, _)| i);
+                t.insert(byte, c);
+                t
+            }
+            3 => {
+                let n = s.chars().count();
+                let mut t: String = s.chars().take(n / 2).collect();
+                t.push_str(&s.chars().skip(n / 2 + 1).collect::<String>());
+                t
+            }
+            _ => {
+                let n = 1 + rng.below(8);
+                (0..n)
+                    .map(|_| char::from(b"abcxyzABC0123456789 -_.,/"[rng.below(25)]))
+                    .collect()
+            }
+        }),
+        Slot::Bool(b) => ModelValue::Bool(!b),
+        Slot::Length(n) => {
+            let v = match rng.below(3) {
+                0 => n + 1,
+                1 => n.saturating_sub(1),
+                _ => rng.below(sources.bound.min(8) + 1),
+            };
+            ModelValue::Int(v.min(sources.bound).to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::protocol::Target;
+
+    fn request(args: Vec<ValueTree>) -> ExecuteRequest {
+        ExecuteRequest {
+            target: Target {
+                module: "m".into(),
+                qualname: "f".into(),
+            },
+            receiver: None,
+            args,
+            kwargs: Default::default(),
+            mocks: vec![],
+            timeout_ms: 1000,
+            random_seed: 0,
+        }
+    }
+
+    #[test]
+    fn the_same_function_gets_the_same_mutations() {
+        let req = request(vec![
+            ValueTree::named(Value::Int { value: "3".into() }, "n"),
+            ValueTree::named(
+                Value::List {
+                    items: vec![ValueTree::named(Value::Str { value: "a".into() }, "xs[0]")],
+                },
+                "xs",
+            ),
+        ]);
+        let sources = Sources {
+            strings: &["SAVE".to_owned()],
+            numbers: &[10],
+            choices: &[("o".to_owned(), 2)],
+            bound: 8,
+        };
+        let run = |name: &str| {
+            let mut rng = Rng::for_function(name);
+            (0..40)
+                .map(|_| mutate(&Candidate::default(), &req, &sources, &mut rng).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let a = run("m.f");
+        assert_eq!(a, run("m.f"), "deterministic");
+        assert_ne!(a, run("m.g"), "another function, another sequence");
+        // Every mutation changes something the request sets, within the bound; some give a
+        // scalar another type.
+        assert!(a.iter().any(|c| !c.types.is_empty()));
+        for c in &a {
+            assert!(!c.vars.is_empty() || !c.choices.is_empty());
+            for (path, value) in &c.vars {
+                assert!(
+                    ["n", "xs.__len__", "xs[0]"].contains(&path.as_str()),
+                    "{path}"
+                );
+                if let ModelValue::Int(d) = value
+                    && path.ends_with("__len__")
+                {
+                    assert!(d.parse::<usize>().unwrap() <= 8);
+                }
+            }
+        }
+    }
+}
