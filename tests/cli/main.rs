@@ -400,6 +400,12 @@ def load(path):
                 raise TypeError(key)
             settings[key] = value
     return settings
+
+
+def level(retries: int) -> str:
+    if retries > 3 and os.getpid() == 1:
+        return "high"
+    return "low"
 "#,
     );
     // The declarations as the code actions write them.
@@ -428,14 +434,29 @@ def json_load(*args, **kwargs) -> "Union[Dict[str, Any], List[Any], str, int, fl
 "#,
     );
     let (out, doc, out_dir) = generate_in(project.path(), "settings.py");
+    let function = |name: &str| {
+        doc["files"][0]["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap()
+            .clone()
+    };
     // Every side: the file exists or not, the JSON is an object or not, a key of the defaults
     // with a value of the wrong type or not — and the loop over the object's entries.
+    let load = function("load");
     assert_eq!(
-        doc["summary"]["covered"],
-        doc["summary"]["branches"],
+        load["branches"]["covered"],
+        load["branches"]["total"],
         "{}",
         stdout(&out)
     );
+    // A function that calls none of the mocked callees spends nothing on their alternatives
+    // (the JSON value's seven types, a file's text): its side that needs `os.getpid()` to
+    // return 1 ends the search after its own seeds and flips (12 runs with the alternatives).
+    let level = function("level");
+    assert!(level["executions"].as_u64().unwrap() <= 8, "{level}");
     let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_settings.py")).unwrap();
     assert!(tests.contains("from io import StringIO"), "{tests}");
     assert!(tests.contains("\"json.load\", {"), "{tests}");

@@ -621,7 +621,12 @@ impl Search<'_> {
                 &mut choices,
             );
         }
+        // Only the mocks this function was seen calling: the guidance module declares mocks
+        // for the whole project, and the alternatives of one never called are no inputs.
         for (m, decl) in self.signature.guidance.mocks.iter().enumerate() {
+            if !self.mock_calls.contains_key(&m) {
+                continue;
+            }
             for k in 0..self.mock_call_count(m) {
                 collect_choices(
                     &decl.returns,
