@@ -1,4 +1,5 @@
-//! The independent check of MC/DC, on the example project and on the causes corpus: the
+//! The independent check of MC/DC, on the example project, the causes corpus and a fixture with
+//! every kind of decision (`tests/fixtures/decision_forms`): the
 //! generated tests run under a second, simple tracer (`tracer.py`: the modules under test
 //! rewritten at the source level so that every condition of every reported decision records its
 //! value as it is evaluated, independence decided from the recorded vectors by the definition of
@@ -12,17 +13,10 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-/// What the cross-check found on one project.
-struct CrossCheck {
-    report: Value,
-    checked: usize,
-    total: usize,
-}
-
 /// Generates tests for the project at `root` with `lacuna check --format json --emit-tests`,
-/// runs them under the second tracer, asserts that it confirms every pair Lacuna reports, and
-/// prints the figures.
-fn cross_check(root: &Path, name: &str) -> CrossCheck {
+/// runs them under the second tracer, asserts that it confirms every pair Lacuna reports and
+/// checks at least `minimum` decisions, prints the figures and returns Lacuna's report.
+fn cross_check(root: &Path, name: &str, minimum: usize) -> Value {
     let dir = root.parent().unwrap();
     let home = dir.join("home");
     std::fs::create_dir_all(&home).unwrap();
@@ -84,7 +78,7 @@ fn cross_check(root: &Path, name: &str) -> CrossCheck {
             equal += 1;
         }
     }
-    let total = functions(&report)
+    let total: usize = functions(&report)
         .map(|f| f["mcdc"].as_array().map_or(0, Vec::len))
         .sum();
     assert_eq!(decisions.len(), total, "the tracer read every decision");
@@ -97,11 +91,11 @@ fn cross_check(root: &Path, name: &str) -> CrossCheck {
         }
     );
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
-    CrossCheck {
-        report,
-        checked,
-        total,
-    }
+    assert!(
+        checked >= minimum,
+        "too few decisions checked: {checked} of {total}"
+    );
+    report
 }
 
 fn functions(report: &Value) -> impl Iterator<Item = &Value> {
@@ -116,9 +110,9 @@ fn functions(report: &Value) -> impl Iterator<Item = &Value> {
 fn reported_independence_is_confirmed_by_a_second_tracer() {
     let dir = tempfile::tempdir().unwrap();
     let root = example::example_project(dir.path());
-    let check = cross_check(&root, "examples");
+    let report = cross_check(&root, "examples", 26);
     // The project's own tests run through the agent too: their MC/DC is reported beside.
-    let discount = functions(&check.report)
+    let discount = functions(&report)
         .find(|f| f["name"] == "discount_rate")
         .unwrap();
     let own = &discount["suite"];
@@ -128,23 +122,18 @@ fn reported_independence_is_confirmed_by_a_second_tracer() {
             .contains(&own["obligations"].as_u64().unwrap()),
         "{discount}"
     );
-    assert!(
-        check.checked >= 26,
-        "too few decisions checked: {} of {}",
-        check.checked,
-        check.total
-    );
 }
 
 #[test]
 fn reported_independence_on_the_corpus_is_confirmed_by_a_second_tracer() {
     let dir = tempfile::tempdir().unwrap();
     let root = example::corpus_project(dir.path());
-    let check = cross_check(&root, "the causes corpus");
-    assert!(
-        check.checked >= 17,
-        "too few decisions checked: {} of {}",
-        check.checked,
-        check.total
-    );
+    cross_check(&root, "the causes corpus", 17);
+}
+
+#[test]
+fn reported_independence_on_every_kind_of_decision_is_confirmed_by_a_second_tracer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = example::decision_forms_project(dir.path());
+    cross_check(&root, "the decision forms", 8);
 }

@@ -111,7 +111,7 @@ class Decision:
         self.spec = spec
         self.skip = "not found in the module's AST"
         self.structure = None
-        self.leaves = []  # (AST of the condition as reported, its source segment)
+        self.leaves = []  # (the condition as `ast.unparse` gives it, its source segment)
         self.shown = set()
         self.evaluations = 0
         self.model_errors = []
@@ -195,7 +195,8 @@ class Instrument(ast.NodeTransformer):
                 links.append(call("cond", key, ast.Constant(index),
                                   ast.Compare(left=left, ops=[op], comparators=[right])))
             return ast.BoolOp(op=ast.And(), values=links), ("and", [("c", i) for i in indices])
-        if (at_root and isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+        if (at_root and isinstance(node, ast.Compare)
+                and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
                 and is_boolean(node.left) and is_boolean(node.comparators[0])):
             left, ls = self.structure(node.left, key, d, False)
             right, rs = self.structure(node.comparators[0], key, d, False)

@@ -1,6 +1,6 @@
-//! The bundled example project and the labelled causes corpus, copied into a temporary
-//! directory for a test (their generated state left behind) and set to run with the test
-//! interpreter.
+//! The bundled example project, the labelled causes corpus and the decision-forms fixture,
+//! copied into a temporary directory for a test (their generated state left behind) and set to
+//! run with the test interpreter.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,6 +43,13 @@ pub fn example_project(dir: &Path) -> PathBuf {
 #[allow(dead_code)]
 pub fn corpus_project(dir: &Path) -> PathBuf {
     project_copy("tests/corpus/causes", dir, "corpus")
+}
+
+/// `tests/fixtures/decision_forms` (one function for every kind of decision) copied to
+/// `dir/forms`, with `[tool.lacuna] python` set; returns its root.
+#[allow(dead_code)]
+pub fn decision_forms_project(dir: &Path) -> PathBuf {
+    project_copy("tests/fixtures/decision_forms", dir, "forms")
 }
 
 /// `command` set to run a copied project apart from the user's environment: `HOME` at `home`, no
