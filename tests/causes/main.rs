@@ -137,20 +137,11 @@ fn check_corpus() -> Value {
     let project = example::corpus_project(dir.path());
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
-    command
+    let out = example::isolate(&mut Command::new(env!("CARGO_BIN_EXE_lacuna")), &home)
         .args(["check", "--format", "json"])
         .current_dir(&project)
-        .env("HOME", &home)
-        .env_remove("XDG_CACHE_HOME")
-        .env_remove("VIRTUAL_ENV");
-    // The corpus reads TIDEPOOL_* variables: none may be set.
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("TIDEPOOL_") {
-            command.env_remove(name);
-        }
-    }
-    let out = command.output().expect("the lacuna binary runs");
+        .output()
+        .expect("the lacuna binary runs");
     assert_eq!(
         out.status.code(),
         Some(0),

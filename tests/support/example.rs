@@ -1,8 +1,9 @@
-//! The bundled example project and the labelled causes corpus, copied into a temporary
-//! directory for a test (their generated state left behind) and set to run with the test
-//! interpreter.
+//! The bundled example project, the labelled causes corpus and the decision-forms fixture,
+//! copied into a temporary directory for a test (their generated state left behind) and set to
+//! run with the test interpreter.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 pub fn python() -> String {
     std::env::var("LACUNA_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
@@ -42,6 +43,30 @@ pub fn example_project(dir: &Path) -> PathBuf {
 #[allow(dead_code)]
 pub fn corpus_project(dir: &Path) -> PathBuf {
     project_copy("tests/corpus/causes", dir, "corpus")
+}
+
+/// `tests/fixtures/decision_forms` (one function for every kind of decision) copied to
+/// `dir/forms`, with `[tool.lacuna] python` set; returns its root.
+#[allow(dead_code)]
+pub fn decision_forms_project(dir: &Path) -> PathBuf {
+    project_copy("tests/fixtures/decision_forms", dir, "forms")
+}
+
+/// `command` set to run a copied project apart from the user's environment: `HOME` at `home`, no
+/// cache directory or virtual environment inherited, no `TIDEPOOL_*` variable (the corpus reads
+/// them).
+#[allow(dead_code)]
+pub fn isolate<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command {
+    command
+        .env("HOME", home)
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("VIRTUAL_ENV");
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("TIDEPOOL_") {
+            command.env_remove(name);
+        }
+    }
+    command
 }
 
 /// The project at `source` (relative to the repository) copied to `dir/name`, configured to
