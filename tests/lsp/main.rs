@@ -449,19 +449,30 @@ fn clients_that_pull_diagnostics_are_asked_to_refresh_and_get_them() {
     server.shutdown();
 }
 
-#[test]
-fn dead_branches_are_proven_and_faded() {
+/// A project with the module `app/<name>.py` holding `source`, open in a started server, once
+/// its diagnostics include `code`: (temp dir, project root, server, URI, diagnostics).
+fn open_module(
+    name: &str,
+    source: &str,
+    code: &str,
+) -> (tempfile::TempDir, PathBuf, Server, String, Vec<Value>) {
     let (dir, root, _) = project();
-    let module = root.join("app/levels.py");
-    std::fs::write(
-        &module,
-        "def reorder_level(daily: int, lead: int) -> int:\n    level = daily * lead\n    if level < 50:\n        if level > 100:\n            level = 100\n    return level\n",
-    )
-    .unwrap();
+    let module = root.join(format!("app/{name}.py"));
+    std::fs::write(&module, source).unwrap();
     let mut server = Server::start(&home(&dir), &[]);
     server.initialize(&root, json!({"trusted": true}));
     let uri = server.open(&module, 1);
-    let diagnostics = server.diagnostics_where(&uri, has("LCN106"));
+    let diagnostics = server.diagnostics_where(&uri, has(code));
+    (dir, root, server, uri, diagnostics)
+}
+
+#[test]
+fn dead_branches_are_proven_and_faded() {
+    let (_dir, _, server, _, diagnostics) = open_module(
+        "levels",
+        "def reorder_level(daily: int, lead: int) -> int:\n    level = daily * lead\n    if level < 50:\n        if level > 100:\n            level = 100\n    return level\n",
+        "LCN106",
+    );
     let dead = diagnostics.iter().find(|d| d["code"] == "LCN106").unwrap();
     assert_eq!(dead["range"]["start"], json!({"line": 3, "character": 11}));
     assert_eq!(dead["tags"], json!([1]), "editors fade dead code: {dead}");
@@ -469,5 +480,83 @@ fn dead_branches_are_proven_and_faded() {
         dead["message"],
         "true branch never taken: dead: `level > 100` cannot hold where `level < 50` (line 3)"
     );
+    server.shutdown();
+}
+
+#[test]
+fn a_factory_the_guidance_module_has_is_not_offered_again() {
+    let (_dir, root, mut server, uri, diagnostics) = open_module(
+        "stack",
+        "class Stack:\n    def __init__(self):\n        self._items = []\n\n    def push(self, item):\n        self._items.append(item)\n\n    def count(self):\n        return len(self._items)\n\n\ndef is_full(stack: Stack) -> bool:\n    if stack.count() >= 100:\n        return True\n    return False\n",
+        "LCN103",
+    );
+    let d = diagnostics.iter().find(|d| d["code"] == "LCN103").unwrap();
+    let titles = |server: &mut Server| -> Vec<String> {
+        server.code_actions(&uri, d)["result"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["title"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let create = "Create a factory for `Stack`".to_owned();
+    let offered = titles(&mut server);
+    assert!(offered.contains(&create), "{offered:?}");
+    let create_action = server.code_actions(&uri, d)["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == create.as_str())
+        .cloned()
+        .unwrap();
+    let without_create: Vec<String> = offered.iter().filter(|t| **t != create).cloned().collect();
+
+    // The editor has the guidance module open, with a factory not saved yet.
+    let guidance = root.join("tests/lacuna_guidance.py");
+    let guidance_uri = client::uri(&guidance);
+    let factory = "from app.stack import Stack\n\n\n@factory\ndef make_stack() -> Stack:\n    return Stack()\n";
+    server.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": guidance_uri, "languageId": "python", "version": 1, "text": factory}}),
+    );
+    assert_eq!(
+        titles(&mut server),
+        without_create,
+        "the bound is still offered"
+    );
+
+    // On disk, a factory under another name that builds a `Stack`: neither offered nor accepted.
+    server.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": guidance_uri}}),
+    );
+    std::fs::create_dir_all(guidance.parent().unwrap()).unwrap();
+    std::fs::write(
+        &guidance,
+        "import app.stack\n\n\n@factory\ndef full_stack(n: int) -> \"app.stack.Stack\":\n    stack = app.stack.Stack()\n    for i in range(n):\n        stack.push(i)\n    return stack\n",
+    )
+    .unwrap();
+    assert_eq!(titles(&mut server), without_create);
+    // Hover points at the factory to extend instead.
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": d["range"]["start"]}),
+    );
+    let markdown = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        markdown.contains("factory [`full_stack`](file://") && markdown.contains("#L5)"),
+        "{markdown}"
+    );
+    let refused = server.request("codeAction/resolve", create_action);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already has a factory")),
+        "{refused}"
+    );
+
+    // Without it, the action is back.
+    std::fs::write(&guidance, "\"\"\"Nothing yet.\"\"\"\n").unwrap();
+    assert!(titles(&mut server).contains(&create));
     server.shutdown();
 }

@@ -80,24 +80,37 @@ def _value_type_init(t):
     """Constructor parameters of the standard library's value types whose attributes are their
     constructor's parameters (`datetime(2024, 1, 1, hour=9).hour == 9`), with defaults that
     make a valid value (a `UUID` by its hex digits, `UUID(hex).hex == hex`); and of an in-memory
-    text file, the text a mocked `open` returns."""
+    text file, the text a mocked `open` returns. A parameter outside its `domain` makes the
+    constructor raise (`hour=24`), so the generator keeps to it."""
     import datetime
     import io
     import uuid
 
+    year = ("year", 2024, {"min": 1, "max": 9999})
+    month = ("month", 1, {"min": 1, "max": 12})
+    # Every month has 28 days: a day within them is valid whatever the month.
+    day = ("day", 1, {"min": 1, "max": 28})
+    hour = ("hour", 12, {"min": 0, "max": 23})
+    minute = ("minute", 0, {"min": 0, "max": 59})
+    second = ("second", 0, {"min": 0, "max": 59})
     fields = {
-        datetime.datetime: (("year", 2024), ("month", 1), ("day", 1), ("hour", 12),
-                            ("minute", 0), ("second", 0)),
-        datetime.date: (("year", 2024), ("month", 1), ("day", 1)),
-        datetime.time: (("hour", 12), ("minute", 0), ("second", 0)),
-        datetime.timedelta: (("days", 0), ("seconds", 0)),
-        io.StringIO: (("initial_value", ""),),
-        uuid.UUID: (("hex", "0" * 32),),
+        datetime.datetime: (year, month, day, hour, minute, second),
+        datetime.date: (year, month, day),
+        datetime.time: (hour, minute, second),
+        datetime.timedelta: (("days", 0, None), ("seconds", 0, None)),
+        io.StringIO: (("initial_value", "", None),),
+        uuid.UUID: (("hex", "0" * 32, {"length": 32, "alphabet": "0123456789abcdef"}),),
     }.get(t)
     if fields is None:
         return None
-    return [{"name": name, "kind": "positional_or_keyword", "type": {"kind": type(default).__name__},
-             "default": repr(default)} for name, default in fields]
+    init = []
+    for name, default, domain in fields:
+        param = {"name": name, "kind": "positional_or_keyword",
+                 "type": {"kind": type(default).__name__}, "default": repr(default)}
+        if domain is not None:
+            param["domain"] = domain
+        init.append(param)
+    return init
 
 
 def annotation(func, name="return"):

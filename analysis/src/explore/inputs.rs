@@ -2,12 +2,14 @@
 //! from annotation text and literals when it has none), candidate inputs as variable values
 //! plus choices (which variant of an `Optional`, which enum member, which type for an
 //! unannotated parameter, which method calls build an object), the types a candidate gives
-//! inputs in place of their shapes (to turn a type test the other way), and the value trees the
-//! agent receives — callables among them, whose return values are inputs too.
+//! inputs in place of their shapes (to turn a type test the other way), the value trees the
+//! agent receives — callables among them, whose return values are inputs too — and the domains
+//! of value types' constructor arguments, which the solver keeps its models within.
 
 use crate::agent::protocol::{MethodCall, Value, ValueTree};
 use crate::explore::solver::Value as ModelValue;
 use crate::guidance::FactoryDecl;
+use crate::symbolic::{PathStep, VarPath, VarRoot};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
@@ -50,6 +52,74 @@ pub struct ObjectShape {
     pub init: Vec<(String, Shape)>,
     /// Public methods with their parameters: the calls an object can be driven through.
     pub methods: Vec<(String, Vec<(String, Shape)>)>,
+    /// The domains of constructor arguments that have one (a value type's: `hour` of a
+    /// `datetime`), by name.
+    pub domains: BTreeMap<String, Domain>,
+}
+
+/// The values a constructor argument of a value type may take, as the agent's `describe` gives
+/// them (`{"min": 0, "max": 23}`, `{"length": 32, "alphabet": "0123456789abcdef"}`): outside
+/// them the constructor raises, so a model there would be an input error, not a new path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Domain {
+    /// An integer within `min..=max`; an absent bound does not bound.
+    Int { min: Option<i64>, max: Option<i64> },
+    /// A string of `length` characters, each one of `alphabet`; an absent one does not bound.
+    Str {
+        length: Option<u64>,
+        alphabet: Option<String>,
+    },
+}
+
+impl Domain {
+    /// Reads a `domain` of `describe`; none for an empty or unknown one (then nothing bounds
+    /// the argument: models may be invalid, never missed).
+    pub fn from_describe(d: &Json) -> Option<Domain> {
+        let int = |k: &str| d[k].as_i64();
+        let (min, max) = (int("min"), int("max"));
+        if min.is_some() || max.is_some() {
+            return Some(Domain::Int { min, max });
+        }
+        let length = d["length"].as_u64();
+        let alphabet = d["alphabet"].as_str().map(str::to_owned);
+        (length.is_some() || alphabet.is_some()).then_some(Domain::Str { length, alphabet })
+    }
+}
+
+/// Where the domain of an input variable is found: the shapes of the inputs its path starts
+/// from (parameters, the receiver as `self`, `*args`, the values of mocked calls) and the
+/// factories objects are built through.
+#[derive(Clone, Debug, Default)]
+pub struct Domains {
+    pub params: Vec<(String, Shape)>,
+    pub varargs: Option<(String, Shape)>,
+    /// What each mock of the guidance module returns, by index (`$mock:0[k]`).
+    pub mocks: Vec<Shape>,
+    pub factories: Vec<FactoryDecl>,
+}
+
+impl Domains {
+    /// The domain of the variable `name` (`$mock:0[0].__init__.hour`), when it stands for a
+    /// constructor argument that has one.
+    pub fn of(&self, name: &str) -> Option<&Domain> {
+        let path = VarPath::parse(name)?;
+        let call = |steps: &[PathStep]| match steps.split_first() {
+            Some((PathStep::Index(_), rest)) => Some(rest.to_vec()),
+            _ => None,
+        };
+        let (shape, steps) = match &path.root {
+            VarRoot::Param(p) => match self.params.iter().find(|(n, _)| n == p) {
+                Some((_, shape)) => (shape, path.steps),
+                None => {
+                    let (_, shape) = self.varargs.as_ref().filter(|(n, _)| n == p)?;
+                    (shape, call(&path.steps)?)
+                }
+            },
+            VarRoot::Mock(m) => (self.mocks.get(*m as usize)?, call(&path.steps)?),
+            VarRoot::ExternalReturn(_) => return None,
+        };
+        shape.domain_at(&steps, &self.factories)
+    }
 }
 
 /// The variants an `Any` parameter is tried as, in order.
@@ -111,6 +181,7 @@ impl Shape {
             "class" if t["external"] != true => Shape::Object(ObjectShape {
                 class: t["class"].as_str().unwrap_or_default().to_owned(),
                 init: params(&t["init"]),
+                domains: domains(&t["init"]),
                 methods: t["methods"]
                     .as_array()
                     .map(|a| {
@@ -137,6 +208,54 @@ impl Shape {
             Shape::Optional(inner) => vec![(**inner).clone(), Shape::None],
             Shape::Union(members) => members.clone(),
             _ => vec![],
+        }
+    }
+
+    /// The domain of the value at `steps` inside a value of this shape (`__init__.hour` of a
+    /// `datetime`), following constructor and factory arguments, elements, dict values, the
+    /// values callables return and the members of an `Optional` or a union.
+    pub fn domain_at<'s>(
+        &'s self,
+        steps: &[PathStep],
+        factories: &'s [FactoryDecl],
+    ) -> Option<&'s Domain> {
+        let (first, rest) = steps.split_first()?;
+        let argument = |params: &'s [(String, Shape)]| match rest.split_first() {
+            Some((PathStep::Attr(p), rest)) => params
+                .iter()
+                .find(|(n, _)| n == p)?
+                .1
+                .domain_at(rest, factories),
+            _ => None,
+        };
+        match (self, first) {
+            (Shape::Optional(inner), _) => inner.domain_at(steps, factories),
+            (Shape::Union(members), _) => {
+                members.iter().find_map(|m| m.domain_at(steps, factories))
+            }
+            (Shape::List(item) | Shape::Set(item), PathStep::Index(_)) => {
+                item.domain_at(rest, factories)
+            }
+            (Shape::Tuple(items), PathStep::Index(i)) => items
+                .get(usize::try_from(*i).ok()?)?
+                .domain_at(rest, factories),
+            (Shape::Dict(_, value), PathStep::Index(_) | PathStep::Key(_)) => {
+                value.domain_at(rest, factories)
+            }
+            (Shape::Callable { returns, .. }, PathStep::Attr(a)) if a == "__call__" => {
+                match rest.split_first() {
+                    Some((PathStep::Index(_), rest)) => returns.domain_at(rest, factories),
+                    _ => None,
+                }
+            }
+            (Shape::Object(o), PathStep::Attr(a)) if a == "__init__" => match rest {
+                [PathStep::Attr(p)] => o.domains.get(p),
+                _ => argument(&o.init),
+            },
+            (Shape::Object(o), PathStep::Attr(a)) if a == "__factory__" => {
+                argument(&factories.iter().find(|f| f.class == o.class)?.params)
+            }
+            _ => None,
         }
     }
 
@@ -167,6 +286,20 @@ pub fn params(list: &Json) -> Vec<(String, Shape)> {
                         p["name"].as_str().unwrap_or_default().to_owned(),
                         Shape::from_describe(&p["type"]),
                     )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The domains of the parameters `describe` lists that have one, by name.
+pub fn domains(list: &Json) -> BTreeMap<String, Domain> {
+    list.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| {
+                    let domain = Domain::from_describe(&p["domain"])?;
+                    Some((p["name"].as_str()?.to_owned(), domain))
                 })
                 .collect()
         })

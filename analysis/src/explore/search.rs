@@ -8,8 +8,8 @@
 
 use super::coverage::{ConditionIndex, FunctionUnderTest, Observed, Origin, observe};
 use super::inputs::{
-    Builder, Candidate, ObjectShape, Shape, call_return, constructor_choice, factory_param,
-    kind_shape,
+    Builder, Candidate, Domains, ObjectShape, Shape, call_return, constructor_choice,
+    factory_param, kind_shape,
 };
 use super::mutate::{Rng, Sources, mutate};
 use super::seeds::{globals_read, literals};
@@ -52,6 +52,32 @@ pub struct Signature {
     pub writers: FxHashMap<(String, String), Vec<String>>,
     /// The mocks and factories of the project's guidance module.
     pub guidance: std::sync::Arc<Guidance>,
+}
+
+impl Signature {
+    /// Where the solver finds the domains of the inputs' variables.
+    pub fn domains(&self) -> Domains {
+        Domains {
+            params: self
+                .params
+                .iter()
+                .cloned()
+                .chain(
+                    self.receiver
+                        .iter()
+                        .map(|r| ("self".to_owned(), Shape::Object(r.clone()))),
+                )
+                .collect(),
+            varargs: self.varargs.clone(),
+            mocks: self
+                .guidance
+                .mocks
+                .iter()
+                .map(|m| m.returns.clone())
+                .collect(),
+            factories: self.guidance.factories.clone(),
+        }
+    }
 }
 
 /// A generated test: an input worth keeping, and what it did.
@@ -268,7 +294,7 @@ fn explore_in_context(
         f,
         index: ConditionIndex::new(f),
         pool,
-        solver: Solver::new(budget.solver_timeout_ms),
+        solver: Solver::new(budget.solver_timeout_ms).with_domains(signature.domains()),
         signature,
         budget,
         strings,
@@ -2051,5 +2077,82 @@ mod tests {
         assert_eq!(one[..2], two[..2], "same steps, same prefixes");
         assert_ne!(one[2], two[2]);
         assert_ne!(prefix_hashes(&[b, a])[1], one[1]);
+    }
+
+    /// A parameter's domain comes from the type the agent described, not from its name: a
+    /// project's `hour` is any int, a mocked `datetime.now()`'s `hour` (or a `datetime`
+    /// parameter's) is an hour, a mocked `uuid4()`'s hex digits are 32 hex digits.
+    #[test]
+    fn only_value_type_arguments_are_kept_within_their_domains() {
+        use serde_json::json;
+        let datetime = json!({"kind": "class", "class": "datetime:datetime", "methods": [],
+            "init": [{"name": "hour", "kind": "positional_or_keyword", "type": {"kind": "int"},
+                      "default": "12", "domain": {"min": 0, "max": 23}}]});
+        let uuid = json!({"kind": "class", "class": "uuid:UUID", "methods": [],
+            "init": [{"name": "hex", "kind": "positional_or_keyword", "type": {"kind": "str"},
+                      "default": "'0'", "domain": {"length": 32, "alphabet": "0123456789abcdef"}}]});
+        let slot = json!({"kind": "class", "class": "shop.slots:Slot", "methods": [],
+            "init": [{"name": "hour", "kind": "positional_or_keyword", "type": {"kind": "int"}}]});
+        let guidance = Guidance::from_describe(&json!({"mocks": [
+            {"target": "datetime.datetime.now", "returns": datetime},
+            {"target": "uuid.uuid4", "returns": uuid},
+        ]}));
+        let signature = Signature {
+            params: vec![
+                ("hour".into(), Shape::Int),
+                ("slot".into(), Shape::from_describe(&slot)),
+                (
+                    "when".into(),
+                    Shape::from_describe(&json!({"kind": "optional", "of": datetime})),
+                ),
+            ],
+            keyword_only: vec![],
+            varargs: None,
+            defaults: BTreeMap::new(),
+            receiver: None,
+            writers: FxHashMap::default(),
+            guidance: std::sync::Arc::new(guidance),
+        };
+        let mut solver = Solver::new(5_000).with_domains(signature.domains());
+        let mut past_midnight = |name: &str| {
+            let above = Expr::app(Op::Gt, vec![Expr::var(name, Sort::Int), Expr::int(23)]);
+            solver.check(&[above])
+        };
+        assert!(matches!(past_midnight("hour"), Answer::Sat(_)));
+        assert!(matches!(
+            past_midnight("slot.__init__.hour"),
+            Answer::Sat(_)
+        ));
+        assert_eq!(past_midnight("$mock:0[2].__init__.hour"), Answer::Unsat);
+        assert_eq!(past_midnight("when.__init__.hour"), Answer::Unsat);
+        let late = Expr::app(
+            Op::Ge,
+            vec![
+                Expr::var("$mock:0[0].__init__.hour", Sort::Int),
+                Expr::int(22),
+            ],
+        );
+        let Answer::Sat(model) = solver.check(&[late]) else {
+            panic!("an hour of 22 or 23 exists");
+        };
+        assert!(matches!(
+            &model.values["$mock:0[0].__init__.hour"],
+            ModelValue::Int(h) if h == "22" || h == "23"
+        ));
+        let hex = Expr::var("$mock:1[0].__init__.hex", Sort::Str);
+        let starts = |prefix: &str| {
+            Expr::app(
+                Op::StrStartsWith,
+                vec![hex.clone(), Expr::Str(prefix.into())],
+            )
+        };
+        assert_eq!(solver.check(&[starts("g")]), Answer::Unsat);
+        let Answer::Sat(model) = solver.check(&[starts("00000000")]) else {
+            panic!("a hex string starting with zeros exists");
+        };
+        assert!(matches!(
+            &model.values["$mock:1[0].__init__.hex"],
+            ModelValue::Str(s) if s.len() == 32 && s.chars().all(|c| c.is_ascii_hexdigit())
+        ));
     }
 }

@@ -5,6 +5,7 @@
 //! Operations z3 does not model (or the agent marked opaque) are reported, not approximated:
 //! the caller turns them into a "solver limit" explanation.
 
+use super::inputs::{Domain, Domains};
 use crate::symbolic::{Expr, Op, Sort};
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
@@ -53,14 +54,15 @@ impl Translator {
         Ok(text)
     }
 
-    /// The declarations of every variable seen so far, with the range of those that stand
-    /// for a field of a standard value type (see [`value_type_range`]).
-    pub fn finish(self) -> (String, Vec<(Arc<str>, Sort)>) {
+    /// The declarations of every variable seen so far, each followed, on a line of its own, by
+    /// the assertion of its domain when `domains` gives it one (a value type's constructor
+    /// argument).
+    pub fn finish(self, domains: &Domains) -> (String, Vec<(Arc<str>, Sort)>) {
         let mut decls = String::new();
         for (name, sort) in &self.order {
             let var = smt_name(name);
             let _ = writeln!(decls, "(declare-const {var} {})", smt_sort(*sort));
-            if let Some(domain) = value_type_domain(name, *sort, &var) {
+            if let Some(domain) = domains.of(name).and_then(|d| within(d, *sort, &var)) {
                 let _ = writeln!(decls, "(assert {domain})");
             }
         }
@@ -353,30 +355,61 @@ fn py_index(s: &str, i: &str) -> String {
     format!("(ite (< {i} 0) (+ (str.len {s}) {i}) {i})")
 }
 
-/// The valid values of a constructor argument of the standard library's value types the
-/// agent builds (`datetime(year, month, day, hour, minute, second)` for a mocked
-/// `datetime.now` or a `datetime` parameter, `UUID(hex)` for a mocked `uuid4`), as an SMT
-/// assertion on `var`: their symbols are `….__init__.<field>`. Outside it the constructor
-/// raises, so a model there would be an input error, not a new path.
-fn value_type_domain(name: &str, sort: Sort, var: &str) -> Option<String> {
-    let (_, field) = name.rsplit_once(".__init__.")?;
-    let (low, high) = match (field, sort) {
-        ("hex", Sort::Str) => {
-            return Some(format!(
-                "(str.in_re {var} ((_ re.loop 32 32) (re.union (re.range \"0\" \"9\") (re.range \"a\" \"f\"))))"
-            ));
+/// `var` within `domain`, as an SMT assertion; none when the domain bounds nothing of `var`'s
+/// sort.
+fn within(domain: &Domain, sort: Sort, var: &str) -> Option<String> {
+    let mut parts = vec![];
+    match (domain, sort) {
+        (Domain::Int { min, max }, Sort::Int) => {
+            parts.extend(min.map(|m| format!("(<= {} {var})", int_literal(&m.to_string()))));
+            parts.extend(max.map(|m| format!("(<= {var} {})", int_literal(&m.to_string()))));
         }
-        (_, Sort::Int) => match field {
-            "year" => (1, 9999),
-            "month" => (1, 12),
-            "day" => (1, 28),
-            "hour" => (0, 23),
-            "minute" | "second" => (0, 59),
-            _ => return None,
-        },
-        _ => return None,
-    };
-    Some(format!("(and (<= {low} {var}) (<= {var} {high}))"))
+        (Domain::Str { length, alphabet }, Sort::Str) => {
+            if let Some(n) = length {
+                parts.push(format!("(= (str.len {var}) {n})"));
+            }
+            if let Some(chars) = alphabet {
+                let mut chars: Vec<char> = chars.chars().collect();
+                chars.sort_unstable();
+                chars.dedup();
+                let one_of = match chars.as_slice() {
+                    [] => "re.none".to_owned(),
+                    [c] => format!("(str.to_re {})", str_literal(&c.to_string())),
+                    _ => format!(
+                        "(re.union {})",
+                        char_runs(&chars)
+                            .iter()
+                            .map(|(a, b)| format!(
+                                "(re.range {} {})",
+                                str_literal(&a.to_string()),
+                                str_literal(&b.to_string())
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
+                };
+                parts.push(format!("(str.in_re {var} (re.* {one_of}))"));
+            }
+        }
+        _ => {}
+    }
+    match parts.len() {
+        0 => None,
+        1 => parts.pop(),
+        _ => Some(format!("(and {})", parts.join(" "))),
+    }
+}
+
+/// Sorted distinct characters as runs of consecutive ones (`0-9`, `a-f`).
+fn char_runs(chars: &[char]) -> Vec<(char, char)> {
+    let mut runs: Vec<(char, char)> = vec![];
+    for &c in chars {
+        match runs.last_mut() {
+            Some((_, end)) if char::from_u32(*end as u32 + 1) == Some(c) => *end = c,
+            _ => runs.push((c, c)),
+        }
+    }
+    runs
 }
 
 /// A Python slice bound: negative counts from the end, then clamped to `[0, len]`.

@@ -4,6 +4,7 @@
 //!
 //! `z3::Solver` is not `Send`: a `Solver` lives and dies on the thread that explores a function.
 
+use super::inputs::Domains;
 use super::smt::{Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
 use crate::symbolic::{Expr, Sort};
 use rustc_hash::FxHashMap;
@@ -54,6 +55,9 @@ pub struct SolverStats {
 
 pub struct Solver {
     timeout_ms: u64,
+    /// The domains of the variables that stand for value types' constructor arguments: every
+    /// query keeps them within.
+    domains: Domains,
     cache: FxHashMap<String, Answer>,
     pub stats: SolverStats,
 }
@@ -62,14 +66,21 @@ impl Solver {
     pub fn new(timeout_ms: u64) -> Self {
         Solver {
             timeout_ms,
+            domains: Domains::default(),
             cache: FxHashMap::default(),
             stats: SolverStats::default(),
         }
     }
 
+    /// A solver whose queries keep the inputs' variables within `domains`.
+    pub fn with_domains(mut self, domains: Domains) -> Self {
+        self.domains = domains;
+        self
+    }
+
     /// Is the conjunction of `assertions` satisfiable, and by what values?
     pub fn check(&mut self, assertions: &[Expr]) -> Answer {
-        let smt = match translate(assertions) {
+        let smt = match translate(assertions, &self.domains) {
             Ok(smt) => smt,
             Err(Untranslatable::Unsupported(ops)) => return Answer::Unsupported(ops),
             Err(Untranslatable::Malformed(why)) => return Answer::Unknown(why),
@@ -95,7 +106,7 @@ impl Solver {
         let mut translator = Translator::default();
         let mut translated: Vec<Result<String, Untranslatable>> =
             prefix.iter().map(|e| translator.assertion(e)).collect();
-        let (declarations, vars) = translator.finish();
+        let (declarations, vars) = translator.finish(&self.domains);
         let smt = Smt {
             declarations,
             assertions: vec![],
@@ -199,8 +210,13 @@ fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<()
     }
     z3.from_string(text);
     let added = z3.get_assertions().len() - before;
-    // Declarations may carry assertions of their own (a variable's range).
-    let expected = assertions.len() + declarations.matches("(assert ").count();
+    // Declarations may carry assertions of their own (a variable's domain), each on a line of
+    // its own.
+    let expected = assertions.len()
+        + declarations
+            .lines()
+            .filter(|l| l.starts_with("(assert "))
+            .count();
     if added == expected {
         Ok(())
     } else {
@@ -210,8 +226,8 @@ fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<()
     }
 }
 
-/// Translates a conjunction; every variable is declared.
-pub fn translate(assertions: &[Expr]) -> Result<Smt, Untranslatable> {
+/// Translates a conjunction; every variable is declared, within its domain if it has one.
+pub fn translate(assertions: &[Expr], domains: &Domains) -> Result<Smt, Untranslatable> {
     let mut translator = Translator::default();
     let mut texts = Vec::with_capacity(assertions.len());
     let mut unsupported: Vec<Arc<str>> = vec![];
@@ -231,7 +247,7 @@ pub fn translate(assertions: &[Expr]) -> Result<Smt, Untranslatable> {
     if !unsupported.is_empty() {
         return Err(Untranslatable::Unsupported(unsupported));
     }
-    let (declarations, vars) = translator.finish();
+    let (declarations, vars) = translator.finish(domains);
     Ok(Smt {
         declarations,
         assertions: texts,

@@ -1,9 +1,11 @@
 //! Code actions that close a gap (Covana's loop, cooperative testing): on an uncovered side that
 //! depends on an external call, "Mock `os.path.exists` in generated tests"; on one that depends on
 //! object state, "Create a factory for `Stack`"; on one that needs more iterations than the
-//! bound, "Raise the loop bound to 64 in pyproject.toml". Offering is cheap and answered from
-//! the published snapshot; the edit is computed on resolve by the owner, against the document
-//! version the action was offered for, and refused if that document changed since.
+//! bound, "Raise the loop bound to 64 in pyproject.toml". Offering is cheap: the owner answers
+//! from the published snapshot, leaving out a mock or factory the guidance module already
+//! declares as it has the module then; the edit is computed on resolve, also by the owner,
+//! against the document version the action was offered for, and refused if that document
+//! changed since.
 
 use super::document::{Encoding, Text};
 use super::guidance::{self, Insertion};
@@ -27,8 +29,15 @@ pub fn short_class(qualified: &str) -> &str {
     qualified.rsplit([':', '.']).next().unwrap_or(qualified)
 }
 
-/// The actions for the diagnostics under the requested range.
-pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrCommand> {
+/// The actions for the diagnostics under the requested range. `guidance` is the guidance
+/// module's current text: a mock or factory it already declares is not offered again (resolving
+/// it would be refused).
+pub fn offer(
+    params: &CodeActionParams,
+    doc: &Published,
+    guidance: Option<&str>,
+) -> Vec<CodeActionOrCommand> {
+    let guidance = guidance.unwrap_or("");
     let range = doc.text.text_range(params.range, Encoding::Utf16);
     let mut out: Vec<CodeActionOrCommand> = vec![];
     let mut seen = std::collections::BTreeSet::new();
@@ -51,6 +60,9 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
                 let Some(callee) = data(d, "callee") else {
                     continue;
                 };
+                if guidance::has_mock(guidance, callee) {
+                    continue;
+                }
                 offers.push((
                     format!("Mock `{callee}` in generated tests"),
                     json!({"kind": "mock", "callee": callee, "returns": data(d, "returns")}),
@@ -60,15 +72,21 @@ pub fn offer(params: &CodeActionParams, doc: &Published) -> Vec<CodeActionOrComm
                 let Some(class) = data(d, "class") else {
                     continue;
                 };
-                offers.push((
-                    format!("Create a factory for `{}`", short_class(class)),
-                    json!({
-                        "kind": "factory",
-                        "class": class,
-                        "field": data(d, "field"),
-                        "writers": d.data.as_ref().and_then(|v| v.get("writers")).cloned().unwrap_or(Value::Null),
-                    }),
-                ));
+                // A factory that exists but does not yet build the state this side needs is
+                // extended, not declared again (the hover points at it); a bigger bound may
+                // still be offered below.
+                let qualname = class.split_once(':').map_or(class, |(_, q)| q);
+                if guidance::existing_factory(guidance, qualname).is_none() {
+                    offers.push((
+                        format!("Create a factory for `{}`", short_class(class)),
+                        json!({
+                            "kind": "factory",
+                            "class": class,
+                            "field": data(d, "field"),
+                            "writers": d.data.as_ref().and_then(|v| v.get("writers")).cloned().unwrap_or(Value::Null),
+                        }),
+                    ));
+                }
             }
             Some(Cause::Boundary) => {}
             _ => continue,
@@ -258,7 +276,7 @@ pub fn insertions(
                 .as_str()
                 .ok_or("the action names no class")?;
             let (module, class) = qualified.split_once(':').ok_or("the class has no module")?;
-            if guidance::has_factory(text, class) {
+            if guidance::existing_factory(text, class).is_some() {
                 return Err(format!(
                     "the guidance module already has a factory for `{class}`"
                 ));

@@ -2,7 +2,6 @@
 //! (notifications) or answered from the published snapshot (hover, code actions, pulled
 //! diagnostics). Handlers run concurrently; only the owner thread writes.
 
-use super::actions;
 use super::document::Encoding;
 use super::main_loop::{Event, Shared};
 use super::outbox::Outbox;
@@ -268,21 +267,29 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
         let uri = position.text_document.uri;
+        let guidance = self.shared.guidance();
         let published = self.shared.published.read().expect("published lock");
         let Some(doc) = published.get(&uri) else {
             return Ok(None);
         };
         let encoding = self.shared.encoding();
         let offset = doc.text.offset(position.position, encoding);
-        Ok(super::hover::hover(&uri, doc, offset, encoding))
+        let guidance = guidance
+            .as_ref()
+            .map(|(path, text)| super::hover::GuidanceModule { path, text });
+        Ok(super::hover::hover(
+            &uri,
+            doc,
+            offset,
+            encoding,
+            guidance.as_ref(),
+        ))
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let published = self.shared.published.read().expect("published lock");
-        let Some(doc) = published.get(&params.text_document.uri) else {
-            return Ok(None);
-        };
-        let actions = actions::offer(&params, doc);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.send(Event::CodeActions { params, reply: tx });
+        let actions = rx.await.map_err(|_| Error::internal_error())?;
         Ok((!actions.is_empty()).then_some(actions))
     }
 

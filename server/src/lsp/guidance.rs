@@ -101,8 +101,34 @@ pub fn factory_name(class: &str) -> String {
     out
 }
 
-pub fn has_factory(text: &str, class: &str) -> bool {
-    text.contains(&format!("def {}(", factory_name(class)))
+/// The factory the guidance module `text` declares for `class` (its qualname): the function the
+/// code action would write (`make_stack`), or any top-level `@factory` whose return annotation
+/// names the class (`-> Stack`, `-> "shop.Stack"`). Its name, and where that name stands.
+pub fn existing_factory(text: &str, class: &str) -> Option<(String, TextRange)> {
+    let module = lacuna_grammar::parse(text);
+    let wanted = factory_name(class);
+    let short = class.rsplit('.').next();
+    module
+        .functions
+        .iter()
+        .find(|f| {
+            let s = &f.syntax;
+            let marked = s
+                .decorators
+                .iter()
+                .any(|d| d == "factory" || d.ends_with(".factory"));
+            let builds = s
+                .returns
+                .as_deref()
+                .is_some_and(|r| r.trim().trim_matches(['"', '\'']).rsplit('.').next() == short);
+            s.class.is_none() && s.qualname == s.name && (s.name == wanted || marked && builds)
+        })
+        .map(|f| {
+            (
+                f.syntax.name.clone(),
+                f.syntax.name_range.absolute(f.anchor),
+            )
+        })
 }
 
 /// A factory skeleton for `class`: its constructor's parameters, then one parameter per
@@ -329,6 +355,21 @@ mod tests {
         assert!(again.ends_with(
             "def datetime_datetime_now(*args, **kwargs) -> \"datetime.datetime\":\n    \"\"\"Generated tests choose what `datetime.datetime.now` returns.\"\"\"\n"
         ));
+    }
+
+    #[test]
+    fn factories_are_found_by_name_or_by_what_they_build() {
+        let text = "from shop import Stack\n\n\n@factory\ndef full(n: int) -> \"shop.Stack\":\n    return Stack()\n\n\ndef make_queue():\n    pass\n";
+        let (name, range) = existing_factory(text, "Stack").expect("a factory for Stack");
+        assert_eq!(name, "full");
+        assert_eq!(&text[range.start as usize..range.end as usize], "full");
+        assert_eq!(
+            existing_factory(text, "Queue").map(|f| f.0).as_deref(),
+            Some("make_queue")
+        );
+        // A function that is not marked, or builds something else, is not one.
+        assert!(existing_factory("def build() -> Stack:\n    pass\n", "Stack").is_none());
+        assert!(existing_factory(text, "Order").is_none());
     }
 
     #[test]

@@ -9,11 +9,18 @@ use lacuna_analysis::diagnostic::{Cause, Code, Diagnostic};
 use std::fmt::Write;
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Uri};
 
+/// The guidance module as a hover reads it: its path and current text.
+pub struct GuidanceModule<'a> {
+    pub path: &'a std::path::Path,
+    pub text: &'a str,
+}
+
 pub fn hover(
     uri: &Uri,
     published: &Published,
     offset: u32,
     encoding: super::document::Encoding,
+    guidance: Option<&GuidanceModule<'_>>,
 ) -> Option<Hover> {
     let hits: Vec<&Diagnostic> = published
         .diagnostics
@@ -30,7 +37,7 @@ pub fn hover(
         if i > 0 {
             out.push_str("\n\n---\n\n");
         }
-        explain(&mut out, d, uri, published);
+        explain(&mut out, d, uri, published, guidance);
     }
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -41,7 +48,13 @@ pub fn hover(
     })
 }
 
-fn explain(out: &mut String, d: &Diagnostic, uri: &Uri, published: &Published) {
+fn explain(
+    out: &mut String,
+    d: &Diagnostic,
+    uri: &Uri,
+    published: &Published,
+    guidance: Option<&GuidanceModule<'_>>,
+) {
     let _ = writeln!(
         out,
         "**Lacuna `{}`** · {}\n",
@@ -96,7 +109,7 @@ fn explain(out: &mut String, d: &Diagnostic, uri: &Uri, published: &Published) {
         }
         out.push('\n');
     }
-    if let Some(fix) = fix_sentence(d) {
+    if let Some(fix) = extend_factory(d, guidance).or_else(|| fix_sentence(d)) {
         let _ = writeln!(out, "**Fix.** {fix}\n");
     }
     let _ = write!(
@@ -133,6 +146,39 @@ fn cause_sentence(d: &Diagnostic) -> Option<String> {
         Cause::Infeasible => "No input can take this side: the conditions on the path contradict each other.".to_owned(),
         Cause::Budget => "Generation did not reach it within its budget, and nothing more specific is known.".to_owned(),
     })
+}
+
+/// On object state whose class the guidance module already has a factory for: that factory,
+/// linked, is what to change (declaring another would be refused).
+fn extend_factory(d: &Diagnostic, guidance: Option<&GuidanceModule<'_>>) -> Option<String> {
+    let object = matches!(d.code, Code::UncoveredBranch(Cause::ObjectCreation))
+        || (d.code == Code::McdcObligation && data(d, "callee").is_none());
+    let class = data(d, "class").filter(|_| object)?;
+    let guidance = guidance?;
+    let qualname = class.split_once(':').map_or(class, |(_, q)| q);
+    let (name, range) = super::guidance::existing_factory(guidance.text, qualname)?;
+    let line = guidance.text[..range.start as usize].matches('\n').count() + 1;
+    let writers: Vec<String> = d
+        .data
+        .as_ref()
+        .and_then(|v| v.get("writers"))
+        .and_then(|w| w.as_array())
+        .map(|w| {
+            w.iter()
+                .filter_map(|m| m.as_str().map(|m| format!("`{m}`")))
+                .collect()
+        })
+        .unwrap_or_default();
+    let through = if writers.is_empty() {
+        String::new()
+    } else {
+        format!(" through {}", writers.join(", "))
+    };
+    Some(format!(
+        "The guidance module's factory [`{name}`](file://{}#L{line}) does not build the `{}` this needs yet: give it a parameter that changes its state{through}, and the generator solves for it.",
+        guidance.path.display(),
+        short_class(class)
+    ))
 }
 
 fn fix_sentence(d: &Diagnostic) -> Option<String> {

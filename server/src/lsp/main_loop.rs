@@ -75,6 +75,12 @@ pub enum Event {
     Guidance {
         reply: tokio::sync::oneshot::Sender<Result<(PathBuf, bool), String>>,
     },
+    /// The code actions for a range, checked against the guidance module as resolving them
+    /// will see it (so that an action that would be refused is never offered).
+    CodeActions {
+        params: tower_lsp_server::ls_types::CodeActionParams,
+        reply: tokio::sync::oneshot::Sender<Vec<tower_lsp_server::ls_types::CodeActionOrCommand>>,
+    },
     /// Computes the edit of a code action offered earlier.
     Resolve {
         action: tower_lsp_server::ls_types::CodeAction,
@@ -98,6 +104,9 @@ pub struct Shared {
     pub settings: RwLock<Settings>,
     /// The client pulls diagnostics (`textDocument/diagnostic`) instead of receiving them.
     pub pull: std::sync::atomic::AtomicBool,
+    /// The guidance module's text while the editor has it open (otherwise the disk's is
+    /// current): what hover points into.
+    pub open_guidance: RwLock<Option<String>>,
 }
 
 impl Default for Shared {
@@ -108,6 +117,7 @@ impl Default for Shared {
             config: RwLock::default(),
             settings: RwLock::default(),
             pull: Default::default(),
+            open_guidance: RwLock::default(),
         }
     }
 }
@@ -115,6 +125,21 @@ impl Default for Shared {
 impl Shared {
     pub fn encoding(&self) -> Encoding {
         *self.encoding.read().expect("encoding lock")
+    }
+
+    /// The guidance module's path and current text: the editor's while it is open there, else
+    /// the disk's; none when it does not exist.
+    pub fn guidance(&self) -> Option<(PathBuf, String)> {
+        let path = self
+            .config
+            .read()
+            .expect("config lock")
+            .as_ref()?
+            .guidance
+            .clone();
+        let open = self.open_guidance.read().expect("guidance lock").clone();
+        let text = open.or_else(|| std::fs::read_to_string(&path).ok())?;
+        Some((path, text))
     }
 }
 
@@ -284,6 +309,37 @@ impl Owner {
     }
 
     fn handle(&mut self, event: Event) {
+        // Code actions check the guidance module's declarations; keep them the editor's text.
+        let guidance_touched = match &event {
+            Event::Open { uri, .. } | Event::Change { uri, .. } | Event::Close { uri } => {
+                self.guidance_uri().as_ref() == Some(uri)
+            }
+            Event::Settings(_) | Event::FilesChanged(_) => true,
+            _ => false,
+        };
+        self.apply(event);
+        if guidance_touched {
+            let open = self
+                .guidance_uri()
+                .and_then(|uri| self.docs.get(&uri))
+                .map(|doc| doc.text.text.clone());
+            *self.shared.open_guidance.write().expect("guidance lock") = open;
+        }
+    }
+
+    fn guidance_uri(&self) -> Option<Uri> {
+        Uri::from_file_path(&self.config.guidance)
+    }
+
+    /// The guidance module's text and version as the editor has it, else the disk's text.
+    fn guidance_text(&self) -> (Option<String>, Option<i32>) {
+        match self.guidance_uri().and_then(|uri| self.docs.get(&uri)) {
+            Some(doc) => (Some(doc.text.text.clone()), Some(doc.version)),
+            None => (std::fs::read_to_string(&self.config.guidance).ok(), None),
+        }
+    }
+
+    fn apply(&mut self, event: Event) {
         match event {
             Event::Initialize { .. } => {}
             Event::Open { uri, text, version } => {
@@ -397,6 +453,15 @@ impl Owner {
             Event::Guidance { reply } => {
                 let _ = reply.send(self.guidance_module());
             }
+            Event::CodeActions { params, reply } => {
+                let (guidance, _) = self.guidance_text();
+                let published = self.shared.published.read().expect("published lock");
+                let actions = published
+                    .get(&params.text_document.uri)
+                    .map(|doc| super::actions::offer(&params, doc, guidance.as_deref()))
+                    .unwrap_or_default();
+                let _ = reply.send(actions);
+            }
             Event::Resolve { action, reply } => {
                 let _ = reply.send(self.resolve(action));
             }
@@ -452,12 +517,10 @@ impl Owner {
             return Ok(action);
         }
         let guidance_path = self.config.guidance.clone();
-        let guidance_uri = Uri::from_file_path(&guidance_path)
+        let guidance_uri = self
+            .guidance_uri()
             .ok_or_else(|| format!("{} is not a file path", guidance_path.display()))?;
-        let (text, version) = match self.docs.get(&guidance_uri) {
-            Some(doc) => (Some(doc.text.text.clone()), Some(doc.version)),
-            None => (std::fs::read_to_string(&guidance_path).ok(), None),
-        };
+        let (text, version) = self.guidance_text();
         let class_api = payload["class"].as_str().and_then(|q| self.class_api(q));
         let insertions = super::actions::insertions(&payload, text.as_deref(), class_api.as_ref())?;
         // Never corrupt the module: the result must parse if the module did.
