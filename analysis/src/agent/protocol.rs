@@ -103,6 +103,34 @@ impl ValueTree {
             sym: Some(sym.into()),
         }
     }
+
+    /// Visits this node and every node inside it, parents first: container items, dict keys
+    /// and values, constructor, method-call and factory arguments, a callable's return values.
+    pub fn walk(&self, visit: &mut impl FnMut(&ValueTree)) {
+        visit(self);
+        let mut all = |trees: &mut dyn Iterator<Item = &ValueTree>| {
+            trees.for_each(|t| t.walk(visit));
+        };
+        match &self.value {
+            Value::List { items } | Value::Tuple { items } | Value::Set { items } => {
+                all(&mut items.iter())
+            }
+            Value::Dict { items } => all(&mut items.iter().flat_map(|(k, v)| [k, v])),
+            Value::Object {
+                args,
+                kwargs,
+                calls,
+                ..
+            } => all(&mut args.iter().chain(kwargs.values()).chain(
+                calls
+                    .iter()
+                    .flat_map(|c| c.args.iter().chain(c.kwargs.values())),
+            )),
+            Value::Factory { args, kwargs, .. } => all(&mut args.iter().chain(kwargs.values())),
+            Value::Callable { returns } => all(&mut returns.iter()),
+            _ => {}
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

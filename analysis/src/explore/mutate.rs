@@ -70,7 +70,7 @@ enum Slot {
 /// The named scalars and container lengths of a request's inputs, and the texts it holds
 /// (dict keys included): a key of one input is often what another must equal.
 fn slots(request: &ExecuteRequest) -> (Vec<(String, Slot)>, Vec<String>) {
-    fn walk(t: &ValueTree, out: &mut Vec<(String, Slot)>, texts: &mut Vec<String>) {
+    fn visit(t: &ValueTree, out: &mut Vec<(String, Slot)>, texts: &mut Vec<String>) {
         if let Value::Str { value } = &t.value
             && !texts.contains(value)
         {
@@ -94,37 +94,6 @@ fn slots(request: &ExecuteRequest) -> (Vec<(String, Slot)>, Vec<String>) {
                 out.push((path, slot));
             }
         }
-        match &t.value {
-            Value::List { items } | Value::Tuple { items } | Value::Set { items } => {
-                items.iter().for_each(|i| walk(i, out, texts))
-            }
-            Value::Dict { items } => items.iter().for_each(|(k, v)| {
-                walk(k, out, texts);
-                walk(v, out, texts)
-            }),
-            Value::Object {
-                args,
-                kwargs,
-                calls,
-                ..
-            } => {
-                args.iter()
-                    .chain(kwargs.values())
-                    .for_each(|a| walk(a, out, texts));
-                for c in calls {
-                    c.args
-                        .iter()
-                        .chain(c.kwargs.values())
-                        .for_each(|a| walk(a, out, texts));
-                }
-            }
-            Value::Factory { args, kwargs, .. } => args
-                .iter()
-                .chain(kwargs.values())
-                .for_each(|a| walk(a, out, texts)),
-            Value::Callable { returns } => returns.iter().for_each(|r| walk(r, out, texts)),
-            _ => {}
-        }
     }
     let (mut out, mut texts) = (vec![], vec![]);
     for t in request
@@ -134,7 +103,7 @@ fn slots(request: &ExecuteRequest) -> (Vec<(String, Slot)>, Vec<String>) {
         .chain(request.receiver.iter())
         .chain(request.mocks.iter().flat_map(|m| m.returns.iter()))
     {
-        walk(t, &mut out, &mut texts);
+        t.walk(&mut |node| visit(node, &mut out, &mut texts));
     }
     (out, texts)
 }

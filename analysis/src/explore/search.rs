@@ -1099,57 +1099,17 @@ impl Search<'_> {
     /// An input could not be built (a constructor rejected its arguments): try the usual
     /// suspects — positive numbers, non-empty strings — for every scalar of the request.
     fn repair(&mut self, candidate: &Candidate, request: &ExecuteRequest) {
-        let mut scalars = vec![];
-        fn walk(t: &ValueTree, out: &mut Vec<(String, Value)>) {
-            if let Some(s) = &t.sym
-                && matches!(
-                    t.value,
-                    Value::Int { .. } | Value::Str { .. } | Value::Float { .. }
-                )
-            {
-                out.push((s.clone(), t.value.clone()));
-            }
-            match &t.value {
-                Value::List { items } | Value::Tuple { items } | Value::Set { items } => {
-                    items.iter().for_each(|i| walk(i, out))
-                }
-                Value::Object {
-                    args,
-                    kwargs,
-                    calls,
-                    ..
-                } => {
-                    args.iter()
-                        .chain(kwargs.values())
-                        .for_each(|a| walk(a, out));
-                    for c in calls {
-                        c.args.iter().for_each(|a| walk(a, out));
-                    }
-                }
-                Value::Factory { args, kwargs, .. } => args
-                    .iter()
-                    .chain(kwargs.values())
-                    .for_each(|a| walk(a, out)),
-                _ => {}
-            }
-        }
+        // Scalars anywhere in the inputs, and the factories that build them.
+        let (mut scalars, mut built) = (vec![], vec![]);
         for t in request.args.iter().chain(request.receiver.iter()) {
-            walk(t, &mut scalars);
-        }
-        // A factory that rejects its arguments: the constructor may do better.
-        fn factories(t: &ValueTree, out: &mut Vec<String>) {
-            match &t.value {
-                Value::Factory { args, .. } => {
-                    out.extend(t.sym.clone());
-                    args.iter().for_each(|a| factories(a, out));
+            t.walk(&mut |node| match (&node.sym, &node.value) {
+                (Some(s), Value::Int { .. } | Value::Str { .. } | Value::Float { .. }) => {
+                    scalars.push((s.clone(), node.value.clone()))
                 }
-                Value::Object { args, .. } => args.iter().for_each(|a| factories(a, out)),
+                // A factory that rejects its arguments: the constructor may do better.
+                (Some(s), Value::Factory { .. }) => built.push(s.clone()),
                 _ => {}
-            }
-        }
-        let mut built = vec![];
-        for t in request.args.iter().chain(request.receiver.iter()) {
-            factories(t, &mut built);
+            });
         }
         for path in built {
             let mut next = candidate.clone();
