@@ -1044,8 +1044,12 @@ impl Search<'_> {
 
     /// A type test on an input (`isinstance(value, str)`) turns the other way for a value of
     /// another kind: each kind that would is tried once, on the input that saw the test.
+    /// The receiver keeps its class: the method is called on it.
     fn retype(&mut self, candidate: &Candidate, run: &Execution) {
         for test in &run.type_tests {
+            if test.name == "self" && self.signature.receiver.is_some() {
+                continue;
+            }
             for kind in &test.flip {
                 let Some(shape) = kind_shape(kind) else {
                     continue;
