@@ -40,6 +40,8 @@ TARGETS = {
     "humanize": ("humanize==4.17.0", ["humanize.number"]),
     "semver": ("semver==3.1.1", ["semver.version"]),
     "toolz": ("toolz==1.2.0", ["toolz.dicttoolz"]),
+    "easter": ("python-dateutil==2.9.0.post0", ["dateutil.easter"]),
+    "inflection": ("inflection==0.5.1", ["inflection"]),
 }
 TOOLS = ["lacuna", "crosshair", "pynguin"]
 
@@ -112,8 +114,11 @@ def install_target(cache, name, measure_python):
 
 
 def module_file(root, module):
+    """The file Python imports for `module`: a package before a module of the same name
+    (inflection's wheel ships both `inflection/__init__.py` and `inflection.py`)."""
     base = os.path.join(root, *module.split("."))
-    return base + ".py" if os.path.exists(base + ".py") else os.path.join(base, "__init__.py")
+    package = os.path.join(base, "__init__.py")
+    return package if os.path.exists(package) else base + ".py"
 
 
 _BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.IfExp, ast.BoolOp, ast.Assert,

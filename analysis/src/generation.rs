@@ -94,6 +94,17 @@ pub fn budget(config: &Config) -> Budget {
     }
 }
 
+/// Special methods Python calls while it makes, finalises or subclasses a class, with a
+/// receiver a test cannot build first. Other special methods (`__eq__`, `__getitem__`,
+/// `__str__`) are called like any method: `Version(1, 2, 3).__getitem__(0)`.
+const CLASS_HOOKS: &[&str] = &[
+    "__new__",
+    "__init__",
+    "__del__",
+    "__init_subclass__",
+    "__class_getitem__",
+];
+
 /// Whether a function can be called directly by a generated test.
 pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
     if syntax.kind != FunctionKind::Def {
@@ -108,8 +119,8 @@ pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
     if syntax.is_generator {
         return Err("generators are not explored yet");
     }
-    if syntax.name.starts_with("__") && syntax.name.ends_with("__") {
-        return Err("special methods are exercised through their classes");
+    if CLASS_HOOKS.contains(&syntax.name.as_str()) {
+        return Err("constructors and class hooks are exercised through their classes");
     }
     if syntax.is_property()
         || syntax
@@ -145,9 +156,17 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
         let path = canonical(file.path(db));
         let lines = line_index(db, file).clone();
         let text = file.contents(db).text().cloned().unwrap_or_default();
-        for &node in file_functions(db, file) {
+        let functions = file_functions(db, file);
+        let all: Vec<&FunctionSyntax> = functions.iter().map(|n| &**n.syntax(db)).collect();
+        for &node in functions {
             let syntax = node.syntax(db).clone();
-            if let Err(reason) = explorable(&syntax) {
+            // A function nested in a decorator is called as the functions it decorates.
+            let called_as = wrapped_by(&syntax, &all).unwrap_or_else(|| syntax.qualname.clone());
+            let checked = FunctionSyntax {
+                qualname: called_as.clone(),
+                ..(*syntax).clone()
+            };
+            if let Err(reason) = explorable(&checked) {
                 if syntax.kind == FunctionKind::Def && !syntax.decisions.is_empty() {
                     skipped.push(Skipped {
                         function: node.id(db).clone(),
@@ -167,7 +186,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 node.id(db).clone(),
                 FunctionUnderTest {
                     module: module.to_owned(),
-                    qualname: syntax.qualname.clone(),
+                    qualname: called_as,
                     file: path.clone(),
                     anchor: node.anchor(db),
                     lines: lines.clone(),
@@ -180,6 +199,26 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
         }
     }
     (out, skipped)
+}
+
+/// The wrapper a module-level decorator defines (`_comparator.<locals>.wrapper`) runs when a
+/// function it decorates (`@_comparator def __lt__`) is called: the qualified name of the
+/// first of those that is no target of its own (no decisions) and could be called directly.
+fn wrapped_by(nested: &FunctionSyntax, all: &[&FunctionSyntax]) -> Option<String> {
+    let (decorator, inner) = nested.qualname.split_once(".<locals>.")?;
+    if decorator.contains('.') || inner.contains('.') {
+        return None;
+    }
+    all.iter()
+        .filter(|f| f.decisions.is_empty() && f.decorators.iter().any(|d| d == decorator))
+        .find(|f| {
+            explorable(&FunctionSyntax {
+                decisions: nested.decisions.clone(),
+                ..(**f).clone()
+            })
+            .is_ok()
+        })
+        .map(|f| f.qualname.clone())
 }
 
 /// Which methods write each field, for every class of the project: `("module:Qual", field)`.
@@ -342,4 +381,65 @@ pub fn explore_all(
     let mut results = results.into_inner().expect("results lock");
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = r#"
+def _comparator(operator):
+    def wrapper(self, other):
+        if not isinstance(other, (Version, tuple)):
+            return NotImplemented
+        return operator(self, other)
+    return wrapper
+
+class Version:
+    def __init__(self, major):
+        if major < 0:
+            raise ValueError(major)
+        self.major = major
+
+    @_comparator
+    def __lt__(self, other):
+        return self.major < other.major
+
+    def __getitem__(self, index):
+        if index < 0:
+            raise IndexError(index)
+        return self.major
+"#;
+
+    fn syntax(module: &lacuna_grammar::Module, qualname: &str) -> FunctionSyntax {
+        module
+            .functions
+            .iter()
+            .find(|f| f.syntax.qualname == qualname)
+            .map(|f| f.syntax.clone())
+            .expect(qualname)
+    }
+
+    #[test]
+    fn special_methods_are_explored_but_constructors_are_not() {
+        let module = lacuna_grammar::parse(SOURCE);
+        assert!(explorable(&syntax(&module, "Version.__getitem__")).is_ok());
+        assert!(explorable(&syntax(&module, "Version.__init__")).is_err());
+    }
+
+    #[test]
+    fn a_decorators_wrapper_is_called_as_the_function_it_decorates() {
+        let module = lacuna_grammar::parse(SOURCE);
+        let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &f.syntax).collect();
+        let wrapper = syntax(&module, "_comparator.<locals>.wrapper");
+        assert_eq!(
+            wrapped_by(&wrapper, &all).as_deref(),
+            Some("Version.__lt__")
+        );
+        // Not a decorator's wrapper: nothing to call it through.
+        assert_eq!(
+            wrapped_by(&syntax(&module, "Version.__getitem__"), &all),
+            None
+        );
+    }
 }

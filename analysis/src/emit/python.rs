@@ -427,7 +427,11 @@ fn call_source(
     };
     let callee = match &request.receiver {
         Some(receiver) => {
-            let object = writer.expr(receiver)?;
+            let mut object = writer.expr(receiver)?;
+            // `0.__eq__` does not parse; `(0).__eq__` does.
+            if object.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                object = format!("({object})");
+            }
             let method = qualname.rsplit('.').next().unwrap_or(qualname);
             format!("{object}.{method}")
         }

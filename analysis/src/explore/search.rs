@@ -245,13 +245,35 @@ struct Search<'a> {
     retyped: FxHashSet<(String, String)>,
     /// Mutations' randomness, seeded with the function's name.
     rng: Rng,
-    /// Once mutations started: sides covered plus obligations shown, and the executions when
-    /// that last grew.
-    progress: Option<(usize, u32)>,
+    /// Sides covered plus obligations shown, and the executions when that last grew (or
+    /// when the current phase began).
+    progress: Progress,
+    /// Which phase the search is in.
+    phase: Phase,
     /// Hashes of the paths taken so far, and the latest inputs that took a new one.
     paths: FxHashSet<u64>,
     corpus: Vec<Candidate>,
 }
+
+/// What the search has shown, and when that last grew (in executions).
+#[derive(Clone, Copy, Debug, Default)]
+struct Progress {
+    made: usize,
+    grew: u32,
+}
+
+/// The search's phases: the solver's targets (and choices crossed with the inputs found), then
+/// mutations. Each ends after `STALE` executions in a row that show nothing new.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Solver,
+    /// The solver's targets stopped paying: what is left of them is dropped.
+    SolverStale,
+    Mutations,
+}
+
+/// Executions in a row without a side covered or an obligation shown that end a phase.
+const STALE: u32 = 200;
 
 /// Explores one function within the budget.
 ///
@@ -310,7 +332,8 @@ fn explore_in_context(
         callable_calls: BTreeMap::new(),
         retyped: FxHashSet::default(),
         rng: Rng::for_function(&format!("{}.{}", f.module, f.qualname)),
-        progress: None,
+        progress: Progress::default(),
+        phase: Phase::Solver,
         paths: FxHashSet::default(),
         corpus: vec![],
     };
@@ -369,9 +392,19 @@ impl Search<'_> {
         for seed in self.seeds() {
             self.push(0, seed);
         }
-        while !self.done() && !self.stale() {
+        while !self.done() {
+            if self.stale() {
+                if self.phase == Phase::Mutations {
+                    break;
+                }
+                // Flips that kept finding paths but nothing the function is judged by: the
+                // mutations get the rest of the budget.
+                self.phase = Phase::SolverStale;
+                self.frontier.clear();
+            }
             let Some((_, candidate)) = self.pop() else {
-                if !self.widen() && !self.mutate() {
+                let widened = self.phase == Phase::Solver && self.widen();
+                if !widened && !self.mutate() {
                     break;
                 }
                 continue;
@@ -521,11 +554,12 @@ impl Search<'_> {
     /// When the solver has no target left: mutations of the inputs kept so far, for as long as
     /// a side still uncovered could be reached by some input (not one that only depends on
     /// external calls or object state, nor one the solver proved unsatisfiable) and mutations
-    /// keep finding something new every `STALE` executions.
+    /// keep finding something new (see `stale`).
     fn mutate(&mut self) -> bool {
         const BATCH: usize = 16;
-        if self.progress.is_none() {
-            self.progress = Some((self.progress_made(), self.out.executions));
+        if self.phase != Phase::Mutations {
+            self.phase = Phase::Mutations;
+            self.progress.grew = self.out.executions;
         }
         if self.stale() || !self.worth_mutating() {
             return false;
@@ -574,19 +608,19 @@ impl Search<'_> {
                 .sum::<usize>()
     }
 
-    /// Whether the mutation phase has gone `STALE` executions without covering anything new
-    /// (the inputs the solver derives from mutated ones count as part of it).
+    /// Whether the current phase has gone `STALE` executions without covering anything new
+    /// (in the mutation phase, the inputs the solver derives from mutated ones count as part
+    /// of it).
     fn stale(&mut self) -> bool {
-        const STALE: u32 = 200;
-        let Some((before, since)) = self.progress else {
-            return false;
-        };
         let now = self.progress_made();
-        if now != before {
-            self.progress = Some((now, self.out.executions));
+        if now != self.progress.made {
+            self.progress = Progress {
+                made: now,
+                grew: self.out.executions,
+            };
             return false;
         }
-        self.out.executions.saturating_sub(since) >= STALE
+        self.out.executions.saturating_sub(self.progress.grew) >= STALE
     }
 
     /// Keeps an input that took a path not seen before as a base for mutations (the latest
@@ -1075,8 +1109,12 @@ impl Search<'_> {
 
     /// A type test on an input (`isinstance(value, str)`) turns the other way for a value of
     /// another kind: each kind that would is tried once, on the input that saw the test.
+    /// The receiver keeps its class: the method is called on it.
     fn retype(&mut self, candidate: &Candidate, run: &Execution) {
         for test in &run.type_tests {
+            if test.name == "self" && self.signature.receiver.is_some() {
+                continue;
+            }
             for kind in &test.flip {
                 let Some(shape) = kind_shape(kind) else {
                     continue;

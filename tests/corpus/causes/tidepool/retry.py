@@ -71,7 +71,7 @@ def drain(queue_sizes: List[int]) -> int:
     while remaining > 0:  # lacuna: both=covered
         remaining -= len(queue_sizes)
         rounds += 1
-    if rounds > 36:  # lacuna: true=boundary
+    if rounds > 36:  # lacuna: true=covered
         return -1
     return rounds
 
