@@ -1,7 +1,9 @@
 //! The bytecode-to-source mapping on the whole standard library, under every supported Python
 //! found on the machine: each conditional jump the agent maps must land on a condition of the
 //! syntax layer's decisions, except the jumps Python makes for constructs that are not
-//! decisions (exception matching, pattern matching, `with` exits, loops).
+//! decisions (exception matching, pattern matching, `with` exits, loops); and each place where
+//! the agent reads a boolean operation's value instead of a jump (`return a or b`) must land on
+//! a decision used as a value.
 
 use lacuna_analysis::agent::protocol::Position;
 use lacuna_analysis::explore::coverage::ConditionIndex;
@@ -75,6 +77,12 @@ fn is_not_a_decision(producer: &str) -> bool {
     )
 }
 
+fn position(p: &serde_json::Value) -> Position {
+    let p = p.as_array().unwrap();
+    let n = |i: usize| p[i].as_u64().map(|v| v as u32);
+    Position(n(0).unwrap(), n(1), n(2).unwrap(), n(3))
+}
+
 #[test]
 fn every_jump_of_the_standard_library_lands_on_a_condition() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("agent/tests/jump_positions.py");
@@ -99,6 +107,7 @@ fn every_jump_of_the_standard_library_lands_on_a_condition() {
         );
         let (mut mapped, mut other, mut in_broken_files) = (0usize, 0usize, 0usize);
         let mut unmapped: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let (mut values, mut unmapped_values) = (0usize, vec![]);
         for line in String::from_utf8_lossy(&out.stdout).lines() {
             let entry: serde_json::Value = serde_json::from_str(line).unwrap();
             let file = entry["file"].as_str().unwrap();
@@ -114,10 +123,16 @@ fn every_jump_of_the_standard_library_lands_on_a_condition() {
             }
             let lines = LineIndex::new(&text);
             let index = ConditionIndex::of_module(&module);
+            for site in entry["values"].as_array().unwrap() {
+                let pos = position(site);
+                if index.value(&lines, pos).is_some() {
+                    values += 1;
+                } else {
+                    unmapped_values.push(format!("{file}:{}", pos.0));
+                }
+            }
             for jump in entry["jumps"].as_array().unwrap() {
-                let p = jump[0].as_array().unwrap();
-                let n = |i: usize| p[i].as_u64().map(|v| v as u32);
-                let pos = Position(n(0).unwrap(), n(1), n(2).unwrap(), n(3));
+                let pos = position(&jump[0]);
                 let link = jump[1].as_u64().map(|l| l as u32);
                 let producer = jump[3].as_str().unwrap_or("");
                 if jump[2] == true || is_not_a_decision(producer) {
@@ -163,6 +178,16 @@ fn every_jump_of_the_standard_library_lands_on_a_condition() {
                     .join(" | ")
             );
         }
+        println!(
+            "  {values} value sites on decisions used as values, {} not: {:?}",
+            unmapped_values.len(),
+            unmapped_values.iter().take(5).collect::<Vec<_>>()
+        );
+        assert!(values > 500, "value sites were found");
+        assert!(
+            unmapped_values.len() * 1000 <= values,
+            "too many value sites on no decision"
+        );
         assert!(mapped > 30_000, "the standard library was analysed");
         let version = Command::new(&python)
             .args(["-c", "import sys;print(sys.version_info[1])"])

@@ -34,9 +34,12 @@ class _Sized(Sym):
             ["-", self._e, ["int", str(-delta)]]
         self._d += 1
 
+    def _truth(self):
+        return self._base_len() > 0, [">", self._e, ["int", "0"]]
+
     def __bool__(self):
-        v = self._base_len() > 0
-        _record([">", self._e, ["int", "0"]], v)
+        v, e = self._truth()
+        _record(e, v)
         return v
 
     def _membership(self, items, item):

@@ -332,6 +332,14 @@ class Runtime:
                     out["expr"] = condition["expr"]
                 events.append(out)
                 continue
+            if k == "value":
+                code = e["code"]
+                out = {"k": "value", "f": file_index(code.co_filename), "pos": list(e["site"].pos),
+                       "value": e["value"], "frame": e["frame"]}
+                if e["expr"] is not None:
+                    out["expr"] = e["expr"]
+                events.append(out)
+                continue
             if k == "constraint" and id(e) in paired:
                 continue
             out = {key: v for key, v in e.items() if key not in ("code", "lasti")}

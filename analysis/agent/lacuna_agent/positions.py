@@ -170,6 +170,127 @@ def analyse(code, lines_of):
     return jumps
 
 
+# Where a boolean value is consumed without a jump testing it: returned, or stored in a name.
+_RETURNS = {"RETURN_VALUE"}
+_NAME_STORES = {"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_FAST_LOAD_FAST",
+                "STORE_FAST_STORE_FAST"}
+_UNCONDITIONAL = {"JUMP_FORWARD", "JUMP", "JUMP_NO_INTERRUPT"}
+
+
+class ValueSite:
+    """An instruction that consumes the value of a boolean operation or chained comparison
+    (`return a or b`, `x = lo <= v < hi`) without testing it. CPython never tests the truth of
+    the last operand there, so the tracer reads it from the consumed value: the return value,
+    or the name after the store. `pos` is the whole operation's source range; `jumps` are the
+    offsets of the operation's jumps (after any of them, the site may come next)."""
+
+    __slots__ = ("offset", "pos", "store", "name", "jumps")
+
+    def __init__(self, offset, pos, store, name):
+        self.offset = offset
+        self.pos = pos
+        self.store = store  # None for a return, else the store's opname
+        self.name = name
+        self.jumps = set()
+
+
+def value_sites(code):
+    """The value sites of one code object, by offset (empty before Python 3.11, whose
+    positions have no columns)."""
+    if not HAS_POSITIONS:
+        return {}
+    instructions = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
+    at = {ins.offset: k for k, ins in enumerate(instructions)}
+    sites = {}
+
+    def consumer(k):
+        """The consumer at instruction `k`, following an unconditional forward jump."""
+        if k is None or k >= len(instructions):
+            return None
+        ins = instructions[k]
+        if ins.opname in _UNCONDITIONAL and ins.argval is not None and ins.argval > ins.offset:
+            k = at.get(ins.argval)
+            if k is None:
+                return None
+            ins = instructions[k]
+        if ins.opname in _RETURNS or ins.opname in _NAME_STORES:
+            return ins
+        return None
+
+    def add(ins, pos):
+        if pos is None:
+            return
+        site = sites.get(ins.offset)
+        if site is None:
+            name = None
+            if ins.opname in _NAME_STORES:
+                name = ins.argval[0] if isinstance(ins.argval, tuple) else ins.argval
+            site = sites[ins.offset] = ValueSite(
+                ins.offset, pos, ins.opname if ins.opname in _NAME_STORES else None, name)
+        else:
+            site.pos = _union(site.pos, pos)
+
+    # Positions whose comparison was followed by a jump at the same position: the next
+    # comparison there is a further link of a chain (a comparison repeated in a `finally`
+    # copy is not).
+    linked = set()
+    value_jumps = []
+    for k, ins in enumerate(instructions):
+        name = ins.opname
+        if name in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP") or (
+                name.startswith("POP_JUMP") and "NONE" not in name and _copies(instructions, k)):
+            pos = _pos(ins)
+            if pos is not None:
+                linked.add(pos)
+                value_jumps.append((ins.offset, pos))
+            target = consumer(at.get(ins.argval))
+            if target is not None:
+                add(target, pos)
+        elif name in _COMPARISONS:
+            pos = _pos(ins)
+            if pos in linked:
+                linked.discard(pos)
+                # A further link of a chain: its value flows on when the links before it
+                # were all true.
+                target = consumer(k + 1)
+                if target is not None:
+                    add(target, pos)
+    # A chain that ends a bigger operation (`return lo <= c <= hi or c == 0`) reaches its
+    # own copy of the consumer: the site stands for the whole operation.
+    for site in sites.values():
+        for offset, pos in value_jumps:
+            if offset < site.offset and _within(site.pos, pos):
+                site.pos = _union(site.pos, pos)
+    # After any jump of the operation the site may come next (`x = (a and b) or c`: when `a`
+    # is false, `c` is evaluated and stored with no further jump).
+    for ins in instructions:
+        if "JUMP" in ins.opname and "IF" in ins.opname and _pos(ins) is not None:
+            for site in sites.values():
+                if ins.offset < site.offset and _within(_pos(ins), site.pos):
+                    site.jumps.add(ins.offset)
+    return sites
+
+
+def _within(inner, outer):
+    return ((outer[0], outer[1]) <= (inner[0], inner[1])
+            and (inner[2], inner[3]) <= (outer[2], outer[3]))
+
+
+def _copies(instructions, k):
+    """Whether the conditional jump at `k` tests a copy of a value that stays on the stack
+    (3.12+: `COPY 1`, `TO_BOOL`, jump): a boolean operation used as a value."""
+    j = k - 1
+    while j >= 0 and instructions[j].opname in ("TO_BOOL", "EXTENDED_ARG"):
+        j -= 1
+    return j >= 0 and instructions[j].opname == "COPY" and instructions[j].arg == 1
+
+
+def _union(a, b):
+    start = min((a[0], a[1]), (b[0], b[1]))
+    end = max((a[2], a[3]), (b[2], b[3]))
+    return (start[0], start[1], end[0], end[1])
+
+
 def _fallback(pos, line):
     if pos is None and line:
         return (line, None, line, None)

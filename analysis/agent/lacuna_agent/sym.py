@@ -133,6 +133,22 @@ def _record(expr, value):
         rec.condition(expr, value, depth=3)
 
 
+# Types whose truth value runs no user code.
+_PLAIN_TRUTH = frozenset((bool, int, float, complex, str, bytes, type(None), list, tuple, dict,
+                          set, frozenset, range))
+
+
+def truth_of(value):
+    """The truth value of `value` and its expression (None when concrete), without recording a
+    condition: what a jump would have tested. (None, None) when taking it could run user code."""
+    if isinstance(value, Sym):
+        truth = getattr(value, "_truth", None)
+        return truth() if truth is not None else (None, None)
+    if type(value) in _PLAIN_TRUTH:
+        return bool(value), None
+    return None, None
+
+
 def truth(value):
     """`bool(value)`, recording the condition when `value` is symbolic."""
     if isinstance(value, Sym):
@@ -153,6 +169,9 @@ class SymBool(Sym):
 
     def _concrete(self):
         return self._v
+
+    def _truth(self):
+        return self._v, self._e
 
     def __bool__(self):
         _record(self._e, self._v)
@@ -304,9 +323,12 @@ class SymInt(int, Sym):
     def _concrete(self):
         return int.__int__(self)
 
+    def _truth(self):
+        return int.__int__(self) != 0, ["!=", self._e, ["int", "0"]]
+
     def __bool__(self):
-        v = int.__int__(self) != 0
-        _record(["!=", self._e, ["int", "0"]], v)
+        v, e = self._truth()
+        _record(e, v)
         return v
 
     def __index__(self):
@@ -330,9 +352,12 @@ class SymFloat(float, Sym):
     def _concrete(self):
         return float.__float__(self)
 
+    def _truth(self):
+        return float.__float__(self) != 0.0, ["!=", self._e, ["float", 0.0]]
+
     def __bool__(self):
-        v = float.__float__(self) != 0.0
-        _record(["!=", self._e, ["float", 0.0]], v)
+        v, e = self._truth()
+        _record(e, v)
         return v
 
     def __float__(self):
@@ -382,9 +407,12 @@ class SymStr(str, Sym):
     def __format__(self, spec):
         return format(self._concrete(), spec)
 
+    def _truth(self):
+        return str.__len__(self) > 0, [">", ["str.len", self._e], ["int", "0"]]
+
     def __bool__(self):
-        v = str.__len__(self) > 0
-        _record([">", ["str.len", self._e], ["int", "0"]], v)
+        v, e = self._truth()
+        _record(e, v)
         return v
 
     def sym_len(self):

@@ -4,11 +4,20 @@ and executed lines. Python 3.12+ uses `sys.monitoring` (BRANCH/LINE events, enab
 project's code objects); 3.9-3.11 use `sys.settrace` with per-opcode events on project frames.
 
 Each branch is paired with the symbolic condition the recorder saw for it, if any.
+
+A boolean operation or chained comparison whose value is returned or stored in a name
+(`return a or b`, `x = lo <= v < hi`) ends without a jump testing its last operand: the tracer
+reads that operand's truth from the value consumed (`positions.value_sites`) — the return value,
+or the name after the store (3.12+: instruction events, switched on for a frame only between
+the operation's jump and the store).
 """
 
 import sys
 
 from . import positions
+from .sym import truth_of
+
+_MISSING = object()
 
 MONITORING = sys.version_info >= (3, 12)
 TOOL_ID = 4  # one of the ids sys.monitoring leaves to tools other than debuggers/profilers
@@ -35,6 +44,7 @@ class Tracer:
         self._lines_of = lines_of
         self._max_events = max_events
         self._codes = {}
+        self._sites = {}
         self._observation = None
         self._recorder = None
         if MONITORING:
@@ -46,7 +56,13 @@ class Tracer:
                 mon.use_tool_id(TOOL_ID, "lacuna")
             mon.register_callback(TOOL_ID, mon.events.BRANCH, self._on_branch)
             mon.register_callback(TOOL_ID, mon.events.LINE, self._on_line)
+            mon.register_callback(TOOL_ID, mon.events.PY_RETURN, self._on_return)
+            mon.register_callback(TOOL_ID, mon.events.INSTRUCTION, self._on_instruction)
             self._instrumented = set()
+            # {id(frame): (site, whether the store has executed)} and the code objects whose
+            # instruction events are on for them.
+            self._stores = {}
+            self._stepping = set()
 
     # -- code objects -------------------------------------------------------------------
 
@@ -60,6 +76,19 @@ class Tracer:
             self._codes[code] = info
         return info
 
+    def value_sites(self, code):
+        sites = self._sites.get(code)
+        if sites is None:
+            sites = self._sites[code] = positions.value_sites(code)
+        return sites
+
+    def _events_of(self, code):
+        mon = sys.monitoring
+        events = mon.events.BRANCH | mon.events.LINE
+        if any(site.store is None for site in self.value_sites(code).values()):
+            events |= mon.events.PY_RETURN
+        return events
+
     def instrument(self, code):
         """Enables events on a project code object and the code nested in it (3.12+)."""
         if not MONITORING:
@@ -67,7 +96,7 @@ class Tracer:
         mon = sys.monitoring
         for c in positions.code_objects(code):
             if c not in self._instrumented and self._is_project_file(c.co_filename):
-                mon.set_local_events(TOOL_ID, c, mon.events.BRANCH | mon.events.LINE)
+                mon.set_local_events(TOOL_ID, c, self._events_of(c))
                 self._instrumented.add(c)
 
     # -- one execution ----------------------------------------------------------------------
@@ -81,6 +110,11 @@ class Tracer:
     def stop(self):
         if not MONITORING:
             sys.settrace(None)
+        else:
+            self._stores.clear()
+            for code in self._stepping:
+                sys.monitoring.set_local_events(TOOL_ID, code, self._events_of(code))
+            self._stepping.clear()
         observation, self._observation, self._recorder = self._observation, None, None
         return observation
 
@@ -96,6 +130,28 @@ class Tracer:
         condition = rec.take_condition(frame, jump.pair)
         rec.events.append({"k": "branch", "code": code, "jump": jump, "taken": taken,
                            "frame": id(frame), "condition": condition})
+
+    def _record_value(self, frame, code, site, value):
+        """The value `site` consumed: its truth is the last operand's."""
+        obs = self._observation
+        rec = self._recorder
+        if obs is None or rec is None or value is _MISSING:
+            return
+        truth, expr = truth_of(value)
+        if truth is None:
+            return
+        if obs.branches >= self._max_events:
+            obs.truncated = True
+            return
+        obs.branches += 1
+        rec.events.append({"k": "value", "code": code, "site": site, "frame": id(frame),
+                           "value": truth, "expr": expr})
+
+    def _stored(self, frame, site):
+        """The value the store at `site` wrote."""
+        if site.store == "STORE_GLOBAL":
+            return frame.f_globals.get(site.name, _MISSING)
+        return frame.f_locals.get(site.name, _MISSING)
 
     def _record_line(self, filename, line):
         obs = self._observation
@@ -116,11 +172,44 @@ class Tracer:
         jump = jumps.get(offset)
         if jump is None:
             return
-        self._record_branch(sys._getframe(1), code, jump, destination == jump.target)
+        frame = sys._getframe(1)
+        self._record_branch(frame, code, jump, destination == jump.target)
+        for site in self.value_sites(code).values():
+            if site.store is not None and offset in site.jumps:
+                self._stores[id(frame)] = (site, False, code)
+                if code not in self._stepping:
+                    self._stepping.add(code)
+                    sys.monitoring.set_local_events(
+                        TOOL_ID, code, self._events_of(code) | sys.monitoring.events.INSTRUCTION)
+                break
 
     def _on_line(self, code, line):
         if self._observation is not None:
             self._record_line(code.co_filename, line)
+
+    def _on_return(self, code, offset, retval):
+        if self._observation is None:
+            return
+        site = self.value_sites(code).get(offset)
+        if site is not None and site.store is None:
+            self._record_value(sys._getframe(1), code, site, retval)
+
+    def _on_instruction(self, code, offset):
+        if self._observation is None:
+            return
+        frame = sys._getframe(1)
+        pending = self._stores.get(id(frame))
+        if pending is None:
+            return
+        site, executed, _ = pending
+        if executed:
+            del self._stores[id(frame)]
+            self._record_value(frame, code, site, self._stored(frame, site))
+            if all(c is not code for _, _, c in self._stores.values()):
+                self._stepping.discard(code)
+                sys.monitoring.set_local_events(TOOL_ID, code, self._events_of(code))
+        elif offset == site.offset:
+            self._stores[id(frame)] = (site, True, code)
 
     # -- sys.settrace (3.9-3.11) ------------------------------------------------------------
 
@@ -134,10 +223,17 @@ class Tracer:
         code = frame.f_code
         filename = code.co_filename
         pending = [None]
+        stored = [None]
+        sites = self.value_sites(code)
         record_branch = self._record_branch
         record_line = self._record_line
+        record_value = self._record_value
+        read = self._stored
 
         def local(frame, event, arg):
+            if stored[0] is not None and event != "exception":
+                site, stored[0] = stored[0], None
+                record_value(frame, code, site, read(frame, site))
             if event == "opcode":
                 lasti = frame.f_lasti
                 jump = pending[0]
@@ -145,10 +241,20 @@ class Tracer:
                     pending[0] = None
                     record_branch(frame, code, jump, lasti == jump.target)
                 pending[0] = jumps.get(lasti)
+                if sites:
+                    site = sites.get(lasti)
+                    if site is not None and site.store is not None:
+                        stored[0] = site
             elif event == "line":
                 record_line(filename, frame.f_lineno)
-            elif event in ("return", "exception"):
+            elif event == "return":
                 pending[0] = None
+                site = sites.get(frame.f_lasti) if sites else None
+                if site is not None and site.store is None:
+                    record_value(frame, code, site, arg)
+            elif event == "exception":
+                pending[0] = None
+                stored[0] = None
             return local
 
         return local

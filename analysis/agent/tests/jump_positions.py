@@ -1,7 +1,8 @@
 """Lists the conditional jumps of every module under a directory, as the agent maps them: one
 JSON line per file with, for each jump, its mapped position, chain link, whether it is a loop
-step, and the opcode that produced the tested value. Used by the Rust test that checks every
-jump lands on a condition of the syntax layer's decisions."""
+step, and the opcode that produced the tested value; and the positions of its value sites
+(boolean operations returned or stored without a test). Used by the Rust test that checks every
+jump lands on a condition of the syntax layer's decisions and every value site on a decision."""
 
 import ast
 import dis
@@ -30,7 +31,9 @@ def main(root):
             lines = source.decode("utf-8", "replace").splitlines()
             patterns = _pattern_spans(source)
             jumps = []
+            values = []
             for c in positions.code_objects(code):
+                values.extend(list(site.pos) for site in positions.value_sites(c).values())
                 producers = {}
                 instructions = [i for i in dis.get_instructions(c) if i.opname != "CACHE"]
                 for k, ins in enumerate(instructions):
@@ -49,7 +52,7 @@ def main(root):
                     if _inside(jump.pos, patterns):
                         producer = "MATCH_PATTERN"
                     jumps.append([list(jump.pos), jump.link, jump.loop, producer])
-            print(json.dumps({"file": path, "jumps": jumps}))
+            print(json.dumps({"file": path, "jumps": jumps, "values": values}))
 
 
 def _pattern_spans(source):

@@ -243,6 +243,17 @@ pub enum Event {
         #[serde(deserialize_with = "expr")]
         expr: Expr,
     },
+    /// The value a boolean operation or chained comparison returned or stored without a jump
+    /// testing it (`return a or b`): `value` is its truth, the last operand's when that operand
+    /// was evaluated; `pos` is the whole operation.
+    Value {
+        f: usize,
+        pos: Option<Position>,
+        value: bool,
+        frame: u64,
+        #[serde(default, deserialize_with = "opt_expr")]
+        expr: Option<Expr>,
+    },
     /// A call into code the agent does not follow.
     Call {
         n: u32,

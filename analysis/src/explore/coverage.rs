@@ -39,6 +39,9 @@ pub struct ConditionIndex {
     /// Decisions that are a boolean `==`/`!=` (under `not`s): CPython tests the comparison's
     /// result, not its operands. (decision range, span of its conditions, decision, `not`s)
     equalities: Vec<(TextRange, TextRange, usize, bool)>,
+    /// Boolean operations and chained comparisons used as values, by whole range: the agent
+    /// reports the value they return or store.
+    values: FxHashMap<(u32, u32), usize>,
 }
 
 /// What a jump tested.
@@ -74,6 +77,7 @@ impl ConditionIndex {
             by_end: FxHashMap::default(),
             chains: FxHashMap::default(),
             equalities: vec![],
+            values: FxHashMap::default(),
         };
         for (decisions, anchor) in functions {
             index.add(decisions, anchor);
@@ -84,6 +88,10 @@ impl ConditionIndex {
     fn add(&mut self, decisions: &[lacuna_grammar::Decision], anchor: Anchor) {
         let (by_range, chains) = (&mut self.by_range, &mut self.chains);
         for (d, decision) in decisions.iter().enumerate() {
+            if decision.kind == lacuna_grammar::DecisionKind::BoolValue {
+                let r = decision.range.absolute(anchor);
+                self.values.insert((r.start, r.end), d);
+            }
             if let Some(expr) = &decision.expr {
                 let mut e = expr;
                 let mut negated = false;
@@ -149,17 +157,7 @@ impl ConditionIndex {
 
     /// What an event at `pos` (chain link `link`) tested.
     pub fn lookup(&self, lines: &LineIndex, pos: Position, link: Option<u32>) -> Option<Tested> {
-        let (Some(sc), Some(ec)) = (pos.1, pos.3) else {
-            return None;
-        };
-        let start = lines.offset(LineCol {
-            line: pos.0.checked_sub(1)?,
-            col: sc,
-        })?;
-        let end = lines.offset(LineCol {
-            line: pos.2.checked_sub(1)?,
-            col: ec,
-        })?;
+        let (start, end) = offsets(lines, pos)?;
         if let Some(links) = self.chains.get(&(start, end)) {
             return Some(match link {
                 Some(link) => Tested::Condition(links[link as usize % links.len()]),
@@ -186,6 +184,27 @@ impl ConditionIndex {
             .find(|(whole, span, ..)| whole.contains_range(jump) && jump.contains_range(*span))
             .map(|&(_, _, d, negated)| Tested::Outcome(d, negated))
     }
+
+    /// The boolean value (a decision used as a value) whose whole range is `pos`.
+    pub fn value(&self, lines: &LineIndex, pos: Position) -> Option<usize> {
+        self.values.get(&offsets(lines, pos)?).copied()
+    }
+}
+
+/// The absolute offsets of an agent position; None when it has no columns.
+fn offsets(lines: &LineIndex, pos: Position) -> Option<(u32, u32)> {
+    let (Some(sc), Some(ec)) = (pos.1, pos.3) else {
+        return None;
+    };
+    let start = lines.offset(LineCol {
+        line: pos.0.checked_sub(1)?,
+        col: sc,
+    })?;
+    let end = lines.offset(LineCol {
+        line: pos.2.checked_sub(1)?,
+        col: ec,
+    })?;
+    Some((start, end))
 }
 
 /// One step of the path an execution took, as the solver sees it.
@@ -249,8 +268,9 @@ pub struct Observed {
     pub concrete_only: FxHashSet<(usize, u16)>,
     /// Iterations observed per loop position.
     pub loop_iterations: FxHashMap<Position, u32>,
-    /// Boolean values (`x = a or b`) evaluated up to their last operand: CPython does not
-    /// test the last operand, so the outcome of such an evaluation cannot be observed.
+    /// Boolean values (`x = a or b`) evaluated up to their last operand whose value the agent
+    /// could not read (passed to a call, or an object whose truth runs user code): CPython
+    /// does not test the last operand there, so the outcome cannot be observed.
     pub unobservable: FxHashSet<usize>,
     /// The values of symbols no input sets directly, by name: what external calls returned
     /// in this execution (`$ret:3`) and what object fields held (`self._spent`). The solver
@@ -262,6 +282,9 @@ struct Instance {
     decision: usize,
     values: Vec<Option<bool>>,
     evaluations: Vec<(u16, bool)>,
+    /// A boolean value that only its last operand can settle, waiting for the value the
+    /// agent reads where it is returned or stored.
+    awaiting_value: bool,
 }
 
 /// Reads one execution's events against the function's decisions.
@@ -377,6 +400,53 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
                     }
                 }
             }
+            Event::Value {
+                f: file,
+                pos,
+                value,
+                frame,
+                expr,
+            } => {
+                let d = match (Some(*file) == own_file, pos) {
+                    (true, Some(pos)) => index.value(&f.lines, *pos),
+                    _ => None,
+                };
+                let Some(d) = d else { continue };
+                let stack = open.entry(*frame).or_default();
+                let Some(slot) = stack
+                    .iter()
+                    .rposition(|i| i.decision == d && i.awaiting_value)
+                else {
+                    continue;
+                };
+                let Some(expr_d) = &f.syntax.decisions[d].expr else {
+                    continue;
+                };
+                // The value is the operation's outcome: the last operand's value is the one
+                // that gives it (`a or not b`: `b` false gives true).
+                let last = (f.syntax.decisions[d].conditions.len() - 1) as u16;
+                let mut values = stack[slot].values.clone();
+                let Some(operand) = [true, false].into_iter().find(|v| {
+                    values[last as usize] = Some(*v);
+                    partial(expr_d, &values) == Some(*value)
+                }) else {
+                    continue;
+                };
+                stack[slot].awaiting_value = false;
+                let n = occurrences.entry((d, last)).or_default();
+                *n += 1;
+                if let Some(e) = expr {
+                    out.path.push(PathStep {
+                        expr: e.clone(),
+                        value: *value,
+                        origin: Origin::Condition((d, last)),
+                        occurrence: *n - 1,
+                    });
+                } else {
+                    out.concrete_only.insert((d, last));
+                }
+                settle(f, &mut out, stack, d, last, operand);
+            }
             Event::Blocked { .. } => {}
             Event::Built => {
                 for step in &mut out.path {
@@ -390,6 +460,11 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
     for (name, literal) in &run.fields {
         if let Ok(e) = Expr::from_json(literal) {
             out.fixed_values.insert(name.clone(), e);
+        }
+    }
+    for instance in open.values().flatten() {
+        if instance.awaiting_value {
+            out.unobservable.insert(instance.decision);
         }
     }
     for (pos, n) in loop_steps {
@@ -419,11 +494,15 @@ fn settle(
     let slot = match slot {
         Some(s) => s,
         None => {
+            if open.iter().any(|i| i.decision == d && i.awaiting_value) {
+                out.unobservable.insert(d);
+            }
             open.retain(|i| i.decision != d);
             open.push(Instance {
                 decision: d,
                 values: vec![None; decision.conditions.len()],
                 evaluations: vec![],
+                awaiting_value: false,
             });
             open.len() - 1
         }
@@ -438,8 +517,7 @@ fn settle(
             with_last[last] = Some(true);
             let needs_last_only = partial(expr, &with_last).is_some();
             if needs_last_only {
-                open.remove(slot);
-                out.unobservable.insert(d);
+                open[slot].awaiting_value = true;
                 return;
             }
         }

@@ -1431,7 +1431,7 @@ impl Search<'_> {
             {
                 continue;
             }
-            if controllable.contains(&**name) {
+            if controllable.contains(&**name) || element_of_container(controllable, name) {
                 if next.vars.get(&**name) != Some(value) {
                     next.vars.insert(name.to_string(), value.clone());
                     changed = true;
@@ -1882,6 +1882,19 @@ fn current_value(candidate: &Candidate, name: &str) -> Option<ModelValue> {
 }
 
 /// Every variable name a request's trees define (and the lengths of its containers).
+/// Whether `name` is an element (`xs[2]`) of a container input whose length the solver
+/// controls: the element exists once the model's length is built, though this candidate's
+/// shorter container has no such variable yet.
+fn element_of_container(controllable: &FxHashSet<String>, name: &str) -> bool {
+    name.match_indices('[').any(|(i, _)| {
+        let rest = &name[i + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0
+            && rest[digits..].starts_with(']')
+            && controllable.contains(&format!("{}.__len__", &name[..i]))
+    })
+}
+
 fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> {
     let mut out = FxHashSet::default();
     fn walk(t: &ValueTree, out: &mut FxHashSet<String>) {
