@@ -252,6 +252,27 @@ fn blocked_by(
     })
 }
 
+/// Why no execution can show the decision's conditions, when CPython evaluates them without
+/// testing them: the sides of a boolean `==`, or an `and`/`or` whose value goes on (into a
+/// call, an attribute) where the agent cannot read it.
+fn unobservable(decision: &Decision, value_unread: bool) -> Option<&'static str> {
+    let mut e = decision.expr.as_ref()?;
+    while let BoolExpr::Not(inner) = e {
+        e = inner;
+    }
+    if matches!(e, BoolExpr::Eq { .. }) {
+        Some(
+            "CPython compares the two sides of `==` without testing either, so their values cannot be observed without rewriting the code",
+        )
+    } else if value_unread {
+        Some(
+            "CPython passes this value on without testing its last operand, and Lacuna reads it only where the value is returned or assigned to a name",
+        )
+    } else {
+        None
+    }
+}
+
 /// The diagnostics of the obligations left unmet.
 pub fn diagnostics(
     f: &FunctionUnderTest,
@@ -295,6 +316,24 @@ pub fn diagnostics(
                 (Code::McdcObligation, message)
             };
             let mut message = message;
+            if let Some(why) = (!missing.infeasible)
+                .then(|| unobservable(decision, exploration.unobservable.contains(&d)))
+                .flatten()
+            {
+                message.push_str(&format!("; {why}"));
+                let mut diagnostic = Diagnostic::new(code, cond.range.absolute(f.anchor), message);
+                diagnostic.function = Some(f.qualname.clone());
+                diagnostic.data = Some(json!({
+                    "kind": "mcdc-obligation",
+                    "decision": decision.id.as_str(),
+                    "condition": condition,
+                    "value": value,
+                    "infeasible": false,
+                    "cause": "unobservable",
+                }));
+                out.push(diagnostic);
+                continue;
+            }
             // Why the search could not meet it: what it tried for the vector's conditions.
             let cause = (!missing.infeasible).then(|| {
                 let mut attempts = vec![];
