@@ -312,3 +312,91 @@ fn every_execution_draws_the_same_random_numbers() {
     };
     assert_eq!(seen, vec![expected(0), expected(0), expected(7)]);
 }
+
+#[test]
+fn a_boolean_value_returned_or_stored_shows_its_last_operand() {
+    // CPython never tests the last operand of `return a or b` or `name = p or "x"`: the agent
+    // reads it from the value returned or stored, with its symbolic expression.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("values.py"),
+        "def either(a: int, b: int) -> bool:\n    return a > 0 or b > 0\n\n\
+         def named(prefix: str) -> str:\n    name = prefix or \"ORDER\"\n    return name\n\n\
+         def window(t: int) -> bool:\n    return 0 <= t < 10\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pool = support::pool(project.path(), home.path(), 1);
+    let values = |qualname: &str, args: Vec<ValueTree>| {
+        let run = pool.execute(&request("values", qualname, args)).unwrap();
+        assert_eq!(run.status, Status::Returned, "{run:?}");
+        run.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Value {
+                    pos, value, expr, ..
+                } => Some((
+                    pos.unwrap(),
+                    *value,
+                    expr.as_ref().map(|e| e.to_string()).unwrap_or_default(),
+                )),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let str_input = |v: &str| {
+        ValueTree::named(
+            Value::Str {
+                value: v.to_owned(),
+            },
+            "prefix",
+        )
+    };
+    assert_eq!(
+        values("either", vec![int(0, "a"), int(5, "b")]),
+        vec![(Position(2, Some(11), 2, Some(25)), true, "b > 0".into())]
+    );
+    assert_eq!(
+        values("either", vec![int(0, "a"), int(0, "b")]),
+        vec![(Position(2, Some(11), 2, Some(25)), false, "b > 0".into())]
+    );
+    assert_eq!(
+        values("named", vec![str_input("")]),
+        vec![(Position(5, Some(11), 5, Some(28)), true, String::new())]
+    );
+    assert_eq!(
+        values("window", vec![int(12, "t")]),
+        vec![(Position(9, Some(11), 9, Some(22)), false, "t < 10".into())]
+    );
+}
+
+#[test]
+fn a_run_that_draws_from_random_through_another_library_says_so() {
+    // `email` draws a MIME boundary from `random`'s shared generator: the run's callees never
+    // name `random`, yet its test must seed the generator.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("mail.py"),
+        "from email.mime.multipart import MIMEMultipart\n\n\
+         def render(n: int) -> int:\n    return len(MIMEMultipart().as_string()) + n\n\n\
+         def plain(n: int) -> int:\n    return n + 1\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pool = support::pool(project.path(), home.path(), 1);
+    let draws = |qualname: &str| {
+        let run = pool
+            .execute(&request("mail", qualname, vec![int(0, "n")]))
+            .unwrap();
+        assert_eq!(run.status, Status::Returned, "{run:?}");
+        assert!(
+            !run.events
+                .iter()
+                .any(|e| matches!(e, Event::Call { callee, .. } if callee.starts_with("random."))),
+            "{run:?}"
+        );
+        run.draws_random
+    };
+    assert!(draws("render"));
+    assert!(!draws("plain"));
+}

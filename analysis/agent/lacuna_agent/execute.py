@@ -204,6 +204,7 @@ class Runtime:
         err = io.StringIO()
         result = {"status": "returned"}
         restore_mocks = None
+        seeded = None
         try:
             self.sandbox.importing = True
             self.sandbox.active = True
@@ -217,6 +218,7 @@ class Runtime:
             timeout = float(request.get("timeout_ms", 1000)) / 1000.0
             sys.stdout, sys.stderr = out, err
             random.seed(request.get("random_seed", 0))
+            seeded = random.getstate()
             # Building the inputs runs project code too (constructors, a factory's method
             # calls): under the sandbox and the time limit. A factory's building is traced, so
             # that its flags and the checks its calls fail are conditions the search can flip.
@@ -290,6 +292,10 @@ class Runtime:
                 result["fields"] = dict(objects.field_values)
             if rec.type_tests:
                 result["type_tests"] = list(rec.type_tests.values())
+        # Whether the run drew from `random`'s shared generator, by whatever name or library:
+        # a test of it must seed that generator as the run did.
+        if seeded is not None and random.getstate() != seeded:
+            result["draws_random"] = True
         if values.callables:
             result["callables"] = {name: f.calls for name, f in values.callables.items()}
         result["stdout"] = out.getvalue()[:MAX_OUTPUT]

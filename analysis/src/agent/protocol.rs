@@ -340,6 +340,9 @@ pub struct Execution {
     /// The type tests (`isinstance`, `type`, `callable`) made on inputs.
     #[serde(default)]
     pub type_tests: Vec<TypeTest>,
+    /// The run drew from the `random` module's shared generator (its state changed).
+    #[serde(default)]
+    pub draws_random: bool,
 }
 
 /// A type test on an input: its access path, the outcome, and the kinds of value that would
@@ -370,6 +373,7 @@ impl Execution {
             fields: BTreeMap::new(),
             callables: BTreeMap::new(),
             type_tests: vec![],
+            draws_random: false,
         }
     }
 }

@@ -937,9 +937,7 @@ impl Search<'_> {
                     .events
                     .iter()
                     .any(|e| matches!(e, Event::Blocked { .. })),
-                draws_random: run.events.iter().any(|e| {
-                    matches!(e, Event::Call { callee, mocked: false, .. } if callee.starts_with("random."))
-                }),
+                draws_random: run.draws_random,
             });
         }
     }
