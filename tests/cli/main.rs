@@ -384,6 +384,7 @@ fn mocked_files_and_json_values_reach_what_they_guard() {
         "settings.py",
         r#"import json
 import os
+import urllib.request
 
 DEFAULTS = {"mode": "fast", "retries": 3}
 
@@ -406,6 +407,15 @@ def level(retries: int) -> str:
     if retries > 3 and os.getpid() == 1:
         return "high"
     return "low"
+
+
+def fetch(url: str):
+    with urllib.request.urlopen(url, timeout=1) as raw:
+        if raw.status == 404:
+            return None
+        if raw.status >= 500:
+            raise RuntimeError(raw.status)
+        return raw.read().decode("utf-8")
 "#,
     );
     // The declarations as the code actions write them.
@@ -431,6 +441,11 @@ def open_(*args, **kwargs) -> "io.StringIO":
 @mock("json.load")
 def json_load(*args, **kwargs) -> "Union[Dict[str, Any], List[Any], str, int, float, bool, None]":
     """Generated tests choose what `json.load` returns."""
+
+
+@mock("urllib.request.urlopen")
+def urllib_request_urlopen(*args, **kwargs) -> "urllib.response.addinfourl":
+    """Generated tests choose what `urllib.request.urlopen` returns."""
 "#,
     );
     let (out, doc, out_dir) = generate_in(project.path(), "settings.py");
@@ -457,9 +472,16 @@ def json_load(*args, **kwargs) -> "Union[Dict[str, Any], List[Any], str, int, fl
     // return 1 ends the search after its own seeds and flips (12 runs with the alternatives).
     let level = function("level");
     assert!(level["executions"].as_u64().unwrap() <= 8, "{level}");
+    // An HTTP response whose status code the solver chooses, within the codes that exist.
+    let fetch = function("fetch");
+    assert_eq!(
+        fetch["branches"]["covered"], fetch["branches"]["total"],
+        "{fetch}"
+    );
     let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_settings.py")).unwrap();
     assert!(tests.contains("from io import StringIO"), "{tests}");
     assert!(tests.contains("\"json.load\", {"), "{tests}");
+    assert!(tests.contains("= addinfourl(bytes_io, "), "{tests}");
     // Checked under pytest before they were written: none failed.
     assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
 }

@@ -69,9 +69,8 @@ def type_tree(t, is_project_class, depth=0):
     if isinstance(t, type) and is_project_class(t):
         return describe_class(t, is_project_class, depth + 1)
     if isinstance(t, type):
-        init = _value_type_init(t)
-        if init is not None:
-            return {"kind": "class", "class": _name(t), "init": init, "methods": []}
+        if _value_type_init(t) is not None:
+            return _value_type(t)
         return {"kind": "class", "class": _name(t), "external": True}
     return {"kind": "any"}
 
@@ -79,11 +78,14 @@ def type_tree(t, is_project_class, depth=0):
 def _value_type_init(t):
     """Constructor parameters of the standard library's value types whose attributes are their
     constructor's parameters (`datetime(2024, 1, 1, hour=9).hour == 9`), with defaults that
-    make a valid value (a `UUID` by its hex digits, `UUID(hex).hex == hex`); and of an in-memory
-    text file, the text a mocked `open` returns. A parameter outside its `domain` makes the
-    constructor raise (`hour=24`), so the generator keeps to it."""
+    make a valid value (a `UUID` by its hex digits, `UUID(hex).hex == hex`); of in-memory files,
+    the text or bytes a mocked `open` returns; and of an HTTP response as `urlopen` returns it
+    (`addinfourl`: a status code, a body read from memory). A parameter outside its `domain`
+    makes the constructor raise (`hour=24`), or stands for no real value (status 42), so the
+    generator keeps to it."""
     import datetime
     import io
+    import urllib.response
     import uuid
 
     year = ("year", 2024, {"min": 1, "max": 9999})
@@ -99,18 +101,36 @@ def _value_type_init(t):
         datetime.time: (hour, minute, second),
         datetime.timedelta: (("days", 0, None), ("seconds", 0, None)),
         io.StringIO: (("initial_value", "", None),),
+        io.BytesIO: (("initial_bytes", b"", None),),
         uuid.UUID: (("hex", "0" * 32, {"length": 32, "alphabet": "0123456789abcdef"}),),
+        urllib.response.addinfourl: (
+            ("fp", lambda: _value_type(io.BytesIO), None),
+            ("headers", {"kind": "dict", "key": {"kind": "str"}, "value": {"kind": "str"}}, None),
+            ("url", "", None),
+            ("code", 200, {"min": 100, "max": 599}),
+        ),
     }.get(t)
     if fields is None:
         return None
     init = []
     for name, default, domain in fields:
-        param = {"name": name, "kind": "positional_or_keyword",
-                 "type": {"kind": type(default).__name__}, "default": repr(default)}
+        param = {"name": name, "kind": "positional_or_keyword"}
+        if callable(default):
+            default = default()
+        if isinstance(default, dict):
+            # A parameter with no literal default: its type tree.
+            param["type"] = default
+        else:
+            param["type"] = {"kind": type(default).__name__}
+            param["default"] = repr(default)
         if domain is not None:
             param["domain"] = domain
         init.append(param)
     return init
+
+
+def _value_type(t):
+    return {"kind": "class", "class": _name(t), "init": _value_type_init(t), "methods": []}
 
 
 def annotation(func, name="return"):
@@ -126,10 +146,26 @@ def annotation(func, name="return"):
         return raw
     # `typing.io` and `typing.re` are deprecated namespaces, not the modules of those names.
     namespace = _Importing({k: v for k, v in vars(typing).items() if k not in ("io", "re")})
+    _import_submodules(raw)
     try:
         return eval(raw, {"__builtins__": __builtins__}, namespace)  # the project's own text
     except Exception:
         return inspect.Parameter.empty
+
+
+def _import_submodules(text):
+    """Imports the submodules a dotted name of `text` goes through (`urllib.response` of
+    `"urllib.response.addinfourl"`): an attribute of a package exists once it is imported."""
+    import importlib
+    import re
+
+    for dotted in re.findall(r"[A-Za-z_][\w.]*", text):
+        parts = dotted.split(".")
+        for k in range(2, len(parts)):
+            try:
+                importlib.import_module(".".join(parts[:k]))
+            except Exception:
+                break
 
 
 class _Importing(dict):

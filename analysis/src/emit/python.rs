@@ -3,6 +3,7 @@
 use crate::agent::protocol::{ExecuteRequest, Value, ValueTree};
 use crate::explore::search::{GeneratedTest, Outcome};
 use crate::symbolic::python_str_literal;
+use heck::ToSnakeCase;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -94,35 +95,11 @@ pub fn module_tests(module: &str, functions: &[FunctionTests<'_>]) -> Option<Tes
 }
 
 fn test_name(qualname: &str, n: usize, outcome: &Outcome) -> String {
-    let mut base = String::new();
-    let mut prev_lower = false;
-    for c in qualname.chars() {
-        if c == '.' {
-            base.push('_');
-            prev_lower = false;
-        } else if c.is_uppercase() {
-            if prev_lower {
-                base.push('_');
-            }
-            base.extend(c.to_lowercase());
-            prev_lower = false;
-        } else {
-            base.push(if c.is_alphanumeric() { c } else { '_' });
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        }
-    }
-    let base = base.trim_matches('_').replace("__", "_");
+    let base = qualname.to_snake_case();
     match outcome {
         Outcome::Raised { type_name, .. } => {
             let exc = type_name.rsplit('.').next().unwrap_or(type_name);
-            let mut snake = String::new();
-            for (i, c) in exc.chars().enumerate() {
-                if c.is_uppercase() && i > 0 {
-                    snake.push('_');
-                }
-                snake.extend(c.to_lowercase());
-            }
-            format!("test_{base}_{n}_raises_{snake}")
+            format!("test_{base}_{n}_raises_{}", exc.to_snake_case())
         }
         _ => format!("test_{base}_{n}"),
     }
@@ -258,21 +235,7 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn fresh(&mut self, class: &str) -> String {
-        let base: String = class
-            .rsplit('.')
-            .next()
-            .unwrap_or(class)
-            .chars()
-            .enumerate()
-            .flat_map(|(i, c)| {
-                let mut s = String::new();
-                if c.is_uppercase() && i > 0 {
-                    s.push('_');
-                }
-                s.extend(c.to_lowercase());
-                s.chars().collect::<Vec<_>>()
-            })
-            .collect();
+        let base = class.rsplit('.').next().unwrap_or(class).to_snake_case();
         // `datetime = datetime(...)` would shadow the class it calls.
         let base = if base.is_empty() || base == class.rsplit('.').next().unwrap_or(class) {
             format!("{base}_value").trim_start_matches('_').to_owned()

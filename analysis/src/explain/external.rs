@@ -146,6 +146,8 @@ const KNOWN_RETURNS: &[(&str, &str)] = &[
     ("open", "io.StringIO"),
     ("builtins.open", "io.StringIO"),
     ("io.open", "io.StringIO"),
+    // An HTTP response: its status code and body are what the solver chooses.
+    ("urllib.request.urlopen", "urllib.response.addinfourl"),
     ("json.load", JSON_VALUE),
     ("json.loads", JSON_VALUE),
 ];
@@ -214,6 +216,11 @@ mod tests {
         assert_eq!(
             return_annotation("os.environ.get", &seen(&["NoneType"])).as_deref(),
             Some("Optional[str]")
+        );
+        // A call the sandbox refused returned nothing; its type is known.
+        assert_eq!(
+            return_annotation("urllib.request.urlopen", &seen(&[])).as_deref(),
+            Some("urllib.response.addinfourl")
         );
         assert_eq!(return_annotation("x.y", &seen(&["NoneType"])), None);
     }

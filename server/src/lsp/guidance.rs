@@ -3,6 +3,7 @@
 //! module writes those declarations as text edits that leave the user's code alone: the header
 //! once, imports merged into an existing `from … import …` line, no duplicate declarations.
 
+use heck::ToSnakeCase;
 use lacuna_grammar::TextRange;
 use std::fmt::Write;
 
@@ -89,16 +90,7 @@ pub struct Writer<'a> {
 }
 
 pub fn factory_name(class: &str) -> String {
-    let mut out = String::from("make");
-    for c in class.chars() {
-        if c.is_uppercase() {
-            out.push('_');
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    format!("make_{}", class.to_snake_case())
 }
 
 /// The factory the guidance module `text` declares for `class` (its qualname): the function the
