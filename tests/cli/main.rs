@@ -479,7 +479,10 @@ def urllib_request_urlopen(*args, **kwargs) -> "urllib.response.addinfourl":
         "{fetch}"
     );
     let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_settings.py")).unwrap();
-    assert!(tests.contains("from io import StringIO"), "{tests}");
+    assert!(
+        tests.contains("from io import BytesIO, StringIO"),
+        "{tests}"
+    );
     assert!(tests.contains("\"json.load\", {"), "{tests}");
     assert!(tests.contains("= addinfourl(bytes_io, "), "{tests}");
     // Checked under pytest before they were written: none failed.
