@@ -104,7 +104,7 @@ def _value_type_init(t):
         io.BytesIO: (("initial_bytes", b"", None),),
         uuid.UUID: (("hex", "0" * 32, {"length": 32, "alphabet": "0123456789abcdef"}),),
         urllib.response.addinfourl: (
-            ("fp", lambda: _value_type(io.BytesIO), None),
+            ("fp", io.BytesIO, None),
             ("headers", {"kind": "dict", "key": {"kind": "str"}, "value": {"kind": "str"}}, None),
             ("url", "", None),
             ("code", 200, {"min": 100, "max": 599}),
@@ -115,9 +115,10 @@ def _value_type_init(t):
     init = []
     for name, default, domain in fields:
         param = {"name": name, "kind": "positional_or_keyword"}
-        if callable(default):
-            default = default()
-        if isinstance(default, dict):
+        if isinstance(default, type):
+            # Another value type, built through its own constructor.
+            param["type"] = _value_type(default)
+        elif isinstance(default, dict):
             # A parameter with no literal default: its type tree.
             param["type"] = default
         else:

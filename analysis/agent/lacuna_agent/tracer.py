@@ -59,10 +59,11 @@ class Tracer:
             mon.register_callback(TOOL_ID, mon.events.PY_RETURN, self._on_return)
             mon.register_callback(TOOL_ID, mon.events.INSTRUCTION, self._on_instruction)
             self._instrumented = set()
-            # {id(frame): (site, whether the store has executed)} and the code objects whose
-            # instruction events are on for them.
+            # {id(frame): (site, whether the store has executed, code)}, the code objects whose
+            # instruction events are on for them, and the store sites by the jumps before them.
             self._stores = {}
             self._stepping = set()
+            self._store_jumps = {}
 
     # -- code objects -------------------------------------------------------------------
 
@@ -174,14 +175,22 @@ class Tracer:
             return
         frame = sys._getframe(1)
         self._record_branch(frame, code, jump, destination == jump.target)
-        for site in self.value_sites(code).values():
-            if site.store is not None and offset in site.jumps:
-                self._stores[id(frame)] = (site, False, code)
-                if code not in self._stepping:
-                    self._stepping.add(code)
-                    sys.monitoring.set_local_events(
-                        TOOL_ID, code, self._events_of(code) | sys.monitoring.events.INSTRUCTION)
-                break
+        site = self._store_after(code).get(offset)
+        if site is not None:
+            self._stores[id(frame)] = (site, False, code)
+            if code not in self._stepping:
+                self._stepping.add(code)
+                sys.monitoring.set_local_events(
+                    TOOL_ID, code, self._events_of(code) | sys.monitoring.events.INSTRUCTION)
+
+    def _store_after(self, code):
+        """The store sites of `code` by the offsets of the jumps that may come before them."""
+        by_jump = self._store_jumps.get(code)
+        if by_jump is None:
+            by_jump = self._store_jumps[code] = {
+                j: site for site in self.value_sites(code).values() if site.store is not None
+                for j in site.jumps}
+        return by_jump
 
     def _on_line(self, code, line):
         if self._observation is not None:

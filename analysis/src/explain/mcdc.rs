@@ -316,26 +316,12 @@ pub fn diagnostics(
                 (Code::McdcObligation, message)
             };
             let mut message = message;
-            if let Some(why) = (!missing.infeasible)
+            // Conditions CPython evaluates without testing them have no cause to find.
+            let unread = (!missing.infeasible)
                 .then(|| unobservable(decision, exploration.unobservable.contains(&d)))
-                .flatten()
-            {
-                message.push_str(&format!("; {why}"));
-                let mut diagnostic = Diagnostic::new(code, cond.range.absolute(f.anchor), message);
-                diagnostic.function = Some(f.qualname.clone());
-                diagnostic.data = Some(json!({
-                    "kind": "mcdc-obligation",
-                    "decision": decision.id.as_str(),
-                    "condition": condition,
-                    "value": value,
-                    "infeasible": false,
-                    "cause": "unobservable",
-                }));
-                out.push(diagnostic);
-                continue;
-            }
+                .flatten();
             // Why the search could not meet it: what it tried for the vector's conditions.
-            let cause = (!missing.infeasible).then(|| {
+            let cause = (!missing.infeasible && unread.is_none()).then(|| {
                 let mut attempts = vec![];
                 for &(c, v) in missing.vector.iter().flatten() {
                     for a in exploration
@@ -351,7 +337,13 @@ pub fn diagnostics(
                 }
                 super::from_attempts(f, exploration, d, &attempts)
             });
-            let blocked = blocked_by(exploration, d, condition);
+            let blocked = unread
+                .is_none()
+                .then(|| blocked_by(exploration, d, condition))
+                .flatten();
+            if let Some(why) = unread {
+                message.push_str(&format!("; {why}"));
+            }
             match (&cause, &blocked) {
                 (Some(e), _) if e.cause != Cause::Budget || blocked.is_none() => {
                     message.push_str(&format!("; {}", e.why));
@@ -404,6 +396,7 @@ pub fn diagnostics(
                     data["returns"] = json!(returns);
                 }
                 (Some(_), None) => data["cause"] = json!("budget"),
+                _ if unread.is_some() => data["cause"] = json!("unobservable"),
                 _ => {}
             }
             diagnostic.data = Some(data);
