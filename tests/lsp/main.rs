@@ -560,3 +560,79 @@ fn a_factory_the_guidance_module_has_is_not_offered_again() {
     assert!(titles(&mut server).contains(&create));
     server.shutdown();
 }
+
+#[test]
+fn a_guidance_change_re_explores_only_the_functions_it_concerns() {
+    let (dir, root, module) = project();
+    let clock = root.join("app/clock.py");
+    std::fs::write(
+        &clock,
+        "import time\n\n\ndef late() -> bool:\n    if time.time() > 4e9:\n        return True\n    return False\n",
+    )
+    .unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let config_uri = server.open(&module, 1);
+    let clock_uri = server.open(&clock, 1);
+    let diagnostics = server.diagnostics_where(&config_uri, has("LCN101"));
+    server.diagnostics_where(&clock_uri, has("LCN101"));
+    let d = diagnostics.iter().find(|d| d["code"] == "LCN101").unwrap();
+    let action = server.code_actions(&config_uri, d)["result"][0].clone();
+    assert_eq!(action["title"], "Mock `os.path.exists` in generated tests");
+    let resolved = server.request("codeAction/resolve", action);
+    let changed = apply_edits(&resolved["result"]["edit"]);
+    let mark = server.notifications.len();
+    let changes: Vec<Value> = changed
+        .iter()
+        .map(|p| json!({"uri": client::uri(p), "type": 2}))
+        .collect();
+    server.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": changes }),
+    );
+    // Generation starts again, and settles.
+    let statuses = |server: &Server| -> Vec<Value> {
+        server.notifications[mark..]
+            .iter()
+            .filter(|m| m["method"] == "lacuna/status")
+            .map(|m| m["params"].clone())
+            .collect()
+    };
+    while !statuses(&server)
+        .iter()
+        .skip_while(|s| s["state"] != "generating")
+        .any(|s| s["state"] == "idle")
+    {
+        server
+            .wait_for(|m| m["method"] == "lacuna/status")
+            .expect("generation settles");
+    }
+    let explored: Vec<Value> = statuses(&server)
+        .iter()
+        .filter(|s| s["state"] == "generating")
+        .map(|s| s["function"].clone())
+        .collect();
+    assert_eq!(
+        explored,
+        [json!("load")],
+        "only the caller of the mocked call is explored again"
+    );
+    let latest = |uri: &str| -> Vec<Value> {
+        server
+            .notifications
+            .iter()
+            .rev()
+            .find(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+            .and_then(|m| m["params"]["diagnostics"].as_array().cloned())
+            .unwrap_or_default()
+    };
+    assert!(
+        !has("LCN101")(&latest(&config_uri)),
+        "the mock covers the side"
+    );
+    assert!(
+        has("LCN101")(&latest(&clock_uri)),
+        "the other module keeps its results"
+    );
+    server.shutdown();
+}

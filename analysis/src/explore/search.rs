@@ -216,6 +216,9 @@ pub struct Exploration {
     pub solver_queries: u64,
     /// Why nothing could run, when nothing could.
     pub failure: Option<String>,
+    /// The calls and classes whose guidance declarations this exploration depends on
+    /// (`guidance::dependence`).
+    pub guidance_subjects: BTreeSet<String>,
 }
 
 struct Search<'a> {
@@ -355,6 +358,7 @@ fn explore_in_context(
     search.run();
     search.out.elapsed = search.start.elapsed();
     search.out.solver_queries = search.solver.stats.queries;
+    search.out.guidance_subjects = crate::guidance::dependence::subjects(signature, &search.out);
     search.out
 }
 

@@ -6,12 +6,13 @@
 
 use super::main_loop::Event;
 use super::outbox::{Outbox, Status};
-use super::outcome::{FunctionOutcome, StoredDiagnostic};
+use super::outcome::{FunctionOutcome, StoredDiagnostic, guidance_key};
 use lacuna_analysis::agent::Pool;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::explore::search::{Exploration, explore};
 use lacuna_analysis::generation::{self, Facts, Target};
+use lacuna_analysis::guidance::dependence::Declarations;
 use lacuna_analysis::guidance::{self, Guidance};
 use lacuna_analysis::{emit, explain};
 use rustc_hash::FxHashMap;
@@ -57,6 +58,9 @@ pub struct Generator {
     pool: Option<(Arc<Config>, Pool)>,
     /// The guidance module's declarations, read when the pool starts.
     guidance: Arc<Guidance>,
+    /// The same declarations as text, for saying which of them each outcome depends on (none
+    /// when the module could not be imported: then nothing was generated with them).
+    declarations: Declarations,
     /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
 }
@@ -70,6 +74,7 @@ impl Generator {
             versions,
             pool: None,
             guidance: Arc::default(),
+            declarations: Declarations::default(),
             explored: FxHashMap::default(),
         };
         std::thread::Builder::new()
@@ -106,13 +111,14 @@ impl Generator {
         if fresh {
             self.pool = None;
             let pool = generation::start_pool(config)?;
-            self.guidance = match guidance::load(&pool, config) {
-                Ok(g) => Arc::new(g),
+            let text = std::fs::read_to_string(&config.guidance).unwrap_or_default();
+            (self.guidance, self.declarations) = match guidance::load(&pool, config) {
+                Ok(g) => (Arc::new(g), Declarations::parse(&text)),
                 Err(e) => {
                     self.outbox.warn(format!(
                         "Lacuna: {e}; generating without its mocks and factories"
                     ));
-                    Arc::default()
+                    Default::default()
                 }
             };
             self.pool = Some((config.clone(), pool));
@@ -140,13 +146,15 @@ impl Generator {
             self.outbox
                 .status(Status::generating(&under_test.qualname, done, total));
             let exploration = self.explore_one(&job.config, &under_test, &job.writers, &source);
-            let outcome = outcome(
+            let mut outcome = outcome(
                 &under_test,
                 function.as_str(),
                 fingerprint,
                 &exploration,
                 &job.config.mcdc,
             );
+            outcome.guidance =
+                guidance_key(outcome.guidance_subjects.as_deref(), &self.declarations);
             let module = under_test.module.clone();
             self.explored.insert(
                 (module.clone(), under_test.qualname.clone()),
@@ -265,6 +273,9 @@ pub fn outcome(
         time_ms: e.elapsed.as_millis() as u64,
         failure: e.failure.clone(),
         diagnostics,
+        guidance_subjects: (e.executions > 0 || e.failure.is_none())
+            .then(|| e.guidance_subjects.iter().cloned().collect()),
+        guidance: 0,
     }
 }
 

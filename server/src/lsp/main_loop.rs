@@ -18,6 +18,7 @@ use lacuna_analysis::db::{
 };
 use lacuna_analysis::diagnostic::Diagnostic;
 use lacuna_analysis::generation;
+use lacuna_analysis::guidance::dependence::Declarations;
 use lacuna_analysis::workspace::{FileContents, discover_files};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::{Path, PathBuf};
@@ -152,7 +153,11 @@ struct Owner {
     /// The configuration the project file gives, before editor settings.
     base_config: Config,
     settings: Settings,
+    /// The configuration an outcome was computed for, without the guidance module.
     config_key: String,
+    /// The guidance module's declarations on disk (what the workers import): an outcome is
+    /// current while those it depends on are unchanged.
+    declarations: Declarations,
     docs: FxHashMap<Uri, Document>,
     versions: Versions,
     outcomes: FxHashMap<String, FunctionOutcome>,
@@ -163,6 +168,10 @@ struct Owner {
     disk_changed: bool,
     next_job: u64,
     running: FxHashSet<u64>,
+    /// Functions a job not done yet will explore: key → (job, fingerprint, document version).
+    /// Scheduling skips them, so that a save and a configuration change close together do not
+    /// explore the same function twice.
+    queued: FxHashMap<String, (u64, u64, i32)>,
 }
 
 /// Starts the owner thread; returns the channel events reach it by.
@@ -222,17 +231,20 @@ fn path_of(uri: &Uri) -> Option<PathBuf> {
 }
 
 fn config_key(config: &Config) -> String {
-    let guidance = std::fs::read(&config.guidance).unwrap_or_default();
     let text = format!(
-        "{}|{:?}|{:?}|{:?}|{:?}|{:x}",
+        "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
         env!("CARGO_PKG_VERSION"),
         config.python,
         config.budget,
         config.mcdc,
         config.sandbox,
-        lacuna_grammar::ids::fnv1a(&guidance),
+        config.guidance,
     );
     format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
+}
+
+fn declarations(config: &Config) -> Declarations {
+    Declarations::parse(&std::fs::read_to_string(&config.guidance).unwrap_or_default())
 }
 
 impl Owner {
@@ -287,6 +299,7 @@ impl Owner {
         *shared.config.write().expect("config lock") = Some(config.clone());
         *shared.settings.write().expect("settings lock") = settings.clone();
         let config_key = config_key(&config);
+        let declarations = declarations(&config);
         Owner {
             shared,
             outbox,
@@ -296,6 +309,7 @@ impl Owner {
             base_config,
             settings,
             config_key,
+            declarations,
             docs: FxHashMap::default(),
             versions,
             outcomes: FxHashMap::default(),
@@ -305,6 +319,7 @@ impl Owner {
             disk_changed: false,
             next_job: 0,
             running: FxHashSet::default(),
+            queued: FxHashMap::default(),
         }
     }
 
@@ -441,6 +456,7 @@ impl Owner {
                     return;
                 }
                 let key = self.key(&module, &outcome.function);
+                self.queued.remove(&key);
                 if let Some(store) = &self.store
                     && let Err(e) = store.put(&[(key.clone(), outcome.clone())])
                 {
@@ -467,6 +483,8 @@ impl Owner {
             }
             Event::JobDone { job } => {
                 self.running.remove(&job);
+                // What a dropped job did not explore is no longer on its way.
+                self.queued.retain(|_, q| q.0 != job);
                 if self.running.is_empty() {
                     self.outbox.status(Status::idle());
                 }
@@ -629,7 +647,9 @@ impl Owner {
             let stored = self.store.as_ref()?.get(&key, fingerprint)?;
             self.outcomes.insert(key.clone(), stored);
         }
-        self.outcomes.get(&key)
+        self.outcomes
+            .get(&key)
+            .filter(|o| o.guided_by(&self.declarations))
     }
 
     /// Publishes a document's diagnostics: static ones for its current text, and generation
@@ -757,6 +777,17 @@ impl Owner {
                 } else if self.outcome(&module, &id, fingerprint).is_some() {
                     continue;
                 }
+                let key = self.key(&module, &id);
+                let queued = (self.next_job + 1, fingerprint, version);
+                if !force
+                    && self
+                        .queued
+                        .get(&key)
+                        .is_some_and(|q| (q.1, q.2) == (fingerprint, version))
+                {
+                    continue; // a job not done yet explores it
+                }
+                self.queued.insert(key, queued);
                 job_targets.push((target, fingerprint));
             }
             if job_targets.is_empty() {
@@ -838,6 +869,12 @@ impl Owner {
         self.base_config = base;
         let config = Arc::new(self.settings.apply(self.base_config.clone()));
         let key = config_key(&config);
+        let declarations = declarations(&config);
+        if declarations != self.declarations {
+            // Jobs already queued explore with the declarations they started with.
+            self.queued.clear();
+            self.declarations = declarations;
+        }
         if config != self.config || key != self.config_key {
             self.config = config.clone();
             self.config_key = key;

@@ -3,6 +3,7 @@
 //! above it moves, and serialisable for the store.
 
 use lacuna_analysis::diagnostic::{Diagnostic, Related};
+use lacuna_analysis::guidance::dependence::Declarations;
 use lacuna_grammar::TextRange;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -20,6 +21,29 @@ pub struct FunctionOutcome {
     /// Why the function could not be explored, when it could not.
     pub failure: Option<String>,
     pub diagnostics: Vec<StoredDiagnostic>,
+    /// The calls and classes whose guidance declarations the exploration depends on; none
+    /// when it failed before it could say (then it depends on every declaration).
+    #[serde(default)]
+    pub guidance_subjects: Option<Vec<String>>,
+    /// Those declarations when it ran (`Declarations::key`).
+    #[serde(default)]
+    pub guidance: u64,
+}
+
+impl FunctionOutcome {
+    /// Whether the guidance module's `declarations` are those the exploration ran with, as far
+    /// as it depends on them.
+    pub fn guided_by(&self, declarations: &Declarations) -> bool {
+        self.guidance == guidance_key(self.guidance_subjects.as_deref(), declarations)
+    }
+}
+
+/// The key of `declarations` for an exploration with these subjects.
+pub fn guidance_key(subjects: Option<&[String]>, declarations: &Declarations) -> u64 {
+    match subjects {
+        Some(subjects) => declarations.key(subjects),
+        None => declarations.everything(),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

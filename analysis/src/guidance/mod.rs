@@ -3,6 +3,8 @@
 //! (`@factory`, through which objects of the returned class are built). The agent imports the
 //! module and describes the declarations with their annotations resolved.
 
+pub mod dependence;
+
 use crate::agent::Pool;
 use crate::config::Config;
 use crate::explore::inputs::{Shape, params};
