@@ -17,8 +17,18 @@ MEMBERSHIP_REACH = 3
 
 def _record(expr, value):
     rec = recorder.current()
-    if rec is not None:
+    if rec is not None and _mentions_var(expr):
         rec.condition(expr, value, depth=3)
+
+
+def _mentions_var(expr):
+    """Whether an expression reads a variable: one that does not (the length of a tuple, fixed
+    by its shape) cannot be flipped, so it is no condition."""
+    if not isinstance(expr, list) or not expr:
+        return False
+    if expr[0] == "var":
+        return True
+    return any(_mentions_var(e) for e in expr[1:])
 
 
 class _Sized(Sym):

@@ -19,7 +19,54 @@ def _name(cls):
         public = sys.modules.get(module[1:])
         if public is not None and getattr(public, cls.__qualname__, None) is cls:
             module = module[1:]
-    return "%s:%s" % (module, cls.__qualname__)
+    return "%s:%s" % (module, bound_name(module, cls))
+
+
+def bound_name(module, cls):
+    """The name `cls` can be imported by from `module`: its qualname, or, for a class its module
+    binds under another name (`shutil.usage` is `shutil._ntuple_diskusage`), that name."""
+    found = sys.modules.get(module)
+    qualname = getattr(cls, "__qualname__", None) or getattr(cls, "__name__", "")
+    if found is None:
+        return qualname
+    obj = found
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    if obj is cls:
+        return qualname
+    names = sorted((n for n, v in vars(found).items() if v is cls),
+                   key=lambda n: (n.startswith("_"), n))
+    return names[0] if names else qualname
+
+
+# Field types of standard-library named tuples that do not annotate them.
+_NAMED_TUPLE_FIELDS = {
+    "shutil:usage": ("int", {"min": 0}),
+    "platform:uname_result": ("str", None),
+    "os:terminal_size": ("int", {"min": 0}),
+}
+
+
+def _named_tuple_init(t):
+    """A named tuple's constructor parameters: its fields, typed by its annotations or the table
+    above (`shutil.disk_usage()` returns `usage(total, used, free)`, three sizes)."""
+    if not (isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields")):
+        return None
+    try:
+        params = list(inspect.signature(t).parameters)
+    except (TypeError, ValueError):
+        params = list(t._fields)
+    hints = getattr(t, "__annotations__", {}) or {}
+    kind, domain = _NAMED_TUPLE_FIELDS.get("%s:%s" % (t.__module__, t.__qualname__), ("any", None))
+    init = []
+    for name in params:
+        hint = hints.get(name)
+        tree = type_tree(hint, lambda _: False) if hint is not None else {"kind": kind}
+        param = {"name": name, "kind": "positional_or_keyword", "type": tree}
+        if hint is None and domain is not None:
+            param["domain"] = domain
+        init.append(param)
+    return init
 
 
 def type_tree(t, is_project_class, depth=0):
@@ -85,6 +132,7 @@ def _value_type_init(t):
     generator keeps to it."""
     import datetime
     import io
+    import os
     import urllib.response
     import uuid
 
@@ -109,9 +157,13 @@ def _value_type_init(t):
             ("url", "", None),
             ("code", 200, {"min": 100, "max": 599}),
         ),
+        # Built from its ten integer fields; `st_size` reads the seventh (`ATTRIBUTES`).
+        os.stat_result: (
+            ("sequence", {"kind": "tuple", "items": [{"kind": "int"}] * len(_STAT_FIELDS)}, None),
+        ),
     }.get(t)
     if fields is None:
-        return None
+        return _named_tuple_init(t)
     init = []
     for name, default, domain in fields:
         param = {"name": name, "kind": "positional_or_keyword"}
@@ -128,6 +180,22 @@ def _value_type_init(t):
             param["domain"] = domain
         init.append(param)
     return init
+
+
+# `os.stat_result`'s fields, in the order its constructor takes them.
+_STAT_FIELDS = ("st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size",
+                "st_atime", "st_mtime", "st_ctime")
+
+
+def attributes(t):
+    """The attributes of a value type that read a constructor argument under another name, as
+    the argument's path relative to `__init__` (`os.stat_result(seq).st_size` is `seq[6]`); an
+    attribute named like a constructor parameter reads that parameter."""
+    import os
+
+    if t is os.stat_result:
+        return {name: "sequence[%d]" % i for i, name in enumerate(_STAT_FIELDS)}
+    return {}
 
 
 def _value_type(t):

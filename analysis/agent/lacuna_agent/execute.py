@@ -22,15 +22,19 @@ MAX_OUTPUT = 4096
 
 def _mocked_value(tree, runtime):
     """A mocked call's value, its symbol, and — for an object of code the agent does not follow,
-    built through its constructor — the constructor's parameter names, which its attributes are
-    read through (`datetime(year=…, hour=…).hour`)."""
+    built through its constructor — its attributes that read constructor arguments, with the
+    arguments' paths (`datetime(year=…, hour=…).hour` → `hour`, `stat_result(seq).st_size` →
+    `sequence[6]`)."""
     value = values.decode(tree, runtime.is_project_object)
     sym = tree.get("sym")
     init = None
     if tree.get("kind") == "object" and sym is not None and not runtime.is_project_object(value):
         prefix = sym + ".__init__."
-        init = tuple(a["sym"][len(prefix):] for a in tree.get("args", [])
-                     if str(a.get("sym", "")).startswith(prefix))
+        params = [a["sym"][len(prefix):] for a in tree.get("args", [])
+                  if str(a.get("sym", "")).startswith(prefix)]
+        init = {name: name for name in params}
+        init.update((attr, path) for attr, path in describing.attributes(type(value)).items()
+                    if path.split("[", 1)[0] in params)
     return value, sym, init
 
 

@@ -142,15 +142,17 @@ def literal_of(value):
 class ReturnedObject:
     """An object returned by an external call whose primitive attributes become symbols
     (`datetime.now().hour` → `$ret:3.hour`). Method calls on it are external calls too. For a
-    mocked call's value, built through its constructor, an attribute named like a constructor
-    parameter is that parameter's symbol (`$mock:0[0].__init__.hour`)."""
+    mocked call's value, built through its constructor, an attribute that reads a constructor
+    argument is that argument's symbol (`$mock:0[0].__init__.hour`,
+    `$mock:0[0].__init__.sequence[6]` for `st_size`)."""
 
     __slots__ = ("_target", "_base", "_init")
 
-    def __init__(self, target, base, init=()):
+    def __init__(self, target, base, init=None):
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_base", base)
-        object.__setattr__(self, "_init", frozenset(init))
+        # Attribute name → the constructor argument's path it reads.
+        object.__setattr__(self, "_init", dict(init or {}))
 
     @property
     def __class__(self):
@@ -162,8 +164,9 @@ class ReturnedObject:
         base = object.__getattribute__(self, "_base")
         if callable(value) and not isinstance(value, type):
             return ExternalFunction("%s.%s" % (_qualname(type(target)), name), value)
-        if name in object.__getattribute__(self, "_init"):
-            return _path(value, "%s.__init__.%s" % (base, name))
+        argument = object.__getattribute__(self, "_init").get(name)
+        if argument is not None:
+            return _path(value, "%s.__init__.%s" % (base, argument))
         return _path(value, "%s.%s" % (base, name))
 
     def __setattr__(self, name, value):
@@ -279,6 +282,10 @@ def unwrap(value):
 def _qualname(obj):
     module = getattr(obj, "__module__", None) or ""
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    if isinstance(obj, type):
+        # The name it can be imported by (`shutil._ntuple_diskusage` for `shutil.usage`).
+        from .describe import bound_name
+        name = bound_name(module, obj)
     if module in ("builtins", ""):
         return name
     return "%s.%s" % (module, name)

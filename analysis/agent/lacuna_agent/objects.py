@@ -36,9 +36,9 @@ def wrap(value, name, is_project_object, depth=0):
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
         return SymList(items, ["var", name + ".__len__", "int"], name=name)
     if t is tuple:
-        _field_value(name + ".__len__", len(value), depth)
+        # A tuple's length is fixed by its shape: its elements are inputs, its length is not.
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
-        return SymTuple(items, ["var", name + ".__len__", "int"], name=name)
+        return SymTuple(items, ["int", str(len(items))], name=name)
     if t is dict:
         _field_value(name + ".__len__", len(value), depth)
         items = {k: wrap(v, "%s[%r]" % (name, k), is_project_object, depth)

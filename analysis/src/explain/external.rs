@@ -93,8 +93,15 @@ const DETERMINISTIC: &[&str] = &[
     "posixpath.normpath",
     "pathlib.PurePath",
     "pathlib.PurePosixPath",
+    "pathlib.Path",
+    "pathlib.PosixPath",
     "uuid.UUID",
 ];
+
+/// Whether `callee` computes its value from its arguments alone (`os.path.join`, `pathlib.Path`).
+pub fn is_pure(callee: &str) -> bool {
+    DETERMINISTIC.contains(&callee)
+}
 
 impl ExternalKind {
     pub fn of(callee: &str) -> ExternalKind {
@@ -148,6 +155,18 @@ const KNOWN_RETURNS: &[(&str, &str)] = &[
     ("io.open", "io.StringIO"),
     // An HTTP response: its status code and body are what the solver chooses.
     ("urllib.request.urlopen", "urllib.response.addinfourl"),
+    // A file's metadata: its ten integer fields are what the solver chooses.
+    ("os.stat", "os.stat_result"),
+    ("os.lstat", "os.stat_result"),
+    ("os.fstat", "os.stat_result"),
+    ("pathlib.Path.stat", "os.stat_result"),
+    ("pathlib.PosixPath.stat", "os.stat_result"),
+    ("pathlib.Path.lstat", "os.stat_result"),
+    ("pathlib.PosixPath.lstat", "os.stat_result"),
+    ("pathlib.Path.read_text", "str"),
+    ("pathlib.PosixPath.read_text", "str"),
+    ("pathlib.Path.read_bytes", "bytes"),
+    ("pathlib.PosixPath.read_bytes", "bytes"),
     ("json.load", JSON_VALUE),
     ("json.loads", JSON_VALUE),
 ];

@@ -719,6 +719,10 @@ fn external_call(f: &FunctionUnderTest, exploration: &Exploration, index: usize)
             "returns": external::return_annotation(&call.callee, &call.returns),
         }),
     );
+    if external::is_pure(&call.callee) {
+        // Its value follows from its arguments: a mock would replace the code's own logic.
+        e.data["pure"] = json!(true);
+    }
     let own = f.file.to_string_lossy();
     if call.file.as_deref() == Some(own.as_ref()) {
         if let Some(range) = position_range(f, call.pos) {

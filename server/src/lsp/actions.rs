@@ -60,7 +60,10 @@ pub fn offer(
                 let Some(callee) = data(d, "callee") else {
                     continue;
                 };
-                if guidance::has_mock(guidance, callee) {
+                // A call whose value follows from its arguments (`pathlib.Path(root)`) is not
+                // mocked: that would replace the code's own logic, not the world's.
+                let pure = d.data.as_ref().is_some_and(|v| v["pure"] == true);
+                if pure || guidance::has_mock(guidance, callee) {
                     continue;
                 }
                 offers.push((
@@ -76,7 +79,33 @@ pub fn offer(
                 // extended, not declared again (the hover points at it); a bigger bound may
                 // still be offered below.
                 let qualname = class.split_once(':').map_or(class, |(_, q)| q);
-                if guidance::existing_factory(guidance, qualname).is_none() {
+                let wanted: Vec<&str> = d
+                    .data
+                    .as_ref()
+                    .and_then(|v| v["writers"].as_array())
+                    .map(|w| w.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if let Some((factory, _)) = guidance::existing_factory(guidance, qualname) {
+                    // The factory does not call the writers this side needs: it gets them.
+                    let missing = guidance::missing_writers(guidance, &factory, &wanted);
+                    let extendable = guidance::extend_factory(guidance, &factory, &[]).is_ok();
+                    if !missing.is_empty() && extendable {
+                        let names: Vec<String> = missing.iter().map(|w| format!("`{w}`")).collect();
+                        offers.push((
+                            format!(
+                                "Extend the `{}` factory `{factory}` with {}",
+                                short_class(class),
+                                names.join(" and ")
+                            ),
+                            json!({
+                                "kind": "extend",
+                                "class": class,
+                                "factory": factory,
+                                "writers": missing,
+                            }),
+                        ));
+                    }
+                } else {
                     offers.push((
                         format!("Create a factory for `{}`", short_class(class)),
                         json!({
@@ -248,6 +277,22 @@ impl ClassApi {
         }
         out
     }
+
+    /// The methods `names` with their parameters (none for a method the class lacks).
+    pub fn writers<'a>(&'a self, names: &[&'a str]) -> Vec<guidance::Writer<'a>> {
+        names
+            .iter()
+            .map(|name| guidance::Writer {
+                name,
+                params: self
+                    .methods
+                    .iter()
+                    .find(|(m, _)| m == name)
+                    .map(|(_, p)| p.as_slice())
+                    .unwrap_or(&[]),
+            })
+            .collect()
+    }
 }
 
 /// The insertions for an offered action, given the guidance text and, for factories, the class's
@@ -283,23 +328,12 @@ pub fn insertions(
             }
             let none = ClassApi::default();
             let api = class_api.unwrap_or(&none);
-            let (init, methods) = (&api.init, &api.methods);
             let wanted: Vec<&str> = payload["writers"]
                 .as_array()
                 .map(|w| w.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            let writers: Vec<guidance::Writer<'_>> = api
-                .call_order(&wanted)
-                .iter()
-                .map(|name| guidance::Writer {
-                    name,
-                    params: methods
-                        .iter()
-                        .find(|(m, _)| m == name)
-                        .map(|(_, p)| p.as_slice())
-                        .unwrap_or(&[]),
-                })
-                .collect();
+            let writers = api.writers(&api.call_order(&wanted));
+            let init = &api.init;
             let field = payload["field"].as_str().unwrap_or("its state");
             let declaration = guidance::factory_declaration(class, init, field, &writers);
             Ok(guidance::insert(
@@ -307,6 +341,28 @@ pub fn insertions(
                 &declaration,
                 Some((module, class)),
             ))
+        }
+        Some("extend") => {
+            let factory = payload["factory"]
+                .as_str()
+                .ok_or("the action names no factory")?;
+            let wanted: Vec<&str> = payload["writers"]
+                .as_array()
+                .map(|w| w.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let missing = guidance::missing_writers(text, factory, &wanted);
+            if missing.is_empty() {
+                return Err(format!(
+                    "`{factory}` already calls {}",
+                    wanted.join(" and ")
+                ));
+            }
+            let none = ClassApi::default();
+            let api = class_api.unwrap_or(&none);
+            // With the prerequisites of each that it does not call either.
+            let order = api.call_order(&missing);
+            let writers = api.writers(&guidance::missing_writers(text, factory, &order));
+            guidance::extend_factory(text, factory, &writers)
         }
         _ => Err("not a Lacuna action".into()),
     }

@@ -137,33 +137,9 @@ pub fn factory_declaration(
     let mut body = String::new();
     let _ = writeln!(body, "    {var} = {class}({})", init.join(", "));
     for w in writers {
-        match w.params.len() {
-            0 => {
-                let flag = format!("call_{}", w.name);
-                let _ = writeln!(body, "    if {flag}:\n        {var}.{}()", w.name);
-                params.push(format!("{flag}: bool"));
-            }
-            1 => {
-                let list = format!("{}_args", w.name);
-                let _ = writeln!(
-                    body,
-                    "    for {0} in {list}:\n        {var}.{1}({0})",
-                    w.params[0], w.name
-                );
-                params.push(format!("{list}: list"));
-            }
-            _ => {
-                let list = format!("{}_calls", w.name);
-                let _ = writeln!(
-                    body,
-                    "    for {} in {list}:\n        {var}.{}({})",
-                    w.params.join(", "),
-                    w.name,
-                    w.params.join(", ")
-                );
-                params.push(format!("{list}: list[tuple]"));
-            }
-        }
+        let (param, code) = writer_call(w, &var, "    ");
+        params.push(param);
+        body.push_str(&code);
     }
     let _ = writeln!(body, "    return {var}");
     format!(
@@ -171,6 +147,138 @@ pub fn factory_declaration(
         factory_name(class),
         params.join(", "),
     )
+}
+
+/// A factory's parameter for writer `w` and the lines (at `indent`) that call it on `var`: a
+/// flag for a method without arguments, a list of arguments (one call each) for the others.
+fn writer_call(w: &Writer<'_>, var: &str, indent: &str) -> (String, String) {
+    match w.params {
+        [] => {
+            let flag = format!("call_{}", w.name);
+            let code = format!("{indent}if {flag}:\n{indent}    {var}.{}()\n", w.name);
+            (format!("{flag}: bool"), code)
+        }
+        [one] => {
+            let list = format!("{}_args", w.name);
+            let code = format!(
+                "{indent}for {one} in {list}:\n{indent}    {var}.{}({one})\n",
+                w.name
+            );
+            (format!("{list}: list"), code)
+        }
+        many => {
+            let list = format!("{}_calls", w.name);
+            let args = many.join(", ");
+            let code = format!(
+                "{indent}for {args} in {list}:\n{indent}    {var}.{}({args})\n",
+                w.name
+            );
+            (format!("{list}: list[tuple]"), code)
+        }
+    }
+}
+
+/// The writers of `wanted` that the factory `name` in `text` does not call yet.
+pub fn missing_writers<'w>(text: &str, name: &str, wanted: &[&'w str]) -> Vec<&'w str> {
+    let Some(body) = top_level_function(text, name).map(|(range, _)| &text[range]) else {
+        return vec![];
+    };
+    wanted
+        .iter()
+        .filter(|w| !body.contains(&format!(".{w}(")))
+        .copied()
+        .collect()
+}
+
+/// The whole definition of the top-level function `name` of `text`, and where its name ends.
+fn top_level_function(text: &str, name: &str) -> Option<(std::ops::Range<usize>, usize)> {
+    let module = lacuna_grammar::parse(text);
+    let f = module.functions.iter().find(|f| {
+        let s = &f.syntax;
+        s.class.is_none() && s.qualname == s.name && s.name == name
+    })?;
+    let range = f.syntax.range.absolute(f.anchor);
+    let name_end = f.syntax.name_range.absolute(f.anchor).end as usize;
+    Some((range.start as usize..range.end as usize, name_end))
+}
+
+/// The insertions that extend the factory `name` with calls of `writers`: one parameter each
+/// at the end of its parameters, and their calls just before its last `return <variable>`.
+/// An error when the factory is not written that way (it then stays as it is).
+pub fn extend_factory(
+    text: &str,
+    name: &str,
+    writers: &[Writer<'_>],
+) -> Result<Vec<Insertion>, String> {
+    let (range, name_end) = top_level_function(text, name)
+        .ok_or_else(|| format!("the guidance module has no function `{name}`"))?;
+    // The parameter list: from the `(` after the name to its matching `)`.
+    let open = name_end
+        + text[name_end..]
+            .find('(')
+            .ok_or("the factory has no parameters")?;
+    let mut depth = 0;
+    let close = text[open..range.end]
+        .char_indices()
+        .find_map(|(i, c)| {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(open + i);
+                    }
+                }
+                _ => {}
+            }
+            None
+        })
+        .ok_or("the factory's parameters do not close")?;
+    let inner = &text[open + 1..close];
+    if inner.contains('*') {
+        return Err(format!(
+            "`{name}` takes `*` parameters: add the new ones by hand"
+        ));
+    }
+    // The last `return <variable>` of the body, and its indentation.
+    let mut line_start = range.start;
+    let mut last_return = None;
+    for line in text[range.clone()].split_inclusive('\n') {
+        let trimmed = line.trim();
+        if let Some(var) = trimmed.strip_prefix("return ")
+            && !var.is_empty()
+            && var.chars().all(|c| c == '_' || c.is_alphanumeric())
+        {
+            let indent = &line[..line.len() - line.trim_start().len()];
+            last_return = Some((line_start, indent.to_owned(), var.to_owned()));
+        }
+        line_start += line.len();
+    }
+    let (at, indent, var) = last_return.ok_or_else(|| {
+        format!("`{name}` does not end by returning a variable: add the calls by hand")
+    })?;
+    let (mut params, mut code) = (String::new(), String::new());
+    for w in writers {
+        let (param, calls) = writer_call(w, &var, &indent);
+        let before = inner.trim_end();
+        let sep = if params.is_empty() && (before.is_empty() || before.ends_with(',')) {
+            if before.is_empty() { "" } else { " " }
+        } else {
+            ", "
+        };
+        let _ = write!(params, "{sep}{param}");
+        code.push_str(&calls);
+    }
+    Ok(vec![
+        Insertion {
+            at: (open + 1 + inner.trim_end().len()) as u32,
+            text: params,
+        },
+        Insertion {
+            at: at as u32,
+            text: code,
+        },
+    ])
 }
 
 /// Where a top-level import of `name` from `module` goes: merged into an existing
@@ -426,5 +534,51 @@ mod tests {
         assert!(text.starts_with("import os\n\nLIMIT = 3\n"));
         assert!(text.contains("def mock(target):"));
         assert!(text.contains("@mock(\"os.getcwd\")"));
+    }
+
+    #[test]
+    fn a_factory_is_extended_with_the_writers_it_lacks() {
+        let text = "@factory\ndef make_session(user, login_args: list) -> Session:\n    session = Session(user)\n    for password in login_args:\n        session.login(password)\n    return session\n\n\ndef after():\n    return 1\n";
+        assert_eq!(
+            missing_writers(text, "make_session", &["login", "grant"]),
+            ["grant"]
+        );
+        let params = ["role".to_owned()];
+        let writers = [Writer {
+            name: "grant",
+            params: &params,
+        }];
+        let edits = extend_factory(text, "make_session", &writers).unwrap();
+        assert_eq!(
+            apply(text, &edits),
+            "@factory\ndef make_session(user, login_args: list, grant_args: list) -> Session:\n    session = Session(user)\n    for password in login_args:\n        session.login(password)\n    for role in grant_args:\n        session.grant(role)\n    return session\n\n\ndef after():\n    return 1\n"
+        );
+        // Without parameters, with a trailing comma, or returning an expression.
+        let bare = "def make_stack(\n) -> Stack:\n    stack = Stack()\n    return stack\n";
+        let flag = [Writer {
+            name: "clear",
+            params: &[],
+        }];
+        assert_eq!(
+            apply(bare, &extend_factory(bare, "make_stack", &flag).unwrap()),
+            "def make_stack(call_clear: bool\n) -> Stack:\n    stack = Stack()\n    if call_clear:\n        stack.clear()\n    return stack\n"
+        );
+        let trailing = "def make_stack(size,) -> Stack:\n    s = Stack(size)\n    return s\n";
+        assert!(
+            apply(
+                trailing,
+                &extend_factory(trailing, "make_stack", &flag).unwrap()
+            )
+            .starts_with("def make_stack(size, call_clear: bool) -> Stack:")
+        );
+        assert!(
+            extend_factory(
+                "def make_stack():\n    return Stack()\n",
+                "make_stack",
+                &flag
+            )
+            .is_err()
+        );
+        assert!(extend_factory(text, "make_other", &flag).is_err());
     }
 }
