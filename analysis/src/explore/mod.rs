@@ -5,6 +5,7 @@
 pub mod coverage;
 pub mod inputs;
 pub mod mutate;
+pub mod regex;
 pub mod search;
 pub mod seeds;
 pub mod smt;

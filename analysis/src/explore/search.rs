@@ -580,7 +580,13 @@ impl Search<'_> {
         let mut added = false;
         for _ in 0..BATCH * 4 {
             let base = &bases[self.rng.below(bases.len())];
-            let request = self.request(base);
+            let mut request = self.request(base);
+            // What mocks the function never called return is no input of it.
+            for (m, mock) in request.mocks.iter_mut().enumerate() {
+                if !self.mock_calls.contains_key(&m) {
+                    mock.returns.clear();
+                }
+            }
             let sources = Sources {
                 strings: &self.strings,
                 numbers: &self.numbers,
@@ -806,7 +812,9 @@ impl Search<'_> {
         self.out.executions += 1;
         if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
             eprintln!(
-                "run {} {:?}: {:?} {:?}",
+                "run {}.{} {} {:?}: {:?} {:?}",
+                self.f.module,
+                self.f.qualname,
                 candidate.key(),
                 run.status,
                 run.exception.as_ref().map(|e| (&e.type_name, &e.message)),
@@ -1139,6 +1147,9 @@ impl Search<'_> {
     /// An input could not be built (a constructor rejected its arguments): try the usual
     /// suspects — positive numbers, non-empty strings — for every scalar of the request.
     fn repair(&mut self, candidate: &Candidate, request: &ExecuteRequest) {
+        // Until some input is valid, repairs come first; after, they wait with the flips of
+        // the inputs' construction (a factory's flags), oldest first, instead of starving them.
+        let priority = if self.out.tests.is_empty() { 2 } else { 0 };
         // Scalars anywhere in the inputs, and the factories that build them.
         let (mut scalars, mut built) = (vec![], vec![]);
         for t in request.args.iter().chain(request.receiver.iter()) {
@@ -1154,7 +1165,7 @@ impl Search<'_> {
         for path in built {
             let mut next = candidate.clone();
             next.choices.insert(constructor_choice(&path), 1);
-            self.push(2, next);
+            self.push(priority, next);
         }
         for (path, value) in scalars {
             let replacements: Vec<ModelValue> = match value {
@@ -1169,7 +1180,7 @@ impl Search<'_> {
             for r in replacements {
                 let mut next = candidate.clone();
                 next.vars.insert(path.clone(), r);
-                self.push(2, next);
+                self.push(priority, next);
             }
         }
     }

@@ -347,6 +347,16 @@ pub fn literals(source: &str) -> (Vec<String>, Vec<i64>) {
                 if s.len() <= 40 && !s.contains('\\') && !strings.iter().any(|x| x == s) {
                     strings.push(s.to_owned());
                 }
+                // A regular expression: strings it matches (a raw literal's backslashes are
+                // the pattern's own).
+                let raw = i > 0 && matches!(bytes[i - 1], b'r' | b'R');
+                if raw || !s.contains('\\') {
+                    for example in super::regex::examples(s, 6) {
+                        if !strings.contains(&example) {
+                            strings.push(example);
+                        }
+                    }
+                }
             }
             i = j + 1;
             continue;
