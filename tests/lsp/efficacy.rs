@@ -311,3 +311,72 @@ fn code_actions_fix_the_causes_corpus() {
     report(&rows, &guidance);
     assert!(rows.len() >= 30, "expected the corpus's labelled causes");
 }
+
+/// The markers a guidance module defines (the server writes them with its header).
+const MARKERS: &str = "def mock(target):\n    def mark(function):\n        function.__lacuna_mock__ = target\n        return function\n\n    return mark\n\n\ndef factory(function):\n    function.__lacuna_factory__ = True\n    return function\n";
+
+/// A factory already in the guidance module that does not call the writer a side needs is
+/// extended by the action on that side, and the next run covers it.
+#[test]
+fn a_factory_lacking_a_writer_is_extended_and_covers_the_side() {
+    let (dir, root, _) = super::project();
+    let module = root.join("app/session.py");
+    std::fs::write(
+        &module,
+        "import hashlib\nimport time\n\n\nclass Session:\n    def __init__(self, user: str):\n        self.user = user\n        self._roles = []\n        self._started = time.monotonic()\n        self._token = None\n\n    def grant(self, role: str) -> None:\n        if role not in self._roles:\n            self._roles.append(role)\n\n    def login(self, password: str) -> str:\n        if not password:\n            raise ValueError(\"a password is needed\")\n        digest = hashlib.sha256((self.user + \":\" + password).encode(\"utf-8\")).hexdigest()\n        self._token = digest[:32]\n        return self._token\n\n    def require(self, role: str) -> None:\n        if self._token is None:\n            raise PermissionError(\"not logged in\")\n        if role not in self._roles:\n            raise PermissionError(\"%s lacks %s\" % (self.user, role))\n",
+    )
+    .unwrap();
+    let guidance = root.join("tests/lacuna_guidance.py");
+    std::fs::create_dir_all(guidance.parent().unwrap()).unwrap();
+    std::fs::write(
+        &guidance,
+        format!(
+            "{}\nfrom app.session import Session\n\n\n@factory\ndef make_session(user, login_args: list) -> Session:\n    session = Session(user)\n    for password in login_args:\n        session.login(password)\n    return session\n",
+            MARKERS
+        ),
+    )
+    .unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    settle(&mut server);
+    let roles_line = 25;
+    let d = latest(&mut server, &uri)
+        .into_iter()
+        .find(|d| d["code"] == "LCN103" && d["range"]["start"]["line"] == roles_line)
+        .unwrap_or_else(|| panic!("the side on `_roles` needs `grant`: {:#?}", latest(&mut server, &uri)));
+    let action = offered(&mut server, &uri, &d)
+        .into_iter()
+        .next()
+        .expect("an action");
+    assert_eq!(
+        action["title"],
+        "Extend the `Session` factory `make_session` with `grant`"
+    );
+    let resolved = server.request("codeAction/resolve", action);
+    let changed = apply_edits(&resolved["result"]["edit"]);
+    let text = std::fs::read_to_string(&guidance).unwrap();
+    assert!(
+        text.contains("def make_session(user, login_args: list, grant_args: list) -> Session:")
+            && text.contains(
+                "    for role in grant_args:\n        session.grant(role)\n    return session\n"
+            ),
+        "{text}"
+    );
+    let changes: Vec<Value> = changed
+        .iter()
+        .map(|p| json!({"uri": super::client::uri(p), "type": 2}))
+        .collect();
+    server.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": changes }),
+    );
+    settle(&mut server);
+    assert!(
+        !latest(&mut server, &uri)
+            .iter()
+            .any(|d| d["range"]["start"]["line"] == roles_line),
+        "the extended factory covers the side"
+    );
+    server.shutdown();
+}

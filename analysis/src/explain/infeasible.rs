@@ -82,10 +82,24 @@ fn function_text(f: &FunctionUnderTest, range: TextRange) -> String {
 
 /// The decision's outcome being `outcome`, as an expression over its conditions' source.
 fn holds(decision: &Decision, outcome: bool, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+    // In a decision of several conditions (`os.cpu_count() or 1`), a literal operand has its
+    // truth, and one the proof cannot read is any truth value — a free variable of its own,
+    // so what is proven holds whatever it is.
+    let several = decision.conditions.len() > 1;
     let conditions: Vec<Expr> = decision
         .conditions
         .iter()
-        .map(|c| condition(&c.text, sorts))
+        .enumerate()
+        .map(|(i, c)| match condition(&c.text, sorts) {
+            Some(e) => Some(e),
+            None if several => Some(literal_truth(&c.text).map(Expr::Bool).unwrap_or_else(|| {
+                Expr::var(
+                    &format!("$condition:{}:{i}", decision.range.start),
+                    Sort::Bool,
+                )
+            })),
+            None => None,
+        })
         .collect::<Option<_>>()?;
     let e = structure(decision.expr.as_ref()?, &conditions)?;
     Some(if outcome { e } else { e.negate() })
@@ -142,6 +156,23 @@ fn operand(text: &str, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
         .ok()
         .filter(|x| x.is_finite())
         .map(Expr::Real)
+}
+
+/// The truth of a literal operand (`1`, `"x"`, `None`, `()`); none for anything else.
+fn literal_truth(text: &str) -> Option<bool> {
+    let text = text.trim();
+    match text {
+        "True" => return Some(true),
+        "False" | "None" | "()" | "[]" | "{}" | "\"\"" | "''" => return Some(false),
+        _ => {}
+    }
+    if let Ok(x) = text.replace('_', "").parse::<f64>() {
+        return Some(x != 0.0);
+    }
+    let quoted = text.len() >= 2
+        && (text.starts_with('"') && text.ends_with('"')
+            || text.starts_with('\'') && text.ends_with('\''));
+    quoted.then_some(true)
 }
 
 fn var(name: &str, sort: Sort, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {

@@ -168,6 +168,9 @@ pub fn mutate(
     Some(next)
 }
 
+/// Longest text a mutation pads to a number of the function.
+const MAX_PADDED: usize = 1 << 16;
+
 fn mutated(slot: &Slot, texts: &[String], sources: &Sources<'_>, rng: &mut Rng) -> ModelValue {
     match slot {
         Slot::Int(n) => {
@@ -195,8 +198,28 @@ fn mutated(slot: &Slot, texts: &[String], sources: &Sources<'_>, rng: &mut Rng) 
                 .unwrap_or(&0.0),
             _ => (rng.below(20_001) as f64 - 10_000.0) / 100.0,
         }),
-        Slot::Str(s) => ModelValue::Str(match rng.below(6) {
+        Slot::Str(s) => ModelValue::Str(match rng.below(7) {
             0 => rng.pick(texts).cloned().unwrap_or_default(),
+            // As long as a number of the function, or one longer: a size limit (`len(frame) >
+            // self.max_frame`) is a length the solver may not reach within its time.
+            6 => {
+                let limits: Vec<usize> = sources
+                    .numbers
+                    .iter()
+                    .filter_map(|&n| usize::try_from(n).ok())
+                    .filter(|&n| (1..=MAX_PADDED).contains(&n))
+                    .collect();
+                match rng.pick(&limits) {
+                    Some(&n) => {
+                        let len = n + rng.below(2);
+                        let mut t: String = s.chars().take(len).collect();
+                        let pad = len - t.chars().count();
+                        t.push_str(&"a".repeat(pad));
+                        t
+                    }
+                    None => s.repeat(2),
+                }
+            }
             1 => String::new(),
             // A number written into the text, at its start or end (`15m`, `v2`).
             5 => {

@@ -1185,6 +1185,55 @@ impl Search<'_> {
         }
     }
 
+    /// A condition the solver could not decide (`len(frame) > 4096` with long texts) or does
+    /// not model (`flag.lower() in ("1", "true")`): its numbers join those mutations draw
+    /// from, and its variables are tried at its literals — a text of a number's length and one
+    /// longer, an integer one either side, a text equal to each of its texts.
+    fn around_undecided(&mut self, candidate: &Candidate, expr: &Expr) {
+        let mut numbers = vec![];
+        expr.for_each_int(&mut |n| numbers.push(n));
+        let mut vars: Vec<(String, Sort)> = vec![];
+        expr.for_each_var(&mut |v, sort| vars.push((v.to_owned(), sort)));
+        let mut texts = vec![];
+        expr.for_each_str(&mut |t| texts.push(t.to_owned()));
+        for text in texts.iter().take(8) {
+            for (var, _) in vars.iter().filter(|(_, sort)| *sort == Sort::Str) {
+                let mut next = candidate.clone();
+                next.vars.insert(var.clone(), ModelValue::Str(text.clone()));
+                self.push(1, next);
+            }
+        }
+        for &n in &numbers {
+            if !self.numbers.contains(&n) {
+                self.numbers.push(n);
+            }
+            for (var, sort) in &vars {
+                let values: Vec<ModelValue> = match sort {
+                    Sort::Str => usize::try_from(n)
+                        .ok()
+                        .filter(|&n| n <= 1 << 16)
+                        .map(|n| {
+                            vec![
+                                ModelValue::Str("a".repeat(n + 1)),
+                                ModelValue::Str("a".repeat(n)),
+                            ]
+                        })
+                        .unwrap_or_default(),
+                    Sort::Int => vec![
+                        ModelValue::Int(n.saturating_add(1).to_string()),
+                        ModelValue::Int(n.saturating_sub(1).to_string()),
+                    ],
+                    _ => vec![],
+                };
+                for value in values {
+                    let mut next = candidate.clone();
+                    next.vars.insert(var.clone(), value);
+                    self.push(1, next);
+                }
+            }
+        }
+    }
+
     /// Negates the steps of an observed path, targets first, and queues the models.
     fn expand(&mut self, candidate: &Candidate, observed: &Observed) {
         let controllable = controllable_names(&self.request(candidate));
@@ -1416,11 +1465,17 @@ impl Search<'_> {
                     }
                 }
                 Answer::Unsat => self.note(target, Attempt::Unsat),
-                Answer::Unknown(why) => self.note(target, Attempt::Unknown(why)),
-                Answer::Unsupported(ops) => self.note(
-                    target,
-                    Attempt::Unsupported(ops.iter().map(|o| o.to_string()).collect()),
-                ),
+                Answer::Unknown(why) => {
+                    self.around_undecided(candidate, &path[i].expr);
+                    self.note(target, Attempt::Unknown(why))
+                }
+                Answer::Unsupported(ops) => {
+                    self.around_undecided(candidate, &path[i].expr);
+                    self.note(
+                        target,
+                        Attempt::Unsupported(ops.iter().map(|o| o.to_string()).collect()),
+                    )
+                }
             }
         }
     }

@@ -241,6 +241,28 @@ impl Expr {
         }
     }
 
+    /// Visits every integer literal that fits an `i64`, depth first, left to right.
+    pub fn for_each_int(&self, f: &mut dyn FnMut(i64)) {
+        match self {
+            Expr::Int(digits) => {
+                if let Ok(n) = digits.parse() {
+                    f(n);
+                }
+            }
+            Expr::App { args, .. } => args.iter().for_each(|a| a.for_each_int(f)),
+            _ => {}
+        }
+    }
+
+    /// Visits every text literal, depth first, left to right.
+    pub fn for_each_str(&self, f: &mut dyn FnMut(&str)) {
+        match self {
+            Expr::Str(text) => f(text),
+            Expr::App { args, .. } => args.iter().for_each(|a| a.for_each_str(f)),
+            _ => {}
+        }
+    }
+
     /// The names of the operations the solver does not model, without repeats.
     pub fn opaque_ops(&self) -> Vec<Arc<str>> {
         let mut out = vec![];

@@ -35,7 +35,7 @@ def parse_size(text: str) -> int:
     if match is None:  # lacuna: both=covered
         raise ValueError("bad size %r" % text)
     number, unit = match.groups()
-    if unit is None:  # lacuna: true=covered false=external-call[re.Match.groups]
+    if unit is None:
         return int(number)
     return int(number) * {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[unit]
 

@@ -67,5 +67,5 @@ def pool_size(requested: int, force: bool = False) -> int:
     trace("pool.pool_size", requested=requested)
     if os.environ.get("TIDEPOOL_MODE", "prod") == "dev" or force:  # lacuna: both=covered
         return requested
-    cpus = os.cpu_count() or 1  # lacuna: true=covered false=external-call[os.cpu_count]
+    cpus = os.cpu_count() or 1  # lacuna: true=covered false=infeasible
     return min(requested, cpus)

