@@ -279,9 +279,9 @@ def _refine_factory_params(params, cls, is_project_class):
     named like a constructor parameter has its type (`customer` → `Customer`); `push_args`
     and `add_calls` — the lists of arguments the skeletons Lacuna writes take, one call of the
     method per element — hold the method's parameter types."""
-    def signature(function):
+    def signature(function, skip_first=True):
         try:
-            return parameters(function, is_project_class, 1, skip_first=True)
+            return parameters(function, is_project_class, 1, skip_first=skip_first)
         except (TypeError, ValueError):
             return []
 
@@ -298,9 +298,14 @@ def _refine_factory_params(params, cls, is_project_class):
             if not p["name"].endswith(suffix):
                 continue
             method = inspect.getattr_static(cls, p["name"][:-len(suffix)], None)
+            # A class method takes the class first, as a method takes the instance; a static
+            # method takes its arguments only.
+            bound = not isinstance(method, staticmethod)
+            if isinstance(method, (classmethod, staticmethod)):
+                method = method.__func__
             if not inspect.isfunction(method):
                 continue
-            positional = [q["type"] for q in signature(method)
+            positional = [q["type"] for q in signature(method, skip_first=bound)
                           if q["kind"] in ("positional_only", "positional_or_keyword")]
             if suffix == "_args" and len(positional) == 1:
                 p["type"] = {"kind": "list", "of": positional[0]}
