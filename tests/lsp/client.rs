@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -23,6 +23,28 @@ pub struct Server {
 pub const PATIENCE: Duration = Duration::from_secs(90);
 
 impl Server {
+    /// The diagnostics published last for `uri` (none published yet: empty).
+    pub fn latest_diagnostics(&self, uri: &str) -> Vec<Value> {
+        self.notifications
+            .iter()
+            .rev()
+            .find(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+            .and_then(|m| m["params"]["diagnostics"].as_array().cloned())
+            .unwrap_or_default()
+    }
+
+    /// Tells the server that `paths` changed on disk, as an editor's file watcher does.
+    pub fn files_changed(&mut self, paths: &[PathBuf]) {
+        let changes: Vec<Value> = paths
+            .iter()
+            .map(|p| json!({"uri": uri(p), "type": 2}))
+            .collect();
+        self.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": changes }),
+        );
+    }
+
     pub fn start(home: &Path, args: &[&str]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
         // The causes corpus reads TIDEPOOL_* variables: none may be set.

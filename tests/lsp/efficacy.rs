@@ -77,17 +77,6 @@ fn settle(server: &mut Server) {
     }
 }
 
-/// The diagnostics published last for `uri`.
-fn latest(server: &mut Server, uri: &str) -> Vec<Value> {
-    server
-        .notifications
-        .iter()
-        .rev()
-        .find(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
-        .and_then(|m| m["params"]["diagnostics"].as_array().cloned())
-        .unwrap_or_default()
-}
-
 /// The outcome of fixing one diagnostic: its side, the actions applied in order, and whether
 /// the side is covered after them.
 struct Row {
@@ -114,7 +103,7 @@ fn fix_every_diagnostic(
     }
     settle(&mut server);
     for uri in &uris {
-        current.push((uri.clone(), latest(&mut server, uri)));
+        current.push((uri.clone(), server.latest_diagnostics(uri)));
     }
     let mut todo: Vec<(String, Value)> = vec![];
     for (uri, diagnostics) in &current {
@@ -176,14 +165,7 @@ fn fix_every_diagnostic(
             let Some((title, edit)) = applied else {
                 break;
             };
-            let changes: Vec<Value> = apply_edits(&edit)
-                .iter()
-                .map(|p| json!({"uri": super::client::uri(p), "type": 2}))
-                .collect();
-            server.notify(
-                "workspace/didChangeWatchedFiles",
-                json!({ "changes": changes }),
-            );
+            server.files_changed(&apply_edits(&edit));
             // The developer saves; the next run uses the guidance.
             server.notify(
                 "textDocument/didSave",
@@ -191,7 +173,7 @@ fn fix_every_diagnostic(
             );
             settle(&mut server);
             for (u, diagnostics) in current.iter_mut() {
-                *diagnostics = latest(&mut server, u);
+                *diagnostics = server.latest_diagnostics(u);
             }
             titles.push(title);
         }
@@ -293,11 +275,11 @@ fn code_actions_fix_the_branches_they_are_offered_for() {
 }
 
 /// The labelled causes corpus: every module opened, every diagnostic blaming an external call
-/// or object creation fixed with the actions offered. A measurement (about 20 minutes on two
+/// or object creation fixed with the actions offered. A measurement (about 5 minutes on two
 /// cores, so not part of the default run): `cargo test -p lacuna-server --test lsp
 /// code_actions_fix_the_causes_corpus -- --ignored --nocapture`; `docs/benchmarks.md` reports it.
 #[test]
-#[ignore = "a 20-minute measurement; docs/benchmarks.md reports it"]
+#[ignore = "a 5-minute measurement; docs/benchmarks.md reports it"]
 fn code_actions_fix_the_causes_corpus() {
     let dir = tempfile::tempdir().unwrap();
     let root = corpus_project(dir.path());
@@ -341,10 +323,16 @@ fn a_factory_lacking_a_writer_is_extended_and_covers_the_side() {
     let uri = server.open(&module, 1);
     settle(&mut server);
     let roles_line = 25;
-    let d = latest(&mut server, &uri)
+    let d = server
+        .latest_diagnostics(&uri)
         .into_iter()
         .find(|d| d["code"] == "LCN103" && d["range"]["start"]["line"] == roles_line)
-        .unwrap_or_else(|| panic!("the side on `_roles` needs `grant`: {:#?}", latest(&mut server, &uri)));
+        .unwrap_or_else(|| {
+            panic!(
+                "the side on `_roles` needs `grant`: {:#?}",
+                server.latest_diagnostics(&uri)
+            )
+        });
     let action = offered(&mut server, &uri, &d)
         .into_iter()
         .next()
@@ -363,17 +351,11 @@ fn a_factory_lacking_a_writer_is_extended_and_covers_the_side() {
             ),
         "{text}"
     );
-    let changes: Vec<Value> = changed
-        .iter()
-        .map(|p| json!({"uri": super::client::uri(p), "type": 2}))
-        .collect();
-    server.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({ "changes": changes }),
-    );
+    server.files_changed(&changed);
     settle(&mut server);
     assert!(
-        !latest(&mut server, &uri)
+        !server
+            .latest_diagnostics(&uri)
             .iter()
             .any(|d| d["range"]["start"]["line"] == roles_line),
         "the extended factory covers the side"

@@ -582,14 +582,7 @@ fn a_guidance_change_re_explores_only_the_functions_it_concerns() {
     let resolved = server.request("codeAction/resolve", action);
     let changed = apply_edits(&resolved["result"]["edit"]);
     let mark = server.notifications.len();
-    let changes: Vec<Value> = changed
-        .iter()
-        .map(|p| json!({"uri": client::uri(p), "type": 2}))
-        .collect();
-    server.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({ "changes": changes }),
-    );
+    server.files_changed(&changed);
     // Generation starts again, and settles.
     let statuses = |server: &Server| -> Vec<Value> {
         server.notifications[mark..]
@@ -617,21 +610,12 @@ fn a_guidance_change_re_explores_only_the_functions_it_concerns() {
         [json!("load")],
         "only the caller of the mocked call is explored again"
     );
-    let latest = |uri: &str| -> Vec<Value> {
-        server
-            .notifications
-            .iter()
-            .rev()
-            .find(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
-            .and_then(|m| m["params"]["diagnostics"].as_array().cloned())
-            .unwrap_or_default()
-    };
     assert!(
-        !has("LCN101")(&latest(&config_uri)),
+        !has("LCN101")(&server.latest_diagnostics(&config_uri)),
         "the mock covers the side"
     );
     assert!(
-        has("LCN101")(&latest(&clock_uri)),
+        has("LCN101")(&server.latest_diagnostics(&clock_uri)),
         "the other module keeps its results"
     );
     server.shutdown();
