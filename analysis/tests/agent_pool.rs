@@ -400,3 +400,38 @@ fn a_run_that_draws_from_random_through_another_library_says_so() {
     assert!(draws("render"));
     assert!(!draws("plain"));
 }
+
+#[test]
+fn a_not_in_test_carries_the_negated_membership() {
+    // `x not in xs` takes the truth of `in`, then inverts it: the condition the jump tests is
+    // the negation of the membership the agent recorded.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("member.py"),
+        "def absent(x: int, xs: list) -> bool:\n    if x not in xs:\n        return True\n    return False\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pool = support::pool(project.path(), home.path(), 1);
+    let list = ValueTree::named(
+        Value::List {
+            items: vec![int(3, "xs[0]")],
+        },
+        "xs",
+    );
+    let run = pool
+        .execute(&request("member", "absent", vec![int(3, "x"), list]))
+        .unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
+    let branch = run
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Branch { taken, expr, .. } => Some((*taken, expr.clone())),
+            _ => None,
+        })
+        .expect("the `not in` branch");
+    assert!(!branch.0, "3 is in the list: `not in` is false");
+    let expr = branch.1.expect("a symbolic condition").to_string();
+    assert!(expr.starts_with("not ("), "{expr}");
+}

@@ -339,7 +339,10 @@ class Runtime:
                     out["link"] = jump.link
                 condition = e["condition"]
                 if condition is not None:
-                    out["expr"] = condition["expr"]
+                    # The truth taken was of a value the jump's instruction then inverted
+                    # (`slot not in held` takes the truth of `in`): the condition is its negation.
+                    inverted = bool(condition["value"]) != bool(value)
+                    out["expr"] = ["not", condition["expr"]] if inverted else condition["expr"]
                 events.append(out)
                 continue
             if k == "value":
