@@ -5,7 +5,7 @@
 mod support;
 
 use lacuna_analysis::agent::protocol::{Position, Target};
-use lacuna_analysis::agent::{Event, ExecuteRequest, Status, Value, ValueTree};
+use lacuna_analysis::agent::{Event, ExecuteRequest, Pool, Status, Value, ValueTree};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -26,6 +26,16 @@ fn request(module: &str, qualname: &str, args: Vec<ValueTree>) -> ExecuteRequest
         timeout_ms: 2_000,
         random_seed: 0,
     }
+}
+
+/// A pool of one worker on a project holding the module `name` with `source` (the project and
+/// home directories live as long as the first value returned).
+fn module_pool(name: &str, source: &str) -> ((tempfile::TempDir, tempfile::TempDir), Pool) {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join(format!("{name}.py")), source).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pool = support::pool(project.path(), home.path(), 1);
+    ((project, home), pool)
 }
 
 fn int(v: i64, sym: &str) -> ValueTree {
@@ -284,14 +294,10 @@ fn string_hashing_is_the_same_in_every_worker() {
 fn every_execution_draws_the_same_random_numbers() {
     // A run that draws from `random` must take the same path under pytest, where the emitted
     // test seeds the generator with the request's seed.
-    let project = tempfile::tempdir().unwrap();
-    std::fs::write(
-        project.path().join("draws.py"),
+    let (_dirs, pool) = module_pool(
+        "draws",
         "import random\n\ndef draw(n: int) -> float:\n    random.random()\n    return random.random() + n\n",
-    )
-    .unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let pool = support::pool(project.path(), home.path(), 1);
+    );
     let mut seen = vec![];
     for seed in [0, 0, 7] {
         let mut request = request("draws", "draw", vec![int(0, "n")]);
@@ -317,16 +323,12 @@ fn every_execution_draws_the_same_random_numbers() {
 fn a_boolean_value_returned_or_stored_shows_its_last_operand() {
     // CPython never tests the last operand of `return a or b` or `name = p or "x"`: the agent
     // reads it from the value returned or stored, with its symbolic expression.
-    let project = tempfile::tempdir().unwrap();
-    std::fs::write(
-        project.path().join("values.py"),
+    let (_dirs, pool) = module_pool(
+        "values",
         "def either(a: int, b: int) -> bool:\n    return a > 0 or b > 0\n\n\
          def named(prefix: str) -> str:\n    name = prefix or \"ORDER\"\n    return name\n\n\
          def window(t: int) -> bool:\n    return 0 <= t < 10\n",
-    )
-    .unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let pool = support::pool(project.path(), home.path(), 1);
+    );
     let values = |qualname: &str, args: Vec<ValueTree>| {
         let run = pool.execute(&request("values", qualname, args)).unwrap();
         assert_eq!(run.status, Status::Returned, "{run:?}");
@@ -374,16 +376,12 @@ fn a_boolean_value_returned_or_stored_shows_its_last_operand() {
 fn a_run_that_draws_from_random_through_another_library_says_so() {
     // `email` draws a MIME boundary from `random`'s shared generator: the run's callees never
     // name `random`, yet its test must seed the generator.
-    let project = tempfile::tempdir().unwrap();
-    std::fs::write(
-        project.path().join("mail.py"),
+    let (_dirs, pool) = module_pool(
+        "mail",
         "from email.mime.multipart import MIMEMultipart\n\n\
          def render(n: int) -> int:\n    return len(MIMEMultipart().as_string()) + n\n\n\
          def plain(n: int) -> int:\n    return n + 1\n",
-    )
-    .unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let pool = support::pool(project.path(), home.path(), 1);
+    );
     let draws = |qualname: &str| {
         let run = pool
             .execute(&request("mail", qualname, vec![int(0, "n")]))
@@ -405,14 +403,10 @@ fn a_run_that_draws_from_random_through_another_library_says_so() {
 fn a_not_in_test_carries_the_negated_membership() {
     // `x not in xs` takes the truth of `in`, then inverts it: the condition the jump tests is
     // the negation of the membership the agent recorded.
-    let project = tempfile::tempdir().unwrap();
-    std::fs::write(
-        project.path().join("member.py"),
+    let (_dirs, pool) = module_pool(
+        "member",
         "def absent(x: int, xs: list) -> bool:\n    if x not in xs:\n        return True\n    return False\n",
-    )
-    .unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let pool = support::pool(project.path(), home.path(), 1);
+    );
     let list = ValueTree::named(
         Value::List {
             items: vec![int(3, "xs[0]")],

@@ -5,6 +5,7 @@ type trees, so the generator knows which inputs to build (`Optional[int]`, `List
 import collections.abc
 import dataclasses
 import enum
+import functools
 import inspect
 import sys
 import typing
@@ -22,6 +23,7 @@ def _name(cls):
     return "%s:%s" % (module, bound_name(module, cls))
 
 
+@functools.lru_cache(maxsize=None)
 def bound_name(module, cls):
     """The name `cls` can be imported by from `module`: its qualname, or, for a class its module
     binds under another name (`shutil.usage` is `shutil._ntuple_diskusage`), that name."""

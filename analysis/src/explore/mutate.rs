@@ -168,8 +168,16 @@ pub fn mutate(
     Some(next)
 }
 
-/// Longest text a mutation pads to a number of the function.
-const MAX_PADDED: usize = 1 << 16;
+/// Longest text padded to a number of the function.
+pub const MAX_PADDED: usize = 1 << 16;
+
+/// `s` cut or padded with `a` to `len` characters.
+pub fn padded(s: &str, len: usize) -> String {
+    let mut t: String = s.chars().take(len).collect();
+    let pad = len - t.chars().count();
+    t.push_str(&"a".repeat(pad));
+    t
+}
 
 fn mutated(slot: &Slot, texts: &[String], sources: &Sources<'_>, rng: &mut Rng) -> ModelValue {
     match slot {
@@ -210,13 +218,7 @@ fn mutated(slot: &Slot, texts: &[String], sources: &Sources<'_>, rng: &mut Rng) 
                     .filter(|&n| (1..=MAX_PADDED).contains(&n))
                     .collect();
                 match rng.pick(&limits) {
-                    Some(&n) => {
-                        let len = n + rng.below(2);
-                        let mut t: String = s.chars().take(len).collect();
-                        let pad = len - t.chars().count();
-                        t.push_str(&"a".repeat(pad));
-                        t
-                    }
+                    Some(&n) => padded(s, n + rng.below(2)),
                     None => s.repeat(2),
                 }
             }

@@ -11,7 +11,7 @@ use super::inputs::{
     Builder, Candidate, Domains, ObjectShape, Shape, call_return, constructor_choice,
     factory_param, kind_shape,
 };
-use super::mutate::{Rng, Sources, mutate};
+use super::mutate::{MAX_PADDED, Rng, Sources, mutate, padded};
 use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
 use crate::agent::protocol::{ExecuteRequest, Mock, RANDOM_SEED, Target};
@@ -1211,11 +1211,11 @@ impl Search<'_> {
                 let values: Vec<ModelValue> = match sort {
                     Sort::Str => usize::try_from(n)
                         .ok()
-                        .filter(|&n| n <= 1 << 16)
+                        .filter(|&n| n <= MAX_PADDED)
                         .map(|n| {
                             vec![
-                                ModelValue::Str("a".repeat(n + 1)),
-                                ModelValue::Str("a".repeat(n)),
+                                ModelValue::Str(padded("", n + 1)),
+                                ModelValue::Str(padded("", n)),
                             ]
                         })
                         .unwrap_or_default(),

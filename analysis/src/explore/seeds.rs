@@ -347,10 +347,10 @@ pub fn literals(source: &str) -> (Vec<String>, Vec<i64>) {
                 if s.len() <= 40 && !s.contains('\\') && !strings.iter().any(|x| x == s) {
                     strings.push(s.to_owned());
                 }
-                // A regular expression: strings it matches (a raw literal's backslashes are
-                // the pattern's own).
+                // A regular expression: strings it matches. Patterns are written as raw
+                // literals (whose backslashes are the pattern's own), or short plain ones.
                 let raw = i > 0 && matches!(bytes[i - 1], b'r' | b'R');
-                if raw || !s.contains('\\') {
+                if raw || (s.len() <= 40 && !s.contains('\\')) {
                     for example in super::regex::examples(s, 6) {
                         if !strings.contains(&example) {
                             strings.push(example);

@@ -83,10 +83,13 @@ impl Declarations {
         fnv1a(format!("{declared:?}|{}", self.rest).as_bytes())
     }
 
-    /// What every declaration is now: the key of an exploration that could not say what it
-    /// depends on (one that failed before running anything).
-    pub fn everything(&self) -> u64 {
-        self.key(self.by_subject.keys())
+    /// The key of an exploration with these subjects; with none (one that failed before it
+    /// could say what it depends on), the key of every declaration.
+    pub fn key_of(&self, subjects: Option<&[String]>) -> u64 {
+        match subjects {
+            Some(subjects) => self.key(subjects),
+            None => self.key(self.by_subject.keys()),
+        }
     }
 }
 
@@ -126,9 +129,6 @@ pub fn subjects(signature: &Signature, e: &Exploration) -> BTreeSet<String> {
     }
     if let Some(receiver) = &signature.receiver {
         classes.shape(&Shape::Object(receiver.clone()));
-    }
-    for class in e.object_classes.values() {
-        classes.class(class);
     }
     out.extend(classes.seen.iter().map(|c| subject(c).to_owned()));
     out

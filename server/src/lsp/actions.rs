@@ -24,6 +24,13 @@ pub fn data<'a>(d: &'a Diagnostic, key: &str) -> Option<&'a str> {
     d.data.as_ref()?.get(key)?.as_str()
 }
 
+/// The strings of a JSON array (none for anything else).
+fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// `Order` of `shop.orders:Order`.
 pub fn short_class(qualified: &str) -> &str {
     qualified.rsplit([':', '.']).next().unwrap_or(qualified)
@@ -79,17 +86,19 @@ pub fn offer(
                 // extended, not declared again (the hover points at it); a bigger bound may
                 // still be offered below.
                 let qualname = class.split_once(':').map_or(class, |(_, q)| q);
-                let wanted: Vec<&str> = d
+                let wanted = d
                     .data
                     .as_ref()
-                    .and_then(|v| v["writers"].as_array())
-                    .map(|w| w.iter().filter_map(Value::as_str).collect())
+                    .map(|v| strings(&v["writers"]))
                     .unwrap_or_default();
                 if let Some((factory, _)) = guidance::existing_factory(guidance, qualname) {
                     // The factory does not call the writers this side needs: it gets them.
-                    let missing = guidance::missing_writers(guidance, &factory, &wanted);
-                    let extendable = guidance::extend_factory(guidance, &factory, &[]).is_ok();
-                    if !missing.is_empty() && extendable {
+                    let found = guidance::Factory::find(guidance, &factory);
+                    let missing = found
+                        .as_ref()
+                        .map(|f| f.missing(&wanted))
+                        .unwrap_or_default();
+                    if !missing.is_empty() && found.is_some_and(|f| f.extendable()) {
                         let names: Vec<String> = missing.iter().map(|w| format!("`{w}`")).collect();
                         offers.push((
                             format!(
@@ -328,10 +337,7 @@ pub fn insertions(
             }
             let none = ClassApi::default();
             let api = class_api.unwrap_or(&none);
-            let wanted: Vec<&str> = payload["writers"]
-                .as_array()
-                .map(|w| w.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let wanted = strings(&payload["writers"]);
             let writers = api.writers(&api.call_order(&wanted));
             let init = &api.init;
             let field = payload["field"].as_str().unwrap_or("its state");
@@ -346,11 +352,10 @@ pub fn insertions(
             let factory = payload["factory"]
                 .as_str()
                 .ok_or("the action names no factory")?;
-            let wanted: Vec<&str> = payload["writers"]
-                .as_array()
-                .map(|w| w.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let missing = guidance::missing_writers(text, factory, &wanted);
+            let wanted = strings(&payload["writers"]);
+            let found = guidance::Factory::find(text, factory)
+                .ok_or_else(|| format!("the guidance module has no function `{factory}`"))?;
+            let missing = found.missing(&wanted);
             if missing.is_empty() {
                 return Err(format!(
                     "`{factory}` already calls {}",
@@ -361,8 +366,7 @@ pub fn insertions(
             let api = class_api.unwrap_or(&none);
             // With the prerequisites of each that it does not call either.
             let order = api.call_order(&missing);
-            let writers = api.writers(&guidance::missing_writers(text, factory, &order));
-            guidance::extend_factory(text, factory, &writers)
+            found.extend(&api.writers(&found.missing(&order)))
         }
         _ => Err("not a Lacuna action".into()),
     }

@@ -6,7 +6,7 @@
 
 use super::main_loop::Event;
 use super::outbox::{Outbox, Status};
-use super::outcome::{FunctionOutcome, StoredDiagnostic, guidance_key};
+use super::outcome::{FunctionOutcome, StoredDiagnostic};
 use lacuna_analysis::agent::Pool;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
@@ -146,15 +146,14 @@ impl Generator {
             self.outbox
                 .status(Status::generating(&under_test.qualname, done, total));
             let exploration = self.explore_one(&job.config, &under_test, &job.writers, &source);
-            let mut outcome = outcome(
+            let outcome = outcome(
                 &under_test,
                 function.as_str(),
                 fingerprint,
                 &exploration,
                 &job.config.mcdc,
+                &self.declarations,
             );
-            outcome.guidance =
-                guidance_key(outcome.guidance_subjects.as_deref(), &self.declarations);
             let module = under_test.module.clone();
             self.explored.insert(
                 (module.clone(), under_test.qualname.clone()),
@@ -247,6 +246,7 @@ pub fn outcome(
     fingerprint: u64,
     e: &Exploration,
     mcdc: &lacuna_analysis::config::Mcdc,
+    declarations: &Declarations,
 ) -> FunctionOutcome {
     let report = explain::explain(target, e, mcdc);
     let origin = target.anchor.offset;
@@ -263,7 +263,12 @@ pub fn outcome(
             })
             .collect()
     };
+    // A run that failed before anything ran cannot say what it depends on.
+    let guidance_subjects: Option<Vec<String>> = (e.executions > 0 || e.failure.is_none())
+        .then(|| e.guidance_subjects.iter().cloned().collect());
     FunctionOutcome {
+        guidance: declarations.key_of(guidance_subjects.as_deref()),
+        guidance_subjects,
         function: function.to_owned(),
         fingerprint,
         covered: report.covered,
@@ -273,9 +278,6 @@ pub fn outcome(
         time_ms: e.elapsed.as_millis() as u64,
         failure: e.failure.clone(),
         diagnostics,
-        guidance_subjects: (e.executions > 0 || e.failure.is_none())
-            .then(|| e.guidance_subjects.iter().cloned().collect()),
-        guidance: 0,
     }
 }
 

@@ -178,107 +178,142 @@ fn writer_call(w: &Writer<'_>, var: &str, indent: &str) -> (String, String) {
     }
 }
 
-/// The writers of `wanted` that the factory `name` in `text` does not call yet.
-pub fn missing_writers<'w>(text: &str, name: &str, wanted: &[&'w str]) -> Vec<&'w str> {
-    let Some(body) = top_level_function(text, name).map(|(range, _)| &text[range]) else {
-        return vec![];
-    };
-    wanted
-        .iter()
-        .filter(|w| !body.contains(&format!(".{w}(")))
-        .copied()
-        .collect()
+/// A top-level function of the guidance module that builds a class: where its parameters
+/// and its body stand, for extending it with the writers a side needs.
+pub struct Factory<'t> {
+    text: &'t str,
+    name: String,
+    range: std::ops::Range<usize>,
+    name_end: usize,
 }
 
-/// The whole definition of the top-level function `name` of `text`, and where its name ends.
-fn top_level_function(text: &str, name: &str) -> Option<(std::ops::Range<usize>, usize)> {
-    let module = lacuna_grammar::parse(text);
-    let f = module.functions.iter().find(|f| {
-        let s = &f.syntax;
-        s.class.is_none() && s.qualname == s.name && s.name == name
-    })?;
-    let range = f.syntax.range.absolute(f.anchor);
-    let name_end = f.syntax.name_range.absolute(f.anchor).end as usize;
-    Some((range.start as usize..range.end as usize, name_end))
+/// Where an extension goes: the end of the parameter list, and the last `return <variable>`
+/// (its offset, indentation and variable).
+struct Anchors {
+    params_end: usize,
+    params_empty: bool,
+    params_comma: bool,
+    return_at: usize,
+    indent: String,
+    var: String,
 }
 
-/// The insertions that extend the factory `name` with calls of `writers`: one parameter each
-/// at the end of its parameters, and their calls just before its last `return <variable>`.
-/// An error when the factory is not written that way (it then stays as it is).
-pub fn extend_factory(
-    text: &str,
-    name: &str,
-    writers: &[Writer<'_>],
-) -> Result<Vec<Insertion>, String> {
-    let (range, name_end) = top_level_function(text, name)
-        .ok_or_else(|| format!("the guidance module has no function `{name}`"))?;
-    // The parameter list: from the `(` after the name to its matching `)`.
-    let open = name_end
-        + text[name_end..]
-            .find('(')
-            .ok_or("the factory has no parameters")?;
-    let mut depth = 0;
-    let close = text[open..range.end]
-        .char_indices()
-        .find_map(|(i, c)| {
-            match c {
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(open + i);
-                    }
-                }
-                _ => {}
-            }
-            None
+impl<'t> Factory<'t> {
+    /// The top-level function `name` of the guidance module's `text`.
+    pub fn find(text: &'t str, name: &str) -> Option<Factory<'t>> {
+        let module = lacuna_grammar::parse(text);
+        let f = module.functions.iter().find(|f| {
+            let s = &f.syntax;
+            s.class.is_none() && s.qualname == s.name && s.name == name
+        })?;
+        let range = f.syntax.range.absolute(f.anchor);
+        Some(Factory {
+            text,
+            name: name.to_owned(),
+            range: range.start as usize..range.end as usize,
+            name_end: f.syntax.name_range.absolute(f.anchor).end as usize,
         })
-        .ok_or("the factory's parameters do not close")?;
-    let inner = &text[open + 1..close];
-    if inner.contains('*') {
-        return Err(format!(
-            "`{name}` takes `*` parameters: add the new ones by hand"
-        ));
     }
-    // The last `return <variable>` of the body, and its indentation.
-    let mut line_start = range.start;
-    let mut last_return = None;
-    for line in text[range.clone()].split_inclusive('\n') {
-        let trimmed = line.trim();
-        if let Some(var) = trimmed.strip_prefix("return ")
-            && !var.is_empty()
-            && var.chars().all(|c| c == '_' || c.is_alphanumeric())
-        {
-            let indent = &line[..line.len() - line.trim_start().len()];
-            last_return = Some((line_start, indent.to_owned(), var.to_owned()));
+
+    /// The writers of `wanted` it does not call yet.
+    pub fn missing<'w>(&self, wanted: &[&'w str]) -> Vec<&'w str> {
+        let body = &self.text[self.range.clone()];
+        wanted
+            .iter()
+            .filter(|w| !body.contains(&format!(".{w}(")))
+            .copied()
+            .collect()
+    }
+
+    /// Whether it is written the way an extension needs: parameters without `*`, and a last
+    /// `return <variable>`.
+    pub fn extendable(&self) -> bool {
+        self.anchors().is_ok()
+    }
+
+    fn anchors(&self) -> Result<Anchors, String> {
+        let (text, name) = (self.text, &self.name);
+        // The parameter list: from the `(` after the name to its matching `)`.
+        let open = self.name_end
+            + text[self.name_end..]
+                .find('(')
+                .ok_or("the factory has no parameters")?;
+        let mut depth = 0;
+        let close = text[open..self.range.end]
+            .char_indices()
+            .find_map(|(i, c)| {
+                match c {
+                    '(' | '[' | '{' => depth += 1,
+                    ')' | ']' | '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(open + i);
+                        }
+                    }
+                    _ => {}
+                }
+                None
+            })
+            .ok_or("the factory's parameters do not close")?;
+        let inner = text[open + 1..close].trim_end();
+        if inner.contains('*') {
+            return Err(format!(
+                "`{name}` takes `*` parameters: add the new ones by hand"
+            ));
         }
-        line_start += line.len();
+        // The last `return <variable>` of the body, and its indentation.
+        let mut line_start = self.range.start;
+        let mut last_return = None;
+        for line in text[self.range.clone()].split_inclusive('\n') {
+            if let Some(var) = line.trim().strip_prefix("return ")
+                && !var.is_empty()
+                && var.chars().all(|c| c == '_' || c.is_alphanumeric())
+            {
+                let indent = &line[..line.len() - line.trim_start().len()];
+                last_return = Some((line_start, indent.to_owned(), var.to_owned()));
+            }
+            line_start += line.len();
+        }
+        let (return_at, indent, var) = last_return.ok_or_else(|| {
+            format!("`{name}` does not end by returning a variable: add the calls by hand")
+        })?;
+        Ok(Anchors {
+            params_end: open + 1 + inner.len(),
+            params_empty: inner.is_empty(),
+            params_comma: inner.ends_with(','),
+            return_at,
+            indent,
+            var,
+        })
     }
-    let (at, indent, var) = last_return.ok_or_else(|| {
-        format!("`{name}` does not end by returning a variable: add the calls by hand")
-    })?;
-    let (mut params, mut code) = (String::new(), String::new());
-    for w in writers {
-        let (param, calls) = writer_call(w, &var, &indent);
-        let before = inner.trim_end();
-        let sep = if params.is_empty() && (before.is_empty() || before.ends_with(',')) {
-            if before.is_empty() { "" } else { " " }
-        } else {
-            ", "
-        };
-        let _ = write!(params, "{sep}{param}");
-        code.push_str(&calls);
+
+    /// The insertions that extend it with calls of `writers`: one parameter each at the end
+    /// of its parameters, and their calls just before its last `return <variable>`. An error
+    /// when it is not written that way (it then stays as it is).
+    pub fn extend(&self, writers: &[Writer<'_>]) -> Result<Vec<Insertion>, String> {
+        let a = self.anchors()?;
+        let (mut params, mut code) = (String::new(), String::new());
+        for w in writers {
+            let (param, calls) = writer_call(w, &a.var, &a.indent);
+            let sep = match (params.is_empty(), a.params_empty, a.params_comma) {
+                (true, true, _) => "",
+                (true, false, true) => " ",
+                _ => ", ",
+            };
+            let _ = write!(params, "{sep}{param}");
+            code.push_str(&calls);
+        }
+        Ok(vec![
+            Insertion {
+                at: a.params_end as u32,
+                text: params,
+            },
+            Insertion {
+                at: a.return_at as u32,
+                text: code,
+            },
+        ])
     }
-    Ok(vec![
-        Insertion {
-            at: (open + 1 + inner.trim_end().len()) as u32,
-            text: params,
-        },
-        Insertion {
-            at: at as u32,
-            text: code,
-        },
-    ])
 }
 
 /// Where a top-level import of `name` from `module` goes: merged into an existing
@@ -540,7 +575,9 @@ mod tests {
     fn a_factory_is_extended_with_the_writers_it_lacks() {
         let text = "@factory\ndef make_session(user, login_args: list) -> Session:\n    session = Session(user)\n    for password in login_args:\n        session.login(password)\n    return session\n\n\ndef after():\n    return 1\n";
         assert_eq!(
-            missing_writers(text, "make_session", &["login", "grant"]),
+            Factory::find(text, "make_session")
+                .unwrap()
+                .missing(&["login", "grant"]),
             ["grant"]
         );
         let params = ["role".to_owned()];
@@ -548,7 +585,10 @@ mod tests {
             name: "grant",
             params: &params,
         }];
-        let edits = extend_factory(text, "make_session", &writers).unwrap();
+        let edits = Factory::find(text, "make_session")
+            .unwrap()
+            .extend(&writers)
+            .unwrap();
         assert_eq!(
             apply(text, &edits),
             "@factory\ndef make_session(user, login_args: list, grant_args: list) -> Session:\n    session = Session(user)\n    for password in login_args:\n        session.login(password)\n    for role in grant_args:\n        session.grant(role)\n    return session\n\n\ndef after():\n    return 1\n"
@@ -560,25 +600,29 @@ mod tests {
             params: &[],
         }];
         assert_eq!(
-            apply(bare, &extend_factory(bare, "make_stack", &flag).unwrap()),
+            apply(
+                bare,
+                &Factory::find(bare, "make_stack")
+                    .unwrap()
+                    .extend(&flag)
+                    .unwrap()
+            ),
             "def make_stack(call_clear: bool\n) -> Stack:\n    stack = Stack()\n    if call_clear:\n        stack.clear()\n    return stack\n"
         );
         let trailing = "def make_stack(size,) -> Stack:\n    s = Stack(size)\n    return s\n";
         assert!(
             apply(
                 trailing,
-                &extend_factory(trailing, "make_stack", &flag).unwrap()
+                &Factory::find(trailing, "make_stack")
+                    .unwrap()
+                    .extend(&flag)
+                    .unwrap()
             )
             .starts_with("def make_stack(size, call_clear: bool) -> Stack:")
         );
-        assert!(
-            extend_factory(
-                "def make_stack():\n    return Stack()\n",
-                "make_stack",
-                &flag
-            )
-            .is_err()
-        );
-        assert!(extend_factory(text, "make_other", &flag).is_err());
+        let returns_a_call = "def make_stack():\n    return Stack()\n";
+        let factory = Factory::find(returns_a_call, "make_stack").unwrap();
+        assert!(!factory.extendable() && factory.extend(&flag).is_err());
+        assert!(Factory::find(text, "make_other").is_none());
     }
 }

@@ -34,15 +34,7 @@ impl FunctionOutcome {
     /// Whether the guidance module's `declarations` are those the exploration ran with, as far
     /// as it depends on them.
     pub fn guided_by(&self, declarations: &Declarations) -> bool {
-        self.guidance == guidance_key(self.guidance_subjects.as_deref(), declarations)
-    }
-}
-
-/// The key of `declarations` for an exploration with these subjects.
-pub fn guidance_key(subjects: Option<&[String]>, declarations: &Declarations) -> u64 {
-    match subjects {
-        Some(subjects) => declarations.key(subjects),
-        None => declarations.everything(),
+        self.guidance == declarations.key_of(self.guidance_subjects.as_deref())
     }
 }
 
