@@ -36,7 +36,7 @@ fn main() {
     let mut workspace = Workspace::new(Database::default(), config.clone());
     let all = workspace.add_files(contents);
     let db = &workspace.db;
-    let pool = generation::start_pool(&config).expect("the agent starts");
+    let (pool, _) = generation::start_pool(&config).expect("the agent starts");
     let facts = Facts {
         writers: generation::writers(db, &all),
         guidance: lacuna_analysis::guidance::load(&pool, &config)

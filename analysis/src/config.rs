@@ -58,6 +58,9 @@ pub struct Config {
     pub budget: Budget,
     pub mcdc: Mcdc,
     pub sandbox: Sandbox,
+    /// What the user granted the sandbox (set by the command line or the editor, never read
+    /// from the repository).
+    pub grants: Grants,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
@@ -116,10 +119,68 @@ impl Default for Mcdc {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
 pub struct Sandbox {
-    /// Directories (relative to the root) user code may write to during generation.
+    /// Directories (relative to the root) user code may write to during generation — within
+    /// what the user granted: a repository can only narrow the sandbox, never widen it.
+    pub allow_write: Option<Vec<PathBuf>>,
+    pub allow_network: Option<bool>,
+    pub allow_subprocess: Option<bool>,
+}
+
+/// What the user grants the sandbox: from the command line or the user-level configuration
+/// (`$XDG_CONFIG_HOME/lacuna/config.toml`, `[sandbox]`), never from a repository.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
+pub struct Grants {
+    /// Directories (absolute, or relative to the project root) user code may write to.
     pub allow_write: Vec<PathBuf>,
     pub allow_network: bool,
     pub allow_subprocess: bool,
+    /// Run project code even where the kernel offers no file-system isolation.
+    pub allow_unconfined: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct UserConfig {
+    #[serde(default)]
+    sandbox: Grants,
+}
+
+impl Grants {
+    /// The user-level configuration file: `$XDG_CONFIG_HOME/lacuna/config.toml`, else
+    /// `~/.config/lacuna/config.toml`.
+    pub fn user_file() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+        Some(base.join("lacuna").join("config.toml"))
+    }
+
+    /// The grants of the user-level configuration (none when it does not exist).
+    pub fn user_level() -> Result<Grants, ConfigError> {
+        let Some(file) = Grants::user_file().filter(|f| f.is_file()) else {
+            return Ok(Grants::default());
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| ConfigError {
+            file: file.clone(),
+            message: format!("cannot read: {e}"),
+        })?;
+        let user: UserConfig = toml::from_str(&text).map_err(|e| ConfigError {
+            file,
+            message: e.message().to_owned(),
+        })?;
+        Ok(user.sandbox)
+    }
+
+    /// These grants and `other`'s together.
+    pub fn union(mut self, other: Grants) -> Grants {
+        self.allow_write.extend(other.allow_write);
+        self.allow_network |= other.allow_network;
+        self.allow_subprocess |= other.allow_subprocess;
+        self.allow_unconfined |= other.allow_unconfined;
+        self
+    }
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -240,7 +301,75 @@ impl Config {
             budget: table.budget,
             mcdc: table.mcdc,
             sandbox: table.sandbox,
+            grants: Grants::default(),
         }
+    }
+
+    /// The sandbox of this project's processes with `scratch` as their scratch directory: the
+    /// user's grants, narrowed by the repository's `[tool.lacuna.sandbox]`; what the repository
+    /// asked beyond the grants is refused, each with a message.
+    pub fn sandbox_policy(&self, scratch: &Path) -> (crate::sandbox::Policy, Vec<String>) {
+        let mut refused = vec![];
+        let grants = &self.grants;
+        let abs = |p: &PathBuf| {
+            let p = if p.is_absolute() {
+                p.clone()
+            } else {
+                self.root.join(p)
+            };
+            std::fs::canonicalize(&p).unwrap_or(p)
+        };
+        let granted: Vec<PathBuf> = grants.allow_write.iter().map(abs).collect();
+        let allow_write = match &self.sandbox.allow_write {
+            None => granted,
+            Some(asked) => {
+                let mut kept = vec![];
+                for dir in asked.iter().map(abs) {
+                    if granted.iter().any(|g| dir.starts_with(g)) {
+                        kept.push(dir);
+                    } else {
+                        refused.push(format!(
+                            "the repository's [tool.lacuna.sandbox] asks to write to {}; widening the \
+                             sandbox comes only from you (--allow-write {0} or your user configuration)",
+                            dir.display()
+                        ));
+                    }
+                }
+                kept
+            }
+        };
+        let mut flag = |asked: Option<bool>, granted: bool, what: &str, option: &str| match asked {
+            Some(true) if !granted => {
+                refused.push(format!(
+                    "the repository's [tool.lacuna.sandbox] asks for {what}; widening the sandbox \
+                     comes only from you ({option} or your user configuration)"
+                ));
+                false
+            }
+            Some(asked) => asked && granted,
+            None => granted,
+        };
+        let allow_network = flag(
+            self.sandbox.allow_network,
+            grants.allow_network,
+            "the network",
+            "--allow-network",
+        );
+        let allow_subprocess = flag(
+            self.sandbox.allow_subprocess,
+            grants.allow_subprocess,
+            "subprocesses",
+            "--allow-subprocess",
+        );
+        let policy = crate::sandbox::Policy {
+            scratch: scratch.to_owned(),
+            allow_write,
+            allow_network,
+            allow_subprocess,
+            allow_unconfined: grants.allow_unconfined,
+            memory_mb: self.budget.memory_mb,
+        };
+        (policy, refused)
     }
 
     /// The number of worker processes the budget asks for.
@@ -366,9 +495,39 @@ allow-network = true
         assert_eq!(c.budget.execution_timeout_ms, 1_000);
         assert_eq!(c.workers(), 3);
         assert!(c.mcdc.single_condition && c.mcdc.enabled);
-        assert!(c.sandbox.allow_network);
+        assert_eq!(c.sandbox.allow_network, Some(true));
         assert!(c.exclude.iter().any(|e| e == "legacy") && c.exclude.iter().any(|e| e == ".git"));
         assert_eq!(c.tests.len(), 2);
+    }
+
+    #[test]
+    fn a_repository_narrows_the_sandbox_and_never_widens_it() {
+        let mut c = parse(
+            "[tool.lacuna.sandbox]\nallow-write = ['../x']\nallow-network = true\nallow-subprocess = false\n",
+        )
+        .unwrap();
+        let (policy, refused) = c.sandbox_policy(Path::new("/scratch"));
+        assert!(policy.allow_write.is_empty() && !policy.allow_network && !policy.allow_subprocess);
+        assert_eq!(
+            refused,
+            [
+                "the repository's [tool.lacuna.sandbox] asks to write to /p/../x; widening the \
+                 sandbox comes only from you (--allow-write /p/../x or your user configuration)",
+                "the repository's [tool.lacuna.sandbox] asks for the network; widening the \
+                 sandbox comes only from you (--allow-network or your user configuration)"
+            ]
+        );
+        c.grants = Grants {
+            allow_network: true,
+            allow_subprocess: true,
+            ..Grants::default()
+        };
+        let (policy, refused) = c.sandbox_policy(Path::new("/scratch"));
+        assert!(
+            policy.allow_network && !policy.allow_subprocess,
+            "narrowed by the repository"
+        );
+        assert_eq!(refused.len(), 1);
     }
 
     #[test]

@@ -34,8 +34,9 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// Starts the pool for a project.
-pub fn start_pool(config: &Config) -> Result<Pool, String> {
+/// Starts the pool for a project. Its workers are confined by the kernel (see `sandbox`); the
+/// messages are the repository's sandbox requests that were refused.
+pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), String> {
     let python =
         interpreter::discover(&config.root, config.python.as_deref()).map_err(|e| e.to_string())?;
     let agent_dir = embed::install(&embed::cache_dir()).map_err(|e| {
@@ -44,17 +45,9 @@ pub fn start_pool(config: &Config) -> Result<Pool, String> {
             embed::cache_dir().display()
         )
     })?;
-    let scratch_dir = tempfile::Builder::new()
-        .prefix("lacuna-scratch-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
-    let scratch = scratch_dir.path().to_owned();
-    let allow_write: Vec<PathBuf> = config
-        .sandbox
-        .allow_write
-        .iter()
-        .map(|p| config.root.join(p))
-        .collect();
+    let scratch_dir = scratch_directory()?;
+    let scratch = canonical(scratch_dir.path());
+    let (policy, refused) = config.sandbox_policy(&scratch);
     let spec = WorkerSpec {
         python: python.path,
         agent_dir,
@@ -68,15 +61,42 @@ pub fn start_pool(config: &Config) -> Result<Pool, String> {
             "memory_mb": config.budget.memory_mb,
             "max_events": config.budget.path_length,
             "sandbox": {
-                "allow_write": allow_write,
-                "allow_network": config.sandbox.allow_network,
-                "allow_subprocess": config.sandbox.allow_subprocess,
+                "allow_write": policy.allow_write,
+                "allow_network": policy.allow_network,
+                "allow_subprocess": policy.allow_subprocess,
             },
         }),
+        policy,
     };
     let pool = Pool::new(spec, config.workers()).with_scratch(scratch_dir);
     pool.warm_up().map_err(|e: WorkerError| e.to_string())?;
-    Ok(pool)
+    Ok((pool, refused))
+}
+
+/// A new scratch directory, named after this process (`lacuna-scratch-<pid>-…`), after the
+/// removal of those left by Lacuna processes that no longer run (killed before they could
+/// remove theirs).
+pub fn scratch_directory() -> Result<tempfile::TempDir, String> {
+    let tmp = std::env::temp_dir();
+    if let Ok(entries) = std::fs::read_dir(&tmp) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name
+                .strip_prefix("lacuna-scratch-")
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    tempfile::Builder::new()
+        .prefix(&format!("lacuna-scratch-{}-", std::process::id()))
+        .tempdir()
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))
 }
 
 fn canonical(p: &Path) -> PathBuf {

@@ -40,6 +40,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/positions.py"),
     ),
     (
+        "lacuna_agent/pytest_limits.py",
+        include_str!("../../agent/lacuna_agent/pytest_limits.py"),
+    ),
+    (
         "lacuna_agent/recorder.py",
         include_str!("../../agent/lacuna_agent/recorder.py"),
     ),
@@ -86,10 +90,33 @@ pub fn cache_dir() -> PathBuf {
     std::env::temp_dir().join("lacuna")
 }
 
-/// The directory holding this build's agent, written there if it is not yet.
+/// Checks, before a worker starts, that every file of the installed agent is this build's
+/// (the agent runs read-only, but anything else on the machine could have edited the cache);
+/// a file that differs is written again.
+pub fn ensure_intact(dir: &Path) -> std::io::Result<()> {
+    for (path, text) in FILES {
+        let file = dir.join(path);
+        if std::fs::read(&file).ok().as_deref() != Some(text.as_bytes()) {
+            let _ = std::fs::remove_file(&file);
+            std::fs::write(&file, text)?;
+            read_only(&file)?;
+        }
+    }
+    Ok(())
+}
+
+fn read_only(path: &Path) -> std::io::Result<()> {
+    let mut perms = std::fs::metadata(path)?.permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(path, perms)
+}
+
+/// The directory holding this build's agent, written there if it is not yet (its files
+/// read-only), and checked against the embedded sources when it is.
 pub fn install(cache: &Path) -> std::io::Result<PathBuf> {
     let target = cache.join(format!("agent-{}", version()));
     if target.join("run_agent.py").is_file() {
+        ensure_intact(&target)?;
         return Ok(target);
     }
     std::fs::create_dir_all(cache)?;
@@ -99,6 +126,7 @@ pub fn install(cache: &Path) -> std::io::Result<PathBuf> {
         let file = staging.join(path);
         std::fs::create_dir_all(file.parent().expect("files are inside a directory"))?;
         std::fs::write(&file, text)?;
+        read_only(&file)?;
     }
     match std::fs::rename(&staging, &target) {
         Ok(()) => Ok(target),
@@ -133,6 +161,23 @@ mod tests {
             .collect();
         embedded.sort();
         assert_eq!(on_disk, embedded);
+    }
+
+    #[test]
+    fn an_edited_agent_is_restored_before_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = install(dir.path()).unwrap();
+        let main = agent.join("lacuna_agent/main.py");
+        use std::os::unix::fs::PermissionsExt;
+        assert!(std::fs::metadata(&main).unwrap().permissions().readonly());
+        std::fs::set_permissions(&main, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::write(&main, "import os; os.remove('canary')").unwrap();
+        ensure_intact(&agent).unwrap();
+        let embedded = FILES
+            .iter()
+            .find(|(p, _)| *p == "lacuna_agent/main.py")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&main).unwrap(), embedded.1);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! lines; a request that gets no answer in time gets the whole process group killed. A
 //! dead worker is never reused.
 
+use super::embed;
 use super::protocol::PROTOCOL;
 use serde_json::Value as Json;
 use std::collections::VecDeque;
@@ -27,10 +28,14 @@ pub struct WorkerSpec {
     pub env: Vec<(String, String)>,
     /// The `configure` request sent after the handshake.
     pub configure: Json,
+    /// The kernel's confinement of the worker (its scratch directory, what it may do).
+    pub policy: crate::sandbox::Policy,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum WorkerError {
+    #[error("{0}")]
+    Contained(#[from] crate::sandbox::ContainmentError),
     #[error("could not start `{python}`: {why}")]
     Spawn { python: String, why: String },
     #[error("the agent did not start: {0}")]
@@ -52,7 +57,6 @@ pub struct Worker {
 
 impl Worker {
     pub fn spawn(spec: &WorkerSpec) -> Result<Worker, WorkerError> {
-        use std::os::unix::process::CommandExt;
         let mut command = Command::new(&spec.python);
         // Isolated from the user's site directory and PYTHON* variables, as `-I` would be, but
         // `-I` also ignores PYTHONHASHSEED: with string hashing randomised per process, sets
@@ -71,12 +75,19 @@ impl Worker {
             .stderr(Stdio::piped())
             .env("PYTHONHASHSEED", "0")
             .env("PYTHONIOENCODING", "utf-8")
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .process_group(0);
+            .env("PYTHONDONTWRITEBYTECODE", "1");
         for (k, v) in &spec.env {
             command.env(k, v);
         }
-        let mut child = command.spawn().map_err(|e| WorkerError::Spawn {
+        embed::ensure_intact(&spec.agent_dir).map_err(|e| WorkerError::Spawn {
+            python: spec.python.display().to_string(),
+            why: format!(
+                "the agent at {} is not this build's: {e}",
+                spec.agent_dir.display()
+            ),
+        })?;
+        crate::sandbox::confine(&mut command, &spec.policy)?;
+        let mut child = crate::sandbox::spawn(command).map_err(|e| WorkerError::Spawn {
             python: spec.python.display().to_string(),
             why: e.to_string(),
         })?;
@@ -188,12 +199,26 @@ impl Worker {
     }
 
     fn death(&mut self) -> WorkerError {
+        // The launcher passes on how the worker ended a moment after its pipes close: wait for
+        // it briefly before killing what is left.
+        let deadline = std::time::Instant::now() + Duration::from_millis(500);
+        let mut ended = None;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                ended = Some(status);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
         self.kill();
-        let status = self
-            .child
-            .wait()
-            .map(|s| describe_exit(&s))
-            .unwrap_or_else(|e| e.to_string());
+        let status = match ended {
+            Some(s) => describe_exit(&s),
+            None => self
+                .child
+                .wait()
+                .map(|s| describe_exit(&s))
+                .unwrap_or_else(|e| e.to_string()),
+        };
         let tail = self.stderr_tail();
         if tail.is_empty() {
             WorkerError::Died(status)

@@ -29,6 +29,7 @@ pub fn emit_project(
     python: &Path,
     import_roots: &[PathBuf],
     dir: &Path,
+    sandbox: &crate::sandbox::Policy,
 ) -> std::io::Result<Emitted> {
     let mut modules: Vec<(&str, Vec<FunctionTests<'_>>)> = vec![];
     for f in functions {
@@ -43,7 +44,7 @@ pub fn emit_project(
         .filter_map(|(module, list)| Some((module.to_string(), module_tests(module, list)?)))
         .collect();
     let mut just_files: Vec<TestFile> = files.iter().map(|(_, f)| f.clone()).collect();
-    let verification = verify(python, import_roots, dir, &mut just_files)?;
+    let verification = verify(python, import_roots, dir, &mut just_files, sandbox)?;
     files.retain(|(_, f)| just_files.iter().any(|k| k.name == f.name));
     let mut kept = KeptTests::new();
     for ((module, _), file) in files.iter().zip(&just_files) {

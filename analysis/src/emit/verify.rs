@@ -1,11 +1,17 @@
 //! Checking emitted tests under real pytest, with the project's interpreter: a test whose
 //! assertion fails outside the generator (its return value depended on state the inputs do not
 //! fix, such as a class-level counter) loses the assertion; a test that still fails is dropped.
-//! What is left passes.
+//! What is left passes. pytest runs confined as workers are (`sandbox`), in a scratch directory
+//! of its own, with a time limit per test and one for the whole run.
 
 use super::python::TestFile;
+use crate::sandbox::{self, Policy};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
+
+/// The time one emitted test may take under pytest.
+const TEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Verification {
@@ -20,19 +26,31 @@ pub struct Verification {
 }
 
 /// Writes `files` into `dir`, runs them, repairs, and leaves only passing tests on disk.
+/// `sandbox` is the policy of the project's workers; the check gets a scratch directory of its
+/// own.
 pub fn verify(
     python: &Path,
     import_roots: &[PathBuf],
     dir: &Path,
     files: &mut Vec<TestFile>,
+    sandbox: &Policy,
 ) -> std::io::Result<Verification> {
     std::fs::create_dir_all(dir)?;
     let mut report = Verification::default();
     write_all(dir, files)?;
     for round in 0..2 {
-        let failures = match run_pytest(python, import_roots, dir) {
+        let tests = files.iter().map(|f| f.tests.len()).sum::<usize>();
+        let failures = match run_pytest(python, import_roots, dir, sandbox, tests) {
             Ok(f) => f,
-            Err(why) => {
+            Err(Unchecked::Hung(why)) => {
+                // Nothing unchecked is left on disk.
+                for file in files.drain(..) {
+                    let _ = std::fs::remove_file(dir.join(&file.name));
+                }
+                report.skipped = Some(why);
+                return Ok(report);
+            }
+            Err(Unchecked::Other(why)) => {
                 report.skipped = Some(why);
                 return Ok(report);
             }
@@ -88,14 +106,38 @@ fn write_all(dir: &Path, files: &[TestFile]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs pytest on `dir`; the failing tests as (file name, test name).
+enum Unchecked {
+    /// The run did not end within its time limit and was killed.
+    Hung(String),
+    Other(String),
+}
+
+impl From<String> for Unchecked {
+    fn from(why: String) -> Unchecked {
+        Unchecked::Other(why)
+    }
+}
+
+/// Runs pytest on `dir`, confined; the failing tests as (file name, test name).
 fn run_pytest(
     python: &Path,
     import_roots: &[PathBuf],
     dir: &Path,
-) -> Result<Vec<(String, String)>, String> {
-    let path = std::env::join_paths(import_roots).map_err(|e| e.to_string())?;
-    let out = Command::new(python)
+    sandbox: &Policy,
+    tests: usize,
+) -> Result<Vec<(String, String)>, Unchecked> {
+    let agent = crate::agent::embed::install(&crate::agent::embed::cache_dir())
+        .map_err(|e| format!("cannot write the agent: {e}"))?;
+    let mut roots = vec![agent];
+    roots.extend(import_roots.iter().cloned());
+    let path = std::env::join_paths(&roots).map_err(|e| e.to_string())?;
+    let scratch = crate::generation::scratch_directory()?;
+    let policy = Policy {
+        scratch: scratch.path().to_owned(),
+        ..sandbox.clone()
+    };
+    let mut command = Command::new(python);
+    command
         .args([
             "-m",
             "pytest",
@@ -104,19 +146,29 @@ fn run_pytest(
             "--tb=no",
             "-p",
             "no:cacheprovider",
+            "-p",
+            "lacuna_agent.pytest_limits",
             "--rootdir",
         ])
         .arg(dir)
         .arg(dir)
-        .current_dir(dir)
         .env("PYTHONPATH", path)
         .env("PYTHONDONTWRITEBYTECODE", "1")
-        .output()
+        .env("LACUNA_TEST_TIMEOUT", TEST_TIMEOUT.as_secs().to_string());
+    sandbox::confine(&mut command, &policy).map_err(|e| e.to_string())?;
+    let limit = run_limit(tests);
+    let out = sandbox::run_with_timeout(command, limit)
         .map_err(|e| format!("cannot run pytest with {}: {e}", python.display()))?;
+    if out.timed_out {
+        return Err(Unchecked::Hung(format!(
+            "pytest did not finish checking the emitted tests within {}s; none were written",
+            limit.as_secs()
+        )));
+    }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if stderr.contains("No module named pytest") {
-        return Err(format!("pytest is not installed for {}", python.display()));
+        return Err(format!("pytest is not installed for {}", python.display()).into());
     }
     let mut failures = vec![];
     for line in stdout.lines() {
@@ -149,17 +201,23 @@ fn run_pytest(
         .map(|(f, _)| f.clone())
         .collect();
     if !whole.is_empty() {
-        return Err(format!(
+        return Err(Unchecked::Other(format!(
             "pytest could not collect {}: {}",
             whole.join(", "),
             stdout.lines().rev().take(5).collect::<Vec<_>>().join(" | ")
-        ));
+        )));
     }
-    if !out.status.success() && failures.is_empty() {
-        return Err(format!(
+    if !out.status.is_some_and(|s| s.success()) && failures.is_empty() {
+        return Err(Unchecked::Other(format!(
             "pytest failed: {}",
             stdout.lines().rev().take(3).collect::<Vec<_>>().join(" | ")
-        ));
+        )));
     }
     Ok(failures)
+}
+
+/// The time the whole check may take: each test's limit would be far too long for a large run,
+/// so a minute plus two seconds a test, at most ten minutes.
+fn run_limit(tests: usize) -> Duration {
+    Duration::from_secs((60 + 2 * tests as u64).min(600))
 }

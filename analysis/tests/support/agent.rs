@@ -30,6 +30,11 @@ pub fn pool(root: &Path, home: &Path, size: usize) -> Pool {
             "memory_mb": 1024,
             "sandbox": {},
         }),
+        policy: lacuna_analysis::sandbox::Policy {
+            scratch: scratch.clone(),
+            memory_mb: 1024,
+            ..Default::default()
+        },
     };
     Pool::new(spec, size)
 }

@@ -3,7 +3,7 @@
 
 use super::{CheckArgs, Format, json, render};
 use anyhow::Context;
-use lacuna_analysis::config::Config;
+use lacuna_analysis::config::{Config, Grants};
 use lacuna_analysis::db::{Database, StaticReport, Workspace, line_index, static_report};
 use lacuna_analysis::diagnostic::{Diagnostic, Severity};
 use lacuna_analysis::workspace::{FileContents, discover_files};
@@ -219,10 +219,16 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.paths.iter().map(|p| cwd.join(p)).collect()
     };
-    let config = match &args.config {
+    let mut config = match &args.config {
         Some(file) => Config::load(file)?,
         None => Config::discover(&paths[0])?,
     };
+    config.grants = Grants::user_level()?.union(Grants {
+        allow_write: args.allow_write.iter().map(|d| cwd.join(d)).collect(),
+        allow_network: args.allow_network,
+        allow_subprocess: args.allow_subprocess,
+        allow_unconfined: args.allow_unconfined,
+    });
     let files = discover_files(&config, &paths).map_err(anyhow::Error::msg)?;
     // The whole project is loaded, so that calls and classes of other modules are known; the
     // report covers the files asked for.
@@ -300,7 +306,18 @@ fn generate(
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
-    let pool = generation::start_pool(&config).map_err(anyhow::Error::msg)?;
+    let (pool, refused) = generation::start_pool(&config).map_err(anyhow::Error::msg)?;
+    let layers = lacuna_analysis::sandbox::Layers::current();
+    eprintln!("lacuna: sandbox: {layers}");
+    if !layers.complete() {
+        eprintln!(
+            "lacuna: warning: the sandbox is weaker here: {}",
+            layers.missing()
+        );
+    }
+    for message in refused {
+        eprintln!("lacuna: warning: {message}");
+    }
     let agent_start = started.elapsed();
     let (targets, _skipped) = generation::targets(db, sources);
     let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
@@ -428,8 +445,10 @@ fn emit_tests(
         lacuna_analysis::agent::interpreter::discover(&config.root, config.python.as_deref())
             .map_err(anyhow::Error::msg)?
             .path;
-    let emitted = lacuna_analysis::emit::emit_project(&functions, &python, &config.src, dir)
-        .with_context(|| format!("cannot write tests to {}", dir.display()))?;
+    let (sandbox, _) = config.sandbox_policy(&std::env::temp_dir());
+    let emitted =
+        lacuna_analysis::emit::emit_project(&functions, &python, &config.src, dir, &sandbox)
+            .with_context(|| format!("cannot write tests to {}", dir.display()))?;
     let report = &emitted.verification;
     let tests: usize = emitted.files.iter().map(|f| f.tests.len()).sum();
     eprintln!(

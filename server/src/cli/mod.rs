@@ -59,6 +59,20 @@ pub struct CheckArgs {
     /// `gcov --conditions` uses, instead of the usual report.
     #[arg(long, conflicts_with_all = ["static_only", "format"])]
     pub mcdc_report: bool,
+    /// Let generated inputs write beneath this directory (repeatable). The sandbox is widened
+    /// only by you, here or in your user configuration — never by a repository.
+    #[arg(long, value_name = "DIR")]
+    pub allow_write: Vec<PathBuf>,
+    /// Let generated inputs use the network.
+    #[arg(long)]
+    pub allow_network: bool,
+    /// Let generated inputs start processes (they stay confined).
+    #[arg(long)]
+    pub allow_subprocess: bool,
+    /// Run project code even where the kernel offers no file-system isolation (Landlock),
+    /// contained only by the in-process hook.
+    #[arg(long)]
+    pub allow_unconfined: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

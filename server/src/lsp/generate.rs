@@ -110,7 +110,21 @@ impl Generator {
         };
         if fresh {
             self.pool = None;
-            let pool = generation::start_pool(config)?;
+            // The sandbox is widened only by the user: the user-level configuration's grants.
+            let mut granted = (**config).clone();
+            granted.grants = lacuna_analysis::config::Grants::user_level().unwrap_or_default();
+            let (pool, refused) = generation::start_pool(&granted)?;
+            let layers = lacuna_analysis::sandbox::Layers::current();
+            self.outbox.log(format!("Lacuna: sandbox: {layers}"));
+            if !layers.complete() {
+                self.outbox.warn(format!(
+                    "Lacuna: the sandbox is weaker here: {}",
+                    layers.missing()
+                ));
+            }
+            for message in refused {
+                self.outbox.warn(format!("Lacuna: {message}"));
+            }
             let text = std::fs::read_to_string(&config.guidance).unwrap_or_default();
             (self.guidance, self.declarations) = match guidance::load(&pool, config) {
                 Ok(g) => (Arc::new(g), Declarations::parse(&text)),
@@ -232,7 +246,10 @@ impl Generator {
             lacuna_analysis::agent::interpreter::discover(&config.root, config.python.as_deref())
                 .map_err(|e| e.to_string())?
                 .path;
-        let emitted = emit::emit_project(&functions, &python, &config.src, dir)
+        let mut granted = (**config).clone();
+        granted.grants = lacuna_analysis::config::Grants::user_level().unwrap_or_default();
+        let (sandbox, _) = granted.sandbox_policy(&std::env::temp_dir());
+        let emitted = emit::emit_project(&functions, &python, &config.src, dir, &sandbox)
             .map_err(|e| format!("cannot write tests to {}: {e}", dir.display()))?;
         Ok(emitted.files.iter().map(|f| dir.join(&f.name)).collect())
     }
