@@ -217,6 +217,8 @@ class Runtime:
             finally:
                 self.sandbox.active = False
                 self.sandbox.importing = False
+            # What the import did is the module's, not this run's.
+            self.sandbox.effects = []
             objects.field_values.clear()
             values.clear()
             timeout = float(request.get("timeout_ms", 1000)) / 1000.0
@@ -290,6 +292,9 @@ class Runtime:
             if restore_mocks is not None:
                 restore_mocks()
             self.guard.restore(saved)
+            if self.sandbox.effects:
+                result["effects"] = self.sandbox.effects
+                self.sandbox.effects = []
         if rec is not None:
             result.update(self._serialise(rec, observation))
             if objects.field_values:

@@ -343,6 +343,45 @@ pub struct Execution {
     /// The run drew from the `random` module's shared generator (its state changed).
     #[serde(default)]
     pub draws_random: bool,
+    /// Side effects the run attempted that a test must not repeat outside the generator,
+    /// refused or not, in order (the first few).
+    #[serde(default)]
+    pub effects: Vec<SideEffect>,
+}
+
+/// A side effect a run attempted: any deletion or renaming of a file (in the scratch directory
+/// too, and whether or not it succeeded), a write outside the scratch directory, a socket, a
+/// new process, a signal. `event` is the audit event (`shutil.rmtree`, `open`,
+/// `subprocess.Popen`), `detail` what it was applied to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideEffect {
+    pub event: String,
+    #[serde(default)]
+    pub detail: String,
+    /// The sandbox refused it (it raised `PermissionError` in user code).
+    #[serde(default)]
+    pub refused: bool,
+}
+
+impl SideEffect {
+    /// What the run tried, for a person: "delete `data`", "start a process (`ls`)".
+    pub fn describe(&self) -> String {
+        let detail = self.detail.trim_end_matches(" (write)");
+        let what = match self.event.as_str() {
+            "os.remove" | "os.rmdir" | "shutil.rmtree" => format!("delete `{detail}`"),
+            "os.rename" | "shutil.move" => format!("move `{detail}`"),
+            "os.truncate" => format!("truncate `{detail}`"),
+            "open" => format!("write `{detail}`"),
+            e if e.starts_with("socket.") => format!("use the network (`{e}`)"),
+            "subprocess.Popen" | "os.system" | "os.exec" | "os.posix_spawn" | "os.spawn"
+            | "os.fork" | "os.forkpty" | "pty.spawn" | "os.startfile" => {
+                format!("start a process (`{}`)", self.event)
+            }
+            "os.kill" | "os.killpg" | "signal.pthread_kill" => "send a signal".to_owned(),
+            e => format!("`{e}` `{detail}`"),
+        };
+        format!("the run tried to {what}")
+    }
 }
 
 /// A type test on an input: its access path, the outcome, and the kinds of value that would
@@ -374,6 +413,7 @@ impl Execution {
             callables: BTreeMap::new(),
             type_tests: vec![],
             draws_random: false,
+            effects: vec![],
         }
     }
 }
