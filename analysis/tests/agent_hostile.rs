@@ -6,7 +6,7 @@
 #[path = "support/agent.rs"]
 mod support;
 
-use lacuna_analysis::agent::protocol::Target;
+use lacuna_analysis::agent::protocol::{Literal, Target};
 use lacuna_analysis::agent::{Event, ExecuteRequest, Pool, Status, Value, ValueTree};
 use std::collections::BTreeMap;
 use std::net::TcpListener;
@@ -148,7 +148,10 @@ fn still_serving(pool: &Pool) {
         .execute(&request("ordinary", vec![int(5)], 2_000))
         .unwrap();
     assert_eq!(run.status, Status::Returned, "{run:?}");
-    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("10"));
+    assert_eq!(
+        run.returned.unwrap().literal,
+        Some(Literal::Int("10".into()))
+    );
 }
 
 fn blocked_events(events: &[Event]) -> Vec<String> {
@@ -300,12 +303,18 @@ fn hostile_code_hurts_nothing_and_the_pool_keeps_serving() {
     let run = pool
         .execute(&request("swallow", vec![text(&canary_str)], 500))
         .unwrap();
-    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("'refused'"));
+    assert_eq!(
+        run.returned.unwrap().literal,
+        Some(Literal::Str("refused".into()))
+    );
     assert!(canary.exists());
 
     // Garbage on the standard streams cannot corrupt the protocol.
     let run = pool.execute(&request("garbage", vec![], 2_000)).unwrap();
-    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("7"));
+    assert_eq!(
+        run.returned.unwrap().literal,
+        Some(Literal::Int("7".into()))
+    );
     assert!(run.stdout.len() <= 4096 && run.stdout.starts_with("xxx"));
 
     let stats = pool.stats();
@@ -330,7 +339,10 @@ fn many_threads_share_the_pool() {
                         .execute(&request("ordinary", vec![int(x)], 2_000))
                         .unwrap();
                     let expected = if x > 3 { x * 2 } else { -x };
-                    assert_eq!(run.returned.unwrap().literal, Some(expected.to_string()));
+                    assert_eq!(
+                        run.returned.unwrap().literal,
+                        Some(Literal::Int(expected.to_string()))
+                    );
                 }
             });
         }

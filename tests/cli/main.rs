@@ -483,7 +483,7 @@ def urllib_request_urlopen(*args, **kwargs) -> "urllib.response.addinfourl":
         tests.contains("from io import BytesIO, StringIO"),
         "{tests}"
     );
-    assert!(tests.contains("\"json.load\", {"), "{tests}");
+    assert!(tests.contains("'json.load', {"), "{tests}");
     assert!(tests.contains("= addinfourl(bytes_io, "), "{tests}");
     // Checked under pytest before they were written: none failed.
     assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
@@ -853,4 +853,42 @@ def reset_cache(force: bool) -> str:
         std::fs::read_to_string(root.join("data/canary.txt")).unwrap(),
         "precious"
     );
+}
+
+/// What reaches an emitted test from the worker is data Lacuna checked and renders itself:
+/// code that forges the agent's description of its result (a literal that is code, an
+/// exception whose type name is code) never gets that text into the file.
+#[test]
+fn forged_results_never_become_code_in_emitted_tests() {
+    let (_out, _doc, tests, project) = generate_module(
+        "forged.py",
+        r#"import sys
+
+_agent = sys.modules.get("lacuna_agent.values")
+if _agent is not None:
+    _agent.literal = lambda value: {"kind": "int", "value": "__import__('os').remove('canary')"}
+
+
+class Refusal(Exception):
+    pass
+
+
+Refusal.__module__ = "os; import shutil"
+Refusal.__qualname__ = "x(); __import__('os').remove('canary')"
+
+
+def forged(n: int) -> int:
+    if n > 3:
+        raise Refusal("no")
+    return n * 2
+"#,
+    );
+    assert!(!tests.contains("__import__"), "{tests}");
+    assert!(!tests.contains("import shutil"), "{tests}");
+    assert!(tests.contains("pytest.raises(BaseException)"), "{tests}");
+    assert!(
+        tests.contains("assert type(result).__name__ == 'int'"),
+        "{tests}"
+    );
+    assert!(!project.path().join("canary").exists());
 }

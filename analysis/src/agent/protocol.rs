@@ -179,13 +179,136 @@ pub enum Status {
     Error,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct ReturnValue {
     pub repr: String,
     #[serde(rename = "type")]
     pub type_name: String,
-    /// A Python expression rebuilding the value, when it is made of literals.
-    pub literal: Option<String>,
+    /// The value, when it is made of literals; anything the agent sends that is not a valid
+    /// literal tree within bounds reads as none.
+    #[serde(default, deserialize_with = "literal")]
+    pub literal: Option<Literal>,
+}
+
+/// A value made of literals, as the agent describes a return value: decoded and checked here,
+/// and rendered as Python by Lacuna (never text taken from the worker).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    None,
+    Bool(bool),
+    /// Decimal digits with an optional minus sign.
+    Int(String),
+    Float(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    List(Vec<Literal>),
+    Tuple(Vec<Literal>),
+    Set(Vec<Literal>),
+    FrozenSet(Vec<Literal>),
+    Dict(Vec<(Literal, Literal)>),
+}
+
+/// Bounds of a literal tree: deeper, larger or longer values get no literal.
+pub const LITERAL_MAX_DEPTH: usize = 20;
+pub const LITERAL_MAX_NODES: usize = 1000;
+pub const LITERAL_MAX_TEXT: usize = 10_000;
+/// CPython's default limit on the digits of an integer converted from text.
+pub const LITERAL_MAX_DIGITS: usize = 4300;
+
+impl Literal {
+    /// Reads the wire form (`{"kind": "int", "value": "12"}`, `{"kind": "bytes", "hex":
+    /// "00ff"}`, containers with `items`, a dict's as `[key, value]` pairs); none when
+    /// anything is malformed or out of bounds.
+    pub fn from_json(value: &serde_json::Value) -> Option<Literal> {
+        let mut nodes = 0;
+        Self::read(value, 0, &mut nodes)
+    }
+
+    fn read(value: &serde_json::Value, depth: usize, nodes: &mut usize) -> Option<Literal> {
+        *nodes += 1;
+        if depth > LITERAL_MAX_DEPTH || *nodes > LITERAL_MAX_NODES {
+            return None;
+        }
+        let node = value.as_object()?;
+        let items = |nodes: &mut usize| -> Option<Vec<Literal>> {
+            node.get("items")?
+                .as_array()?
+                .iter()
+                .map(|v| Self::read(v, depth + 1, nodes))
+                .collect()
+        };
+        Some(match node.get("kind")?.as_str()? {
+            "none" => Literal::None,
+            "bool" => Literal::Bool(node.get("value")?.as_bool()?),
+            "int" => {
+                let text = node.get("value")?.as_str()?;
+                let digits = text.strip_prefix('-').unwrap_or(text);
+                if digits.is_empty()
+                    || digits.len() > LITERAL_MAX_DIGITS
+                    || !digits.bytes().all(|b| b.is_ascii_digit())
+                {
+                    return None;
+                }
+                Literal::Int(text.to_owned())
+            }
+            "float" => Literal::Float(match node.get("value")? {
+                serde_json::Value::Number(n) => n.as_f64()?,
+                serde_json::Value::String(s) => match s.as_str() {
+                    "inf" => f64::INFINITY,
+                    "-inf" => f64::NEG_INFINITY,
+                    "nan" => f64::NAN,
+                    _ => return None,
+                },
+                _ => return None,
+            }),
+            "str" => {
+                let text = node.get("value")?.as_str()?;
+                if text.len() > LITERAL_MAX_TEXT {
+                    return None;
+                }
+                Literal::Str(text.to_owned())
+            }
+            "bytes" => {
+                let hex = node.get("hex")?.as_str()?;
+                if hex.len() % 2 != 0 || hex.len() > 2 * LITERAL_MAX_TEXT {
+                    return None;
+                }
+                let bytes: Option<Vec<u8>> = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+                    .collect();
+                Literal::Bytes(bytes?)
+            }
+            "list" => Literal::List(items(nodes)?),
+            "tuple" => Literal::Tuple(items(nodes)?),
+            "set" => Literal::Set(items(nodes)?),
+            "frozenset" => Literal::FrozenSet(items(nodes)?),
+            "dict" => {
+                let mut pairs = vec![];
+                for pair in node.get("items")?.as_array()? {
+                    let [k, v] = pair.as_array()?.as_slice() else {
+                        return None;
+                    };
+                    pairs.push((
+                        Self::read(k, depth + 1, nodes)?,
+                        Self::read(v, depth + 1, nodes)?,
+                    ));
+                }
+                Literal::Dict(pairs)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Whether it is a float NaN (which equals nothing, itself included).
+    pub fn is_nan(&self) -> bool {
+        matches!(self, Literal::Float(x) if x.is_nan())
+    }
+}
+
+fn literal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Literal>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(value.as_ref().and_then(Literal::from_json))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -415,5 +538,64 @@ impl Execution {
             draws_random: false,
             effects: vec![],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn literals_are_read_only_when_well_formed() {
+        let read = |v: serde_json::Value| Literal::from_json(&v);
+        assert_eq!(
+            read(json!({"kind": "int", "value": "-12"})),
+            Some(Literal::Int("-12".into()))
+        );
+        assert_eq!(
+            read(json!({"kind": "bytes", "hex": "00ff"})),
+            Some(Literal::Bytes(vec![0, 255]))
+        );
+        assert_eq!(
+            read(
+                json!({"kind": "dict", "items": [[{"kind": "str", "value": "a"}, {"kind": "none"}]]})
+            ),
+            Some(Literal::Dict(vec![(
+                Literal::Str("a".into()),
+                Literal::None
+            )]))
+        );
+        assert!(
+            read(json!({"kind": "float", "value": "nan"}))
+                .unwrap()
+                .is_nan()
+        );
+        // Code where digits belong, text where a tree belongs, unknown kinds, odd hex.
+        for forged in [
+            json!({"kind": "int", "value": "__import__('os').remove('x')"}),
+            json!({"kind": "int", "value": "1_000"}),
+            json!({"kind": "int", "value": "-"}),
+            json!("__import__('os')"),
+            json!({"kind": "float", "value": "1e5; import os"}),
+            json!({"kind": "code", "value": "1"}),
+            json!({"kind": "bytes", "hex": "0"}),
+            json!({"kind": "dict", "items": [[{"kind": "none"}]]}),
+            json!({"kind": "list", "items": [{"kind": "int", "value": "x"}]}),
+        ] {
+            assert_eq!(read(forged.clone()), None, "{forged}");
+        }
+        // Out of bounds: too deep, too many nodes, too long.
+        let mut deep = json!({"kind": "none"});
+        for _ in 0..=LITERAL_MAX_DEPTH {
+            deep = json!({"kind": "list", "items": [deep]});
+        }
+        assert_eq!(read(deep), None);
+        let wide: Vec<_> = (0..=LITERAL_MAX_NODES)
+            .map(|_| json!({"kind": "none"}))
+            .collect();
+        assert_eq!(read(json!({"kind": "tuple", "items": wide})), None);
+        let long = "x".repeat(LITERAL_MAX_TEXT + 1);
+        assert_eq!(read(json!({"kind": "str", "value": long})), None);
     }
 }

@@ -1,6 +1,6 @@
 //! Writing the pytest source of a module's generated tests.
 
-use crate::agent::protocol::{ExecuteRequest, Value, ValueTree};
+use crate::agent::protocol::{ExecuteRequest, Literal, Value, ValueTree};
 use crate::explore::search::{GeneratedTest, Outcome};
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
@@ -146,14 +146,18 @@ struct Imports {
 }
 
 impl Imports {
-    /// `module:Qual.name` → the name to use (the class or function), imported.
-    fn name(&mut self, qualified: &str) -> String {
+    /// `module:Qual.name` → the name to use (the class or function), imported; none when
+    /// either part is not a dotted Python name (it came from the worker).
+    fn name(&mut self, qualified: &str) -> Option<String> {
         let (module, qualname) = qualified.split_once(':').unwrap_or(("", qualified));
+        if !(module.is_empty() || is_dotted_name(module)) || !is_dotted_name(qualname) {
+            return None;
+        }
         let first = qualname.split('.').next().unwrap_or(qualname);
         if !module.is_empty() && module != "builtins" {
             self.from.insert((module.to_owned(), first.to_owned()));
         }
-        qualname.to_owned()
+        Some(qualname.to_owned())
     }
 
     fn render(&self) -> String {
@@ -306,22 +310,19 @@ impl Writer<'_> {
                 python_str_literal(&mut s, value);
                 s
             }
-            Value::Float { value } => match value {
-                serde_json::Value::Number(n) => {
-                    let x = n.as_f64()?;
-                    let text = format!("{x:?}");
-                    if text.contains('.') || text.contains('e') {
-                        text
-                    } else {
-                        format!("{text}.0")
-                    }
-                }
-                serde_json::Value::String(s) => format!("float({s:?})").replace('"', "'"),
+            Value::Float { value } => float_expr(match value {
+                serde_json::Value::Number(n) => n.as_f64()?,
+                serde_json::Value::String(s) => match s.as_str() {
+                    "inf" => f64::INFINITY,
+                    "-inf" => f64::NEG_INFINITY,
+                    "nan" => f64::NAN,
+                    _ => return None,
+                },
                 _ => return None,
-            },
+            }),
             Value::None => "None".to_owned(),
             Value::Bytes { value } => bytes_literal(value.as_bytes()),
-            Value::Ref { name } => self.imports.name(name),
+            Value::Ref { name } => self.imports.name(name)?,
             Value::Callable { returns } => {
                 let values: Vec<String> = returns
                     .iter()
@@ -350,19 +351,25 @@ impl Writer<'_> {
                 }
                 format!("{{{}}}", parts.join(", "))
             }
-            Value::Enum { class, member } => format!("{}.{member}", self.imports.name(class)),
+            Value::Enum { class, member } if is_identifier(member) => {
+                format!("{}.{member}", self.imports.name(class)?)
+            }
+            Value::Enum { .. } => return None,
             Value::Object {
                 class,
                 args,
                 kwargs,
                 calls,
             } => {
-                let constructor = self.imports.name(class);
+                let constructor = self.imports.name(class)?;
                 let arguments = self.arguments(args, kwargs)?;
                 let var = self.fresh(&constructor);
                 self.setup
                     .push(format!("{var} = {constructor}({arguments})"));
                 for call in calls {
+                    if !is_identifier(&call.method) {
+                        return None;
+                    }
                     let arguments = self.arguments(&call.args, &call.kwargs)?;
                     self.setup
                         .push(format!("{var}.{}({arguments})", call.method));
@@ -374,7 +381,7 @@ impl Writer<'_> {
                 args,
                 kwargs,
             } => {
-                let f = self.imports.name(function);
+                let f = self.imports.name(function)?;
                 format!("{f}({})", self.arguments(args, kwargs)?)
             }
         })
@@ -395,11 +402,97 @@ impl Writer<'_> {
             parts.push(self.expr(a)?);
         }
         for (k, v) in kwargs {
+            if !is_identifier(k) {
+                return None;
+            }
             parts.push(format!("{k}={}", self.expr(v)?));
         }
         Some(parts.join(", "))
     }
 }
+
+/// A Python expression for a literal value the agent described (checked when it was read).
+fn literal_expr(literal: &Literal) -> String {
+    let all = |items: &[Literal]| items.iter().map(literal_expr).collect::<Vec<_>>();
+    match literal {
+        Literal::None => "None".to_owned(),
+        Literal::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+        Literal::Int(digits) => digits.clone(),
+        Literal::Float(x) => float_expr(*x),
+        Literal::Str(text) => {
+            let mut out = String::new();
+            python_str_literal(&mut out, text);
+            out
+        }
+        Literal::Bytes(bytes) => bytes_literal(bytes),
+        Literal::List(items) => format!("[{}]", all(items).join(", ")),
+        Literal::Tuple(items) if items.len() == 1 => format!("({},)", literal_expr(&items[0])),
+        Literal::Tuple(items) => format!("({})", all(items).join(", ")),
+        Literal::Set(items) | Literal::FrozenSet(items) => {
+            // Sets have no order of their own: the text's is made stable.
+            let mut parts = all(items);
+            parts.sort();
+            let set = if parts.is_empty() {
+                "set()".to_owned()
+            } else {
+                format!("{{{}}}", parts.join(", "))
+            };
+            match (literal, parts.is_empty()) {
+                (Literal::Set(_), _) => set,
+                (_, true) => "frozenset()".to_owned(),
+                _ => format!("frozenset({set})"),
+            }
+        }
+        Literal::Dict(pairs) => {
+            let parts: Vec<String> = pairs
+                .iter()
+                .map(|(k, v)| format!("{}: {}", literal_expr(k), literal_expr(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+    }
+}
+
+/// A Python expression for a float: its shortest round-trip text, `float('inf')` and kin.
+fn float_expr(x: f64) -> String {
+    if x.is_nan() {
+        return "float('nan')".to_owned();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 {
+            "float('inf')"
+        } else {
+            "float('-inf')"
+        }
+        .to_owned();
+    }
+    let text = format!("{x:?}");
+    if text.contains('.') || text.contains('e') {
+        text
+    } else {
+        format!("{text}.0")
+    }
+}
+
+/// Whether `name` is a Python identifier (and not a keyword).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+        && !KEYWORDS.contains(&name)
+}
+
+/// Whether `name` is identifiers joined by dots (`shop.inventory`, `Stock.remove`).
+fn is_dotted_name(name: &str) -> bool {
+    name.split('.').all(is_identifier)
+}
+
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
 
 /// A Python bytes literal: printable ASCII as it is, everything else escaped.
 fn bytes_literal(bytes: &[u8]) -> String {
@@ -446,7 +539,7 @@ fn call_source(
         }
         None => writer
             .imports
-            .name(&format!("{}:{}", request.target.module, qualname)),
+            .name(&format!("{}:{}", request.target.module, qualname))?,
     };
     let call = format!(
         "{callee}({})",
@@ -481,8 +574,11 @@ fn test_source(
         };
         let values = writer.list(&mock.returns)?;
         setup.extend(writer.setup);
+        if !is_dotted_name(&request.target.module) || !is_dotted_name(&mock.target) {
+            return None;
+        }
         setup.push(format!(
-            "_mock(monkeypatch, {:?}, {:?}, {values})",
+            "_mock(monkeypatch, '{}', '{}', {values})",
             request.target.module, mock.target
         ));
         imports.mock = true;
@@ -498,26 +594,33 @@ fn test_source(
             literal, type_name, ..
         } => {
             let _ = writeln!(out, "    result = {call}");
-            match literal.as_deref() {
-                Some("None") => out.push_str("    assert result is None\n"),
-                Some("float('nan')") => {
+            match literal {
+                Some(Literal::None) => out.push_str("    assert result is None\n"),
+                Some(nan) if nan.is_nan() => {
                     imports.math = true;
                     out.push_str("    assert math.isnan(result)\n");
                 }
-                Some(lit) => {
-                    let _ = writeln!(out, "    assert result == {lit}");
+                Some(literal) => {
+                    let _ = writeln!(out, "    assert result == {}", literal_expr(literal));
                 }
                 None => {
-                    let short = type_name.rsplit('.').next().unwrap_or(type_name);
-                    let _ = writeln!(out, "    assert type(result).__name__ == {short:?}");
+                    let mut short = String::new();
+                    python_str_literal(
+                        &mut short,
+                        type_name.rsplit('.').next().unwrap_or(type_name),
+                    );
+                    let _ = writeln!(out, "    assert type(result).__name__ == {short}");
                 }
             }
         }
         Outcome::Raised { type_name, .. } => {
+            // A name that is not a dotted Python name (a class local to a function, or text
+            // forged by the code under test) is not written: any exception will do.
             let exception = match type_name.rsplit_once('.') {
                 Some((module, name)) => imports.name(&format!("{module}:{name}")),
-                None => type_name.clone(),
-            };
+                None => is_identifier(type_name).then(|| type_name.clone()),
+            }
+            .unwrap_or_else(|| "BaseException".to_owned());
             let _ = writeln!(out, "    with pytest.raises({exception}):\n        {call}");
             out.push_str("\n\n");
             return Some((out, None));
@@ -537,7 +640,7 @@ mod tests {
         let ok = Outcome::Returned {
             repr: "1".into(),
             type_name: "int".into(),
-            literal: Some("1".into()),
+            literal: Some(Literal::Int("1".into())),
         };
         assert_eq!(
             test_name("Stock.restock_plan", 2, &ok),
@@ -551,5 +654,46 @@ mod tests {
             test_name("Stock.remove", 1, &raised),
             "test_stock_remove_1_raises_out_of_stock"
         );
+    }
+
+    #[test]
+    fn literals_are_rendered_as_python() {
+        let value = Literal::Tuple(vec![
+            Literal::Str("it's\n".into()),
+            Literal::Bytes(vec![0, b'a', b'\'']),
+            Literal::Float(1e100),
+            Literal::Float(f64::NEG_INFINITY),
+            Literal::Float(2.0),
+            Literal::Set(vec![Literal::Int("2".into()), Literal::Int("-1".into())]),
+            Literal::FrozenSet(vec![]),
+            Literal::Set(vec![]),
+            Literal::Tuple(vec![Literal::Bool(true)]),
+            Literal::Dict(vec![(Literal::None, Literal::List(vec![]))]),
+        ]);
+        assert_eq!(
+            literal_expr(&value),
+            r"('it\'s\n', b'\x00a\'', 1e100, float('-inf'), 2.0, {-1, 2}, frozenset(), set(), (True,), {None: []})"
+        );
+    }
+
+    #[test]
+    fn names_from_the_worker_are_dotted_identifiers() {
+        assert!(is_dotted_name("shop.inventory"));
+        assert!(is_dotted_name("Stock._items"));
+        for bad in [
+            "",
+            "a..b",
+            "os; import shutil",
+            "x()",
+            "class",
+            "a.<locals>.B",
+            "1a",
+        ] {
+            assert!(!is_dotted_name(bad), "{bad}");
+        }
+        let mut imports = Imports::default();
+        assert_eq!(imports.name("shop:Stock"), Some("Stock".into()));
+        assert_eq!(imports.name("os; import shutil:x"), None);
+        assert_eq!(imports.name("m:__import__('os')"), None);
     }
 }

@@ -14,7 +14,7 @@ use super::inputs::{
 use super::mutate::{MAX_PADDED, Rng, Sources, mutate, padded};
 use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
-use crate::agent::protocol::{ExecuteRequest, Mock, RANDOM_SEED, SideEffect, Target};
+use crate::agent::protocol::{ExecuteRequest, Literal, Mock, RANDOM_SEED, SideEffect, Target};
 use crate::agent::{Event, Execution, Pool, Status, Value, ValueTree};
 use crate::guidance::{FactoryDecl, Guidance};
 use crate::model::mcdc::Independence;
@@ -110,7 +110,7 @@ pub enum Outcome {
     Returned {
         repr: String,
         type_name: String,
-        literal: Option<String>,
+        literal: Option<Literal>,
     },
     Raised {
         type_name: String,
@@ -901,7 +901,7 @@ impl Search<'_> {
                     .unwrap_or(crate::agent::protocol::ReturnValue {
                         repr: "None".into(),
                         type_name: "NoneType".into(),
-                        literal: Some("None".into()),
+                        literal: Some(Literal::None),
                     });
                 Outcome::Returned {
                     repr: r.repr,
