@@ -13,9 +13,15 @@ import signal
 import sys
 import traceback
 
+try:
+    import resource
+except ImportError:  # not on every platform
+    resource = None
+
 from . import describe as describing
 from . import interpose, objects, positions, recorder, values
 from .sym import Sym, concrete
+from .tracer import Tracer
 
 MAX_OUTPUT = 4096
 
@@ -93,8 +99,6 @@ class Runtime:
         self._lines = {}
 
     def configure(self, request):
-        from .tracer import Tracer
-
         self.roots = [os.path.realpath(r) for r in request.get("roots", [])]
         here = os.path.dirname(os.path.realpath(__file__))
         self.excluded = [here] + [os.path.realpath(p) for p in request.get("exclude", [])]
@@ -110,13 +114,11 @@ class Runtime:
                                sandbox.get("allow_subprocess", False))
         self.max_events = int(request.get("max_events", 5000))
         memory = request.get("memory_mb")
-        if memory:
+        if memory and resource is not None:
             try:
-                import resource
-
                 limit = int(memory) * 1024 * 1024
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            except (ImportError, ValueError, OSError):
+            except (ValueError, OSError):
                 pass
         if self.tracer is None:
             self.tracer = Tracer(self.is_project_file, self.lines_of, self.max_events)

@@ -16,6 +16,7 @@ Audit hooks cannot be removed, so the hook stays installed and is switched on an
 """
 
 import os
+import signal
 import sys
 
 from . import recorder
@@ -149,8 +150,6 @@ class Guard:
     signal handlers. Guards what has no audit event (`os.chdir` is patched to refuse)."""
 
     def __init__(self, sandbox):
-        import signal
-
         self._signal = signal
         self._sandbox = sandbox
         self._real_chdir = os.chdir
