@@ -181,8 +181,9 @@ pub enum Status {
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct ReturnValue {
+    #[serde(deserialize_with = "short_text")]
     pub repr: String,
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "short_text")]
     pub type_name: String,
     /// The value, when it is made of literals; anything the agent sends that is not a valid
     /// literal tree within bounds reads as none.
@@ -313,8 +314,9 @@ fn literal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Literal>, D::Error>
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct RaisedException {
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "short_text")]
     pub type_name: String,
+    #[serde(deserialize_with = "short_text")]
     pub message: String,
     pub line: Option<u32>,
 }
@@ -380,12 +382,13 @@ pub enum Event {
     /// A call into code the agent does not follow.
     Call {
         n: u32,
+        #[serde(deserialize_with = "short_text")]
         callee: String,
         #[serde(default)]
         f: Option<usize>,
         #[serde(default)]
         pos: Option<Position>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "bounded")]
         arg_vars: Vec<String>,
         #[serde(default)]
         ret: Option<CallReturn>,
@@ -403,7 +406,9 @@ pub enum Event {
     /// A side effect the sandbox refused.
     Blocked {
         n: u32,
+        #[serde(deserialize_with = "short_text")]
         event: String,
+        #[serde(deserialize_with = "short_text")]
         detail: String,
         #[serde(default)]
         f: Option<usize>,
@@ -437,21 +442,21 @@ pub struct Execution {
     pub returned: Option<ReturnValue>,
     #[serde(default)]
     pub exception: Option<RaisedException>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded")]
     pub files: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded")]
     pub events: Vec<Event>,
     /// Executed lines per file index.
     #[serde(default)]
     pub lines: BTreeMap<String, Vec<u32>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "output_text")]
     pub stdout: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "output_text")]
     pub stderr: String,
     #[serde(default)]
     pub truncated: bool,
     /// Why the request failed (`input-error`, `error`), or what killed the worker.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "optional_output_text")]
     pub error: Option<String>,
     /// What the symbols of object fields stood for when the inputs were built
     /// (`self._spent` → `["int", "0"]`), as literals of the expression wire form.
@@ -461,15 +466,58 @@ pub struct Execution {
     #[serde(default)]
     pub callables: BTreeMap<String, u32>,
     /// The type tests (`isinstance`, `type`, `callable`) made on inputs.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded")]
     pub type_tests: Vec<TypeTest>,
     /// The run drew from the `random` module's shared generator (its state changed).
     #[serde(default)]
     pub draws_random: bool,
     /// Side effects the run attempted that a test must not repeat outside the generator,
     /// refused or not, in order (the first few).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded")]
     pub effects: Vec<SideEffect>,
+}
+
+/// Bounds on what a worker's response may hold: a forged or runaway response is cut to size
+/// (texts) or refused (lists), so that it becomes an error execution, never a huge allocation
+/// downstream or a panic.
+pub const MAX_LIST: usize = 100_000;
+/// Names, types, messages and `repr`s.
+pub const MAX_SHORT_TEXT: usize = 1_000;
+/// What user code printed, and error messages.
+pub const MAX_OUTPUT_TEXT: usize = 16 * 1024;
+
+fn bounded<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    let items = Vec::<T>::deserialize(d)?;
+    if items.len() > MAX_LIST {
+        return Err(serde::de::Error::custom(format!(
+            "{} items where at most {MAX_LIST} are expected",
+            items.len()
+        )));
+    }
+    Ok(items)
+}
+
+fn cut(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+fn short_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(cut(String::deserialize(d)?, MAX_SHORT_TEXT))
+}
+
+fn output_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(cut(String::deserialize(d)?, MAX_OUTPUT_TEXT))
+}
+
+fn optional_output_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.map(|t| cut(t, MAX_OUTPUT_TEXT)))
 }
 
 /// A side effect a run attempted: any deletion or renaming of a file (in the scratch directory
@@ -478,8 +526,9 @@ pub struct Execution {
 /// `subprocess.Popen`), `detail` what it was applied to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SideEffect {
+    #[serde(deserialize_with = "short_text")]
     pub event: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "short_text")]
     pub detail: String,
     /// The sandbox refused it (it raised `PermissionError` in user code).
     #[serde(default)]
@@ -545,6 +594,36 @@ impl Execution {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn responses_are_cut_to_size_or_refused() {
+        let huge = "x".repeat(10 * MAX_OUTPUT_TEXT);
+        let run: Execution = serde_json::from_value(json!({
+            "status": "raised",
+            "exception": {"type": huge, "message": "é".repeat(MAX_SHORT_TEXT), "line": 3},
+            "stdout": huge,
+            "effects": [{"event": "os.remove", "detail": huge}],
+        }))
+        .unwrap();
+        let exception = run.exception.unwrap();
+        assert_eq!(exception.type_name.len(), MAX_SHORT_TEXT);
+        assert!(exception.message.len() <= MAX_SHORT_TEXT);
+        assert_eq!(run.stdout.len(), MAX_OUTPUT_TEXT);
+        assert_eq!(run.effects[0].detail.len(), MAX_SHORT_TEXT);
+        // Too many events, or a field of the wrong type: not an execution at all (the pool
+        // reports it as an error execution).
+        let events: Vec<_> = (0..=MAX_LIST).map(|_| json!({"k": "built"})).collect();
+        assert!(
+            serde_json::from_value::<Execution>(json!({"status": "returned", "events": events}))
+                .is_err()
+        );
+        assert!(
+            serde_json::from_value::<Execution>(
+                json!({"status": "returned", "return": {"repr": 1, "type": "int"}})
+            )
+            .is_err()
+        );
+    }
 
     #[test]
     fn literals_are_read_only_when_well_formed() {
