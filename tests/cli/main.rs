@@ -833,7 +833,7 @@ def reset_cache(force: bool) -> str:
             "reason": "the run tried to delete `data`"
         }])
     );
-    assert_eq!(root.join("data/canary.txt").exists(), true);
+    assert!(root.join("data/canary.txt").exists());
     let tests = std::fs::read_to_string(root.join("tests_gen/test_lacuna_cache.py")).unwrap();
     insta::assert_snapshot!(tests);
 
