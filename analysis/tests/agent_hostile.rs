@@ -6,7 +6,7 @@
 #[path = "support/agent.rs"]
 mod support;
 
-use lacuna_analysis::agent::protocol::Target;
+use lacuna_analysis::agent::protocol::{Literal, Target};
 use lacuna_analysis::agent::{Event, ExecuteRequest, Pool, Status, Value, ValueTree};
 use std::collections::BTreeMap;
 use std::net::TcpListener;
@@ -148,7 +148,10 @@ fn still_serving(pool: &Pool) {
         .execute(&request("ordinary", vec![int(5)], 2_000))
         .unwrap();
     assert_eq!(run.status, Status::Returned, "{run:?}");
-    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("10"));
+    assert_eq!(
+        run.returned.unwrap().literal,
+        Some(Literal::Int("10".into()))
+    );
 }
 
 fn blocked_events(events: &[Event]) -> Vec<String> {
@@ -300,12 +303,18 @@ fn hostile_code_hurts_nothing_and_the_pool_keeps_serving() {
     let run = pool
         .execute(&request("swallow", vec![text(&canary_str)], 500))
         .unwrap();
-    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("'refused'"));
+    assert_eq!(
+        run.returned.unwrap().literal,
+        Some(Literal::Str("refused".into()))
+    );
     assert!(canary.exists());
 
     // Garbage on the standard streams cannot corrupt the protocol.
     let run = pool.execute(&request("garbage", vec![], 2_000)).unwrap();
-    assert_eq!(run.returned.unwrap().literal.as_deref(), Some("7"));
+    assert_eq!(
+        run.returned.unwrap().literal,
+        Some(Literal::Int("7".into()))
+    );
     assert!(run.stdout.len() <= 4096 && run.stdout.starts_with("xxx"));
 
     let stats = pool.stats();
@@ -330,10 +339,66 @@ fn many_threads_share_the_pool() {
                         .execute(&request("ordinary", vec![int(x)], 2_000))
                         .unwrap();
                     let expected = if x > 3 { x * 2 } else { -x };
-                    assert_eq!(run.returned.unwrap().literal, Some(expected.to_string()));
+                    assert_eq!(
+                        run.returned.unwrap().literal,
+                        Some(Literal::Int(expected.to_string()))
+                    );
                 }
             });
         }
     });
     assert_eq!(pool.stats().started, 2);
+}
+
+/// Project modules named like standard modules the agent uses (`resource`, `datetime`, `json`,
+/// `signal`) are never what the agent imports: it has imported the real ones before the project
+/// is on the path. Their module-level code would write a canary into `HOME`; the agent starts,
+/// describes and runs a function, the function's side effects are recorded, and no canary
+/// appears.
+#[test]
+fn project_modules_cannot_shadow_what_the_agent_imports() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    for name in ["resource", "datetime", "json", "signal", "uuid", "types"] {
+        std::fs::write(
+            project.path().join(format!("{name}.py")),
+            format!(
+                "import os\nwith open(os.path.join(os.path.expanduser('~'), 'shadowed-{name}'), 'w') as f:\n    f.write('ran')\n"
+            ),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        project.path().join("app.py"),
+        "import os\n\n\ndef when(hour: int, stamp: 'dt.datetime' = None) -> int:\n    if hour > 12:\n        os.remove('gone')\n    return hour\n",
+    )
+    .unwrap();
+    let pool = support::pool(project.path(), home.path(), 1);
+    pool.warm_up().expect("the agent starts");
+    let described = pool
+        .raw(
+            serde_json::json!({"op": "describe", "target": {"module": "app", "qualname": "when"}}),
+            Duration::from_secs(10),
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(described["params"][0]["type"]["kind"], "int", "{described}");
+    let mut req = request("when", vec![int(13)], 2_000);
+    req.target.module = "app".into();
+    let run = pool.execute(&req).unwrap();
+    // The deletion in the scratch directory failed, and is recorded all the same.
+    assert_eq!(run.status, Status::Raised, "{run:?}");
+    assert_eq!(
+        run.effects
+            .first()
+            .map(|e| (e.event.as_str(), e.detail.as_str(), e.refused)),
+        Some(("os.remove", "gone", false)),
+        "{run:?}"
+    );
+    let shadowed: Vec<_> = std::fs::read_dir(home.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("shadowed-"))
+        .collect();
+    assert!(shadowed.is_empty(), "{shadowed:?}");
 }

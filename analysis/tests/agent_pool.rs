@@ -4,7 +4,7 @@
 #[path = "support/agent.rs"]
 mod support;
 
-use lacuna_analysis::agent::protocol::{Position, Target};
+use lacuna_analysis::agent::protocol::{Literal, Position, Target};
 use lacuna_analysis::agent::{Event, ExecuteRequest, Pool, Status, Value, ValueTree};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -68,8 +68,8 @@ fn branches_carry_symbolic_conditions() {
         .unwrap();
     assert_eq!(run.status, Status::Returned, "{run:?}");
     assert_eq!(
-        run.returned.as_ref().unwrap().literal.as_deref(),
-        Some("6.49")
+        run.returned.as_ref().unwrap().literal,
+        Some(Literal::Float(6.49))
     );
     let branches: Vec<(Position, bool, String)> = run
         .events
@@ -262,8 +262,8 @@ fn module_level_objects_reach_c_code_unwrapped_and_annotations_resolve() {
     let run = pool.execute(&req).unwrap();
     assert_eq!(run.status, Status::Returned, "{run:?}");
     assert_eq!(
-        run.returned.as_ref().unwrap().literal.as_deref(),
-        Some("'a+b+c'")
+        run.returned.as_ref().unwrap().literal,
+        Some(Literal::Str("a+b+c".into()))
     );
 }
 

@@ -483,7 +483,7 @@ def urllib_request_urlopen(*args, **kwargs) -> "urllib.response.addinfourl":
         tests.contains("from io import BytesIO, StringIO"),
         "{tests}"
     );
-    assert!(tests.contains("\"json.load\", {"), "{tests}");
+    assert!(tests.contains("'json.load', {"), "{tests}");
     assert!(tests.contains("= addinfourl(bytes_io, "), "{tests}");
     // Checked under pytest before they were written: none failed.
     assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
@@ -759,4 +759,136 @@ def merge(*dicts, **kwargs):
     );
     assert!(tests.contains("merge()"), "{tests}");
     assert!(tests.contains("merge({"), "{tests}");
+}
+
+/// An ordinary function that deletes a directory named relative to the working directory: the
+/// run that deleted it is not written as a test (the report says why), and the tests that are
+/// written run in a temporary directory, so running them from the project root, as anyone
+/// runs pytest, leaves the project's data alone.
+#[test]
+fn emitted_tests_never_touch_the_project() {
+    let Some((python, venv)) = test_python() else {
+        panic!(
+            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
+        );
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = project.path();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n",
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("data")).unwrap();
+    std::fs::write(root.join("data/canary.txt"), "precious").unwrap();
+    std::fs::write(
+        root.join("cache.py"),
+        r#"import shutil
+CACHE_DIR = "data"
+
+
+def reset_cache(force: bool) -> str:
+    if force:
+        shutil.rmtree(CACHE_DIR)
+        return "reset"
+    return "kept"
+"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--emit-tests",
+            "tests_gen",
+            "cache.py",
+        ])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "not emitted: test_reset_cache_2_raises_file_not_found_error (`reset_cache`): the run tried to delete `data`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let function = &doc["files"][0]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "reset_cache")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        function["not_emitted"],
+        serde_json::json!([{
+            "test": "test_reset_cache_2_raises_file_not_found_error",
+            "reason": "the run tried to delete `data`"
+        }])
+    );
+    assert!(root.join("data/canary.txt").exists());
+    let tests = std::fs::read_to_string(root.join("tests_gen/test_lacuna_cache.py")).unwrap();
+    insta::assert_snapshot!(tests);
+
+    // Run from the project root, as anyone runs pytest.
+    let run = Command::new(&python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests_gen"])
+        .env("HOME", home.path())
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "emitted tests fail under pytest:\n{}\n{tests}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("data/canary.txt")).unwrap(),
+        "precious"
+    );
+}
+
+/// What reaches an emitted test from the worker is data Lacuna checked and renders itself:
+/// code that forges the agent's description of its result (a literal that is code, an
+/// exception whose type name is code) never gets that text into the file.
+#[test]
+fn forged_results_never_become_code_in_emitted_tests() {
+    let (_out, _doc, tests, project) = generate_module(
+        "forged.py",
+        r#"import sys
+
+_agent = sys.modules.get("lacuna_agent.values")
+if _agent is not None:
+    _agent.literal = lambda value: {"kind": "int", "value": "__import__('os').remove('canary')"}
+
+
+class Refusal(Exception):
+    pass
+
+
+Refusal.__module__ = "os; import shutil"
+Refusal.__qualname__ = "x(); __import__('os').remove('canary')"
+
+
+def forged(n: int) -> int:
+    if n > 3:
+        raise Refusal("no")
+    return n * 2
+"#,
+    );
+    assert!(!tests.contains("__import__"), "{tests}");
+    assert!(!tests.contains("import shutil"), "{tests}");
+    assert!(tests.contains("pytest.raises(BaseException)"), "{tests}");
+    assert!(
+        tests.contains("assert type(result).__name__ == 'int'"),
+        "{tests}"
+    );
+    assert!(!project.path().join("canary").exists());
 }

@@ -4,11 +4,19 @@ type trees, so the generator knows which inputs to build (`Optional[int]`, `List
 
 import collections.abc
 import dataclasses
+import datetime
 import enum
 import functools
+import importlib
 import inspect
+import io
+import os
+import re
 import sys
+import types
 import typing
+import urllib.response
+import uuid
 
 MAX_DEPTH = 3
 
@@ -132,12 +140,6 @@ def _value_type_init(t):
     (`addinfourl`: a status code, a body read from memory). A parameter outside its `domain`
     makes the constructor raise (`hour=24`), or stands for no real value (status 42), so the
     generator keeps to it."""
-    import datetime
-    import io
-    import os
-    import urllib.response
-    import uuid
-
     year = ("year", 2024, {"min": 1, "max": 9999})
     month = ("month", 1, {"min": 1, "max": 12})
     # Every month has 28 days: a day within them is valid whatever the month.
@@ -193,8 +195,6 @@ def attributes(t):
     """The attributes of a value type that read a constructor argument under another name, as
     the argument's path relative to `__init__` (`os.stat_result(seq).st_size` is `seq[6]`); an
     attribute named like a constructor parameter reads that parameter."""
-    import os
-
     if t is os.stat_result:
         return {name: "sequence[%d]" % i for i, name in enumerate(_STAT_FIELDS)}
     return {}
@@ -227,9 +227,6 @@ def annotation(func, name="return"):
 def _import_submodules(text):
     """Imports the submodules a dotted name of `text` goes through (`urllib.response` of
     `"urllib.response.addinfourl"`): an attribute of a package exists once it is imported."""
-    import importlib
-    import re
-
     for dotted in re.findall(r"[A-Za-z_][\w.]*", text):
         parts = dotted.split(".")
         for k in range(2, len(parts)):
@@ -243,8 +240,6 @@ class _Importing(dict):
     """A namespace where an unknown name is the module of that name, imported."""
 
     def __missing__(self, key):
-        import importlib
-
         try:
             return importlib.import_module(key)
         except ImportError:
@@ -316,7 +311,6 @@ def _refine_factory_params(params, cls, is_project_class):
 
 
 def _is_union_type(t):
-    import types
     return isinstance(t, types.UnionType)
 
 
@@ -414,8 +408,6 @@ def parameters(func, is_project_class, depth=0, skip_first=False):
 def _reference(value):
     """`module:qualname` of a function or class that can be found again by that name (a
     parameter's default such as `dict`), else None."""
-    import types
-
     if not isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
         return None
     from .interpose import real_type

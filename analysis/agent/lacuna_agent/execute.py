@@ -13,9 +13,15 @@ import signal
 import sys
 import traceback
 
+try:
+    import resource
+except ImportError:  # not on every platform
+    resource = None
+
 from . import describe as describing
 from . import interpose, objects, positions, recorder, values
 from .sym import Sym, concrete
+from .tracer import Tracer
 
 MAX_OUTPUT = 4096
 
@@ -93,8 +99,6 @@ class Runtime:
         self._lines = {}
 
     def configure(self, request):
-        from .tracer import Tracer
-
         self.roots = [os.path.realpath(r) for r in request.get("roots", [])]
         here = os.path.dirname(os.path.realpath(__file__))
         self.excluded = [here] + [os.path.realpath(p) for p in request.get("exclude", [])]
@@ -110,13 +114,11 @@ class Runtime:
                                sandbox.get("allow_subprocess", False))
         self.max_events = int(request.get("max_events", 5000))
         memory = request.get("memory_mb")
-        if memory:
+        if memory and resource is not None:
             try:
-                import resource
-
                 limit = int(memory) * 1024 * 1024
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            except (ImportError, ValueError, OSError):
+            except (ValueError, OSError):
                 pass
         if self.tracer is None:
             self.tracer = Tracer(self.is_project_file, self.lines_of, self.max_events)
@@ -217,6 +219,8 @@ class Runtime:
             finally:
                 self.sandbox.active = False
                 self.sandbox.importing = False
+            # What the import did is the module's, not this run's.
+            self.sandbox.effects = []
             objects.field_values.clear()
             values.clear()
             timeout = float(request.get("timeout_ms", 1000)) / 1000.0
@@ -290,6 +294,9 @@ class Runtime:
             if restore_mocks is not None:
                 restore_mocks()
             self.guard.restore(saved)
+            if self.sandbox.effects:
+                result["effects"] = self.sandbox.effects
+                self.sandbox.effects = []
         if rec is not None:
             result.update(self._serialise(rec, observation))
             if objects.field_values:

@@ -9,6 +9,8 @@ Exception classes, constants and classes used only for `isinstance` pass through
 """
 
 import builtins
+import enum
+import os
 import types
 
 from . import recorder
@@ -246,8 +248,6 @@ class ReturnedObject:
         return concrete(item) in object.__getattribute__(self, "_target")
 
     def __fspath__(self):
-        import os
-
         return os.fspath(object.__getattribute__(self, "_target"))
 
     def __iter__(self):
@@ -652,8 +652,6 @@ def wrap_globals(module, is_project_module):
 
 
 def _is_external_instance(value, is_project_module):
-    import enum
-
     cls = type(value)
     module = getattr(cls, "__module__", "builtins")
     if module in ("builtins", "typing", "typing_extensions", "enum", "abc", "collections",

@@ -6,15 +6,30 @@ CPython itself calls it to stop tracing when an exception escapes a trace functi
 tracer re-arms itself for every execution anyway.) A refused operation raises
 `PermissionError` in user code (a realistic failure it may handle) and is recorded.
 
+Every attempt at a side effect a test must not repeat outside the generator is also recorded in
+`effects`, whether it was refused or allowed, and whether it then succeeded or failed: deleting
+or renaming any file (even in the scratch directory, even one that does not exist), writing
+outside the scratch directory, sockets, new processes, signals. A run with such an attempt is
+never written as a plain test.
+
 Audit hooks cannot be removed, so the hook stays installed and is switched on and off.
 """
 
 import os
+import signal
 import sys
 
 from . import recorder
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+# Attempts recorded per execution: a run that loops over deletions reports the first few.
+MAX_EFFECTS = 20
+MAX_DETAIL = 200
+
+# Audit events that destroy or move data wherever they point.
+_DESTRUCTIVE = frozenset(("os.remove", "os.rmdir", "shutil.rmtree", "os.rename", "shutil.move",
+                          "os.truncate"))
 
 
 class Blocked(PermissionError):
@@ -32,6 +47,8 @@ class Sandbox:
         # at import time); calling into them is refused during executions only.
         self.importing = False
         self._inside = False
+        # Side effects attempted during the execution under way: {event, detail, refused}.
+        self.effects = []
         sys.addaudithook(self._hook)
 
     def configure(self, scratch, allow_write=(), allow_network=False, allow_subprocess=False):
@@ -40,7 +57,7 @@ class Sandbox:
         self.allow_network = bool(allow_network)
         self.allow_subprocess = bool(allow_subprocess)
 
-    def _writable(self, path):
+    def _writable(self, path, scratch_only=False):
         if isinstance(path, int):
             return True  # an already open descriptor
         try:
@@ -48,12 +65,22 @@ class Sandbox:
         except TypeError:
             return False
         real = os.path.realpath(os.path.join(self.scratch or ".", path))
-        for root in [self.scratch] + self.allow_write:
+        for root in [self.scratch] + ([] if scratch_only else self.allow_write):
             if root and (real == root or real.startswith(root.rstrip(os.sep) + os.sep)):
                 return True
         return real == os.devnull
 
+    def _effect(self, event, detail, refused):
+        if len(self.effects) < MAX_EFFECTS:
+            try:
+                detail = os.fsdecode(detail) if isinstance(detail, (str, bytes)) else str(detail)
+            except Exception:
+                detail = "?"
+            self.effects.append({"event": event, "detail": detail[:MAX_DETAIL],
+                                 "refused": refused})
+
     def _refuse(self, event, detail):
+        self._effect(event, detail, True)
         rec = recorder.current()
         if rec is not None:
             rec.blocked(event, detail, depth=3)
@@ -75,24 +102,37 @@ class Sandbox:
                 (mode is None and flags is not None and flags & _WRITE_FLAGS)
             if writing and not self._writable(path):
                 self._refuse(event, "%s (write)" % (path,))
-        elif event in ("os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
-                       "os.truncate", "os.utime", "os.chflags", "os.lchflags", "os.setxattr",
-                       "os.removexattr", "shutil.rmtree", "os.mkfifo", "os.mknod"):
+            elif writing and not self._writable(path, scratch_only=True):
+                self._effect(event, "%s (write)" % (path,), False)
+        elif event in _DESTRUCTIVE:
+            for path in (args[:2] if event in ("os.rename", "shutil.move") else args[:1]):
+                if not self._writable(path):
+                    self._refuse(event, str(path))
+            self._effect(event, str(args[0]) if args else "", False)
+        elif event in ("os.mkdir", "os.chmod", "os.chown", "os.utime", "os.chflags",
+                       "os.lchflags", "os.setxattr", "os.removexattr", "os.mkfifo", "os.mknod"):
             path = args[0] if args else None
             if not self._writable(path):
                 self._refuse(event, str(path))
-        elif event in ("os.rename", "os.link", "os.symlink", "shutil.copyfile", "shutil.move",
-                       "shutil.copytree"):
+            elif not self._writable(path, scratch_only=True):
+                self._effect(event, str(path), False)
+        elif event in ("os.link", "os.symlink", "shutil.copyfile", "shutil.copytree"):
             for path in args[:2]:
                 if not self._writable(path):
                     self._refuse(event, str(path))
+            if not all(self._writable(p, scratch_only=True) for p in args[:2]):
+                self._effect(event, str(args[1]) if len(args) > 1 else "", False)
         elif event.startswith("socket.") and event not in ("socket.gethostname",):
+            detail = " ".join(str(a) for a in args[:2])
             if not self.allow_network:
-                self._refuse(event, " ".join(str(a) for a in args[:2]))
+                self._refuse(event, detail)
+            self._effect(event, detail, False)
         elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
                        "os.fork", "os.forkpty", "pty.spawn", "os.startfile"):
+            detail = str(args[0]) if args else ""
             if not self.allow_subprocess:
-                self._refuse(event, str(args[0]) if args else "")
+                self._refuse(event, detail)
+            self._effect(event, detail, False)
         elif event in ("os.kill", "os.killpg", "signal.pthread_kill"):
             self._refuse(event, " ".join(str(a) for a in args))
         elif event in ("os.putenv", "os.unsetenv", "os.chroot", "os.setuid", "os.setgid",
@@ -110,8 +150,6 @@ class Guard:
     signal handlers. Guards what has no audit event (`os.chdir` is patched to refuse)."""
 
     def __init__(self, sandbox):
-        import signal
-
         self._signal = signal
         self._sandbox = sandbox
         self._real_chdir = os.chdir

@@ -137,43 +137,82 @@ def _key(value):
     return concrete(value)
 
 
-def literal(value, depth=0):
-    """A Python expression that rebuilds `value` when it is made of literals, else None."""
-    if depth > 20:
+# Bounds of a literal tree (the Rust side checks them again): deeper, larger or longer values
+# get no literal, and their test asserts the type's name only.
+MAX_DEPTH = 20
+MAX_NODES = 1000
+MAX_TEXT = 10000
+MAX_DIGITS = 4300
+
+
+class _TooBig(Exception):
+    pass
+
+
+def literal(value):
+    """The value as a typed tree of literals (`{"kind": "int", "value": "12"}`, containers
+    with `items`, bytes as `hex`), when it is made of the builtin literal types only (never a
+    subclass: its `repr` and `==` are user code), within bounds; else None. Lacuna renders the
+    Python text itself."""
+    try:
+        return _literal(value, 0, [0])
+    except (_TooBig, RecursionError):
         return None
+
+
+def _literal(value, depth, nodes):
     from .sym import concrete
 
+    nodes[0] += 1
+    if depth > MAX_DEPTH or nodes[0] > MAX_NODES:
+        raise _TooBig()
     value = concrete(value)
     t = type(value)
-    if value is None or t is bool or t is int:
-        return repr(value)
+    if value is None:
+        return {"kind": "none"}
+    if t is bool:
+        return {"kind": "bool", "value": value}
+    if t is int:
+        # Counted before converting: CPython refuses to print huge ints anyway.
+        if value.bit_length() > MAX_DIGITS * 3:
+            raise _TooBig()
+        text = int.__repr__(value)
+        if len(text.lstrip("-")) > MAX_DIGITS:
+            raise _TooBig()
+        return {"kind": "int", "value": text}
     if t is float:
         if math.isnan(value):
-            return "float('nan')"
+            return {"kind": "float", "value": "nan"}
         if math.isinf(value):
-            return "float('inf')" if value > 0 else "float('-inf')"
-        return repr(value)
-    if t in (str, bytes):
-        return repr(value)
-    if t in (list, tuple, set, frozenset):
-        parts = [literal(v, depth + 1) for v in value]
-        if any(p is None for p in parts):
+            return {"kind": "float", "value": "inf" if value > 0 else "-inf"}
+        return {"kind": "float", "value": value}
+    if t is str:
+        if len(value) > MAX_TEXT:
+            raise _TooBig()
+        try:
+            str.encode(value, "utf-8")
+        except UnicodeEncodeError:  # lone surrogates: not representable in the protocol
             return None
-        if t is list:
-            return "[%s]" % ", ".join(parts)
-        if t is tuple:
-            return "(%s)" % "".join(p + ", " for p in parts) if len(parts) == 1 else \
-                "(%s)" % ", ".join(parts)
-        if not parts:
-            return "set()" if t is set else "frozenset()"
-        inner = "{%s}" % ", ".join(sorted(parts))
-        return inner if t is set else "frozenset(%s)" % inner
+        return {"kind": "str", "value": value}
+    if t is bytes:
+        if len(value) > MAX_TEXT:
+            raise _TooBig()
+        return {"kind": "bytes", "hex": bytes.hex(value)}
+    kinds = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
+    if t in kinds:
+        items = []
+        for v in list.__iter__(value) if t is list else iter(value):
+            item = _literal(v, depth + 1, nodes)
+            if item is None:
+                return None
+            items.append(item)
+        return {"kind": kinds[t], "items": items}
     if t is dict:
         items = []
-        for k, v in value.items():
-            lk, lv = literal(k, depth + 1), literal(v, depth + 1)
+        for k, v in dict.items(value):
+            lk, lv = _literal(k, depth + 1, nodes), _literal(v, depth + 1, nodes)
             if lk is None or lv is None:
                 return None
-            items.append("%s: %s" % (lk, lv))
-        return "{%s}" % ", ".join(items)
+            items.append([lk, lv])
+        return {"kind": "dict", "items": items}
     return None

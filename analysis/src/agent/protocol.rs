@@ -179,19 +179,144 @@ pub enum Status {
     Error,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct ReturnValue {
+    #[serde(deserialize_with = "short_text")]
     pub repr: String,
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "short_text")]
     pub type_name: String,
-    /// A Python expression rebuilding the value, when it is made of literals.
-    pub literal: Option<String>,
+    /// The value, when it is made of literals; anything the agent sends that is not a valid
+    /// literal tree within bounds reads as none.
+    #[serde(default, deserialize_with = "literal")]
+    pub literal: Option<Literal>,
+}
+
+/// A value made of literals, as the agent describes a return value: decoded and checked here,
+/// and rendered as Python by Lacuna (never text taken from the worker).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    None,
+    Bool(bool),
+    /// Decimal digits with an optional minus sign.
+    Int(String),
+    Float(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    List(Vec<Literal>),
+    Tuple(Vec<Literal>),
+    Set(Vec<Literal>),
+    FrozenSet(Vec<Literal>),
+    Dict(Vec<(Literal, Literal)>),
+}
+
+/// Bounds of a literal tree: deeper, larger or longer values get no literal.
+pub const LITERAL_MAX_DEPTH: usize = 20;
+pub const LITERAL_MAX_NODES: usize = 1000;
+pub const LITERAL_MAX_TEXT: usize = 10_000;
+/// CPython's default limit on the digits of an integer converted from text.
+pub const LITERAL_MAX_DIGITS: usize = 4300;
+
+impl Literal {
+    /// Reads the wire form (`{"kind": "int", "value": "12"}`, `{"kind": "bytes", "hex":
+    /// "00ff"}`, containers with `items`, a dict's as `[key, value]` pairs); none when
+    /// anything is malformed or out of bounds.
+    pub fn from_json(value: &serde_json::Value) -> Option<Literal> {
+        let mut nodes = 0;
+        Self::read(value, 0, &mut nodes)
+    }
+
+    fn read(value: &serde_json::Value, depth: usize, nodes: &mut usize) -> Option<Literal> {
+        *nodes += 1;
+        if depth > LITERAL_MAX_DEPTH || *nodes > LITERAL_MAX_NODES {
+            return None;
+        }
+        let node = value.as_object()?;
+        let items = |nodes: &mut usize| -> Option<Vec<Literal>> {
+            node.get("items")?
+                .as_array()?
+                .iter()
+                .map(|v| Self::read(v, depth + 1, nodes))
+                .collect()
+        };
+        Some(match node.get("kind")?.as_str()? {
+            "none" => Literal::None,
+            "bool" => Literal::Bool(node.get("value")?.as_bool()?),
+            "int" => {
+                let text = node.get("value")?.as_str()?;
+                let digits = text.strip_prefix('-').unwrap_or(text);
+                if digits.is_empty()
+                    || digits.len() > LITERAL_MAX_DIGITS
+                    || !digits.bytes().all(|b| b.is_ascii_digit())
+                {
+                    return None;
+                }
+                Literal::Int(text.to_owned())
+            }
+            "float" => Literal::Float(match node.get("value")? {
+                serde_json::Value::Number(n) => n.as_f64()?,
+                serde_json::Value::String(s) => match s.as_str() {
+                    "inf" => f64::INFINITY,
+                    "-inf" => f64::NEG_INFINITY,
+                    "nan" => f64::NAN,
+                    _ => return None,
+                },
+                _ => return None,
+            }),
+            "str" => {
+                let text = node.get("value")?.as_str()?;
+                if text.len() > LITERAL_MAX_TEXT {
+                    return None;
+                }
+                Literal::Str(text.to_owned())
+            }
+            "bytes" => {
+                let hex = node.get("hex")?.as_str()?;
+                if hex.len() % 2 != 0 || hex.len() > 2 * LITERAL_MAX_TEXT {
+                    return None;
+                }
+                let bytes: Option<Vec<u8>> = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+                    .collect();
+                Literal::Bytes(bytes?)
+            }
+            "list" => Literal::List(items(nodes)?),
+            "tuple" => Literal::Tuple(items(nodes)?),
+            "set" => Literal::Set(items(nodes)?),
+            "frozenset" => Literal::FrozenSet(items(nodes)?),
+            "dict" => {
+                let mut pairs = vec![];
+                for pair in node.get("items")?.as_array()? {
+                    let [k, v] = pair.as_array()?.as_slice() else {
+                        return None;
+                    };
+                    pairs.push((
+                        Self::read(k, depth + 1, nodes)?,
+                        Self::read(v, depth + 1, nodes)?,
+                    ));
+                }
+                Literal::Dict(pairs)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Whether it is a float NaN (which equals nothing, itself included).
+    pub fn is_nan(&self) -> bool {
+        matches!(self, Literal::Float(x) if x.is_nan())
+    }
+}
+
+fn literal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Literal>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(value.as_ref().and_then(Literal::from_json))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct RaisedException {
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "short_text")]
     pub type_name: String,
+    #[serde(deserialize_with = "short_text")]
     pub message: String,
     pub line: Option<u32>,
 }
@@ -257,12 +382,13 @@ pub enum Event {
     /// A call into code the agent does not follow.
     Call {
         n: u32,
+        #[serde(deserialize_with = "short_text")]
         callee: String,
         #[serde(default)]
         f: Option<usize>,
         #[serde(default)]
         pos: Option<Position>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "bounded")]
         arg_vars: Vec<String>,
         #[serde(default)]
         ret: Option<CallReturn>,
@@ -280,7 +406,9 @@ pub enum Event {
     /// A side effect the sandbox refused.
     Blocked {
         n: u32,
+        #[serde(deserialize_with = "short_text")]
         event: String,
+        #[serde(deserialize_with = "short_text")]
         detail: String,
         #[serde(default)]
         f: Option<usize>,
@@ -314,21 +442,21 @@ pub struct Execution {
     pub returned: Option<ReturnValue>,
     #[serde(default)]
     pub exception: Option<RaisedException>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded")]
     pub files: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded")]
     pub events: Vec<Event>,
     /// Executed lines per file index.
     #[serde(default)]
     pub lines: BTreeMap<String, Vec<u32>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "output_text")]
     pub stdout: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "output_text")]
     pub stderr: String,
     #[serde(default)]
     pub truncated: bool,
     /// Why the request failed (`input-error`, `error`), or what killed the worker.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "optional_output_text")]
     pub error: Option<String>,
     /// What the symbols of object fields stood for when the inputs were built
     /// (`self._spent` → `["int", "0"]`), as literals of the expression wire form.
@@ -338,11 +466,94 @@ pub struct Execution {
     #[serde(default)]
     pub callables: BTreeMap<String, u32>,
     /// The type tests (`isinstance`, `type`, `callable`) made on inputs.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded")]
     pub type_tests: Vec<TypeTest>,
     /// The run drew from the `random` module's shared generator (its state changed).
     #[serde(default)]
     pub draws_random: bool,
+    /// Side effects the run attempted that a test must not repeat outside the generator,
+    /// refused or not, in order (the first few).
+    #[serde(default, deserialize_with = "bounded")]
+    pub effects: Vec<SideEffect>,
+}
+
+/// Bounds on what a worker's response may hold: a forged or runaway response is cut to size
+/// (texts) or refused (lists), so that it becomes an error execution, never a huge allocation
+/// downstream or a panic.
+pub const MAX_LIST: usize = 100_000;
+/// Names, types, messages and `repr`s.
+pub const MAX_SHORT_TEXT: usize = 1_000;
+/// What user code printed, and error messages.
+pub const MAX_OUTPUT_TEXT: usize = 16 * 1024;
+
+fn bounded<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    let items = Vec::<T>::deserialize(d)?;
+    if items.len() > MAX_LIST {
+        return Err(serde::de::Error::custom(format!(
+            "{} items where at most {MAX_LIST} are expected",
+            items.len()
+        )));
+    }
+    Ok(items)
+}
+
+fn cut(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+fn short_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(cut(String::deserialize(d)?, MAX_SHORT_TEXT))
+}
+
+fn output_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(cut(String::deserialize(d)?, MAX_OUTPUT_TEXT))
+}
+
+fn optional_output_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.map(|t| cut(t, MAX_OUTPUT_TEXT)))
+}
+
+/// A side effect a run attempted: any deletion or renaming of a file (in the scratch directory
+/// too, and whether or not it succeeded), a write outside the scratch directory, a socket, a
+/// new process, a signal. `event` is the audit event (`shutil.rmtree`, `open`,
+/// `subprocess.Popen`), `detail` what it was applied to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideEffect {
+    #[serde(deserialize_with = "short_text")]
+    pub event: String,
+    #[serde(default, deserialize_with = "short_text")]
+    pub detail: String,
+    /// The sandbox refused it (it raised `PermissionError` in user code).
+    #[serde(default)]
+    pub refused: bool,
+}
+
+impl SideEffect {
+    /// What the run tried, for a person: "delete `data`", "start a process (`ls`)".
+    pub fn describe(&self) -> String {
+        let detail = self.detail.trim_end_matches(" (write)");
+        let what = match self.event.as_str() {
+            "os.remove" | "os.rmdir" | "shutil.rmtree" => format!("delete `{detail}`"),
+            "os.rename" | "shutil.move" => format!("move `{detail}`"),
+            "os.truncate" => format!("truncate `{detail}`"),
+            "open" => format!("write `{detail}`"),
+            e if e.starts_with("socket.") => format!("use the network (`{e}`)"),
+            "subprocess.Popen" | "os.system" | "os.exec" | "os.posix_spawn" | "os.spawn"
+            | "os.fork" | "os.forkpty" | "pty.spawn" | "os.startfile" => {
+                format!("start a process (`{}`)", self.event)
+            }
+            "os.kill" | "os.killpg" | "signal.pthread_kill" => "send a signal".to_owned(),
+            e => format!("`{e}` `{detail}`"),
+        };
+        format!("the run tried to {what}")
+    }
 }
 
 /// A type test on an input: its access path, the outcome, and the kinds of value that would
@@ -374,6 +585,96 @@ impl Execution {
             callables: BTreeMap::new(),
             type_tests: vec![],
             draws_random: false,
+            effects: vec![],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn responses_are_cut_to_size_or_refused() {
+        let huge = "x".repeat(10 * MAX_OUTPUT_TEXT);
+        let run: Execution = serde_json::from_value(json!({
+            "status": "raised",
+            "exception": {"type": huge, "message": "é".repeat(MAX_SHORT_TEXT), "line": 3},
+            "stdout": huge,
+            "effects": [{"event": "os.remove", "detail": huge}],
+        }))
+        .unwrap();
+        let exception = run.exception.unwrap();
+        assert_eq!(exception.type_name.len(), MAX_SHORT_TEXT);
+        assert!(exception.message.len() <= MAX_SHORT_TEXT);
+        assert_eq!(run.stdout.len(), MAX_OUTPUT_TEXT);
+        assert_eq!(run.effects[0].detail.len(), MAX_SHORT_TEXT);
+        // Too many events, or a field of the wrong type: not an execution at all (the pool
+        // reports it as an error execution).
+        let events: Vec<_> = (0..=MAX_LIST).map(|_| json!({"k": "built"})).collect();
+        assert!(
+            serde_json::from_value::<Execution>(json!({"status": "returned", "events": events}))
+                .is_err()
+        );
+        assert!(
+            serde_json::from_value::<Execution>(
+                json!({"status": "returned", "return": {"repr": 1, "type": "int"}})
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn literals_are_read_only_when_well_formed() {
+        let read = |v: serde_json::Value| Literal::from_json(&v);
+        assert_eq!(
+            read(json!({"kind": "int", "value": "-12"})),
+            Some(Literal::Int("-12".into()))
+        );
+        assert_eq!(
+            read(json!({"kind": "bytes", "hex": "00ff"})),
+            Some(Literal::Bytes(vec![0, 255]))
+        );
+        assert_eq!(
+            read(
+                json!({"kind": "dict", "items": [[{"kind": "str", "value": "a"}, {"kind": "none"}]]})
+            ),
+            Some(Literal::Dict(vec![(
+                Literal::Str("a".into()),
+                Literal::None
+            )]))
+        );
+        assert!(
+            read(json!({"kind": "float", "value": "nan"}))
+                .unwrap()
+                .is_nan()
+        );
+        // Code where digits belong, text where a tree belongs, unknown kinds, odd hex.
+        for forged in [
+            json!({"kind": "int", "value": "__import__('os').remove('x')"}),
+            json!({"kind": "int", "value": "1_000"}),
+            json!({"kind": "int", "value": "-"}),
+            json!("__import__('os')"),
+            json!({"kind": "float", "value": "1e5; import os"}),
+            json!({"kind": "code", "value": "1"}),
+            json!({"kind": "bytes", "hex": "0"}),
+            json!({"kind": "dict", "items": [[{"kind": "none"}]]}),
+            json!({"kind": "list", "items": [{"kind": "int", "value": "x"}]}),
+        ] {
+            assert_eq!(read(forged.clone()), None, "{forged}");
+        }
+        // Out of bounds: too deep, too many nodes, too long.
+        let mut deep = json!({"kind": "none"});
+        for _ in 0..=LITERAL_MAX_DEPTH {
+            deep = json!({"kind": "list", "items": [deep]});
+        }
+        assert_eq!(read(deep), None);
+        let wide: Vec<_> = (0..=LITERAL_MAX_NODES)
+            .map(|_| json!({"kind": "none"}))
+            .collect();
+        assert_eq!(read(json!({"kind": "tuple", "items": wide})), None);
+        let long = "x".repeat(LITERAL_MAX_TEXT + 1);
+        assert_eq!(read(json!({"kind": "str", "value": long})), None);
     }
 }

@@ -7,5 +7,5 @@ mod python;
 mod verify;
 
 pub use project::{Emitted, Explored, KeptTests, emit_project};
-pub use python::{EmittedTest, TestFile, call_of, module_tests};
+pub use python::{EmittedTest, NotEmitted, TestFile, call_of, module_tests};
 pub use verify::{Verification, verify};

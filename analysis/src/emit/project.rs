@@ -1,7 +1,7 @@
 //! Emitting the tests of a whole generation run: one pytest file per module, checked under
 //! pytest, and the tests that survived — by which coverage claims are then judged.
 
-use super::python::{FunctionTests, TestFile, module_tests};
+use super::python::{FunctionTests, NotEmitted, TestFile, module_tests};
 use super::verify::{Verification, verify};
 use crate::explore::search::{Exploration, GeneratedTest};
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,6 +21,8 @@ pub struct Emitted {
     pub files: Vec<TestFile>,
     pub verification: Verification,
     pub kept: KeptTests,
+    /// Tests left out for a side effect their run attempted.
+    pub not_emitted: Vec<NotEmitted>,
 }
 
 /// Writes the tests of `functions` (in source order) into `dir`, checked with `python`.
@@ -39,9 +41,15 @@ pub fn emit_project(
             None => modules.push((f.module, vec![(f.qualname.to_owned(), tests)])),
         }
     }
+    let mut not_emitted = vec![];
     let mut files: Vec<(String, TestFile)> = modules
         .iter()
-        .filter_map(|(module, list)| Some((module.to_string(), module_tests(module, list)?)))
+        .filter_map(|(module, list)| {
+            Some((
+                module.to_string(),
+                module_tests(module, list, &mut not_emitted)?,
+            ))
+        })
         .collect();
     let mut just_files: Vec<TestFile> = files.iter().map(|(_, f)| f.clone()).collect();
     let verification = verify(python, import_roots, dir, &mut just_files, sandbox)?;
@@ -58,5 +66,6 @@ pub fn emit_project(
         files: just_files,
         verification,
         kept,
+        not_emitted,
     })
 }

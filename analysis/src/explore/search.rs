@@ -14,7 +14,7 @@ use super::inputs::{
 use super::mutate::{MAX_PADDED, Rng, Sources, mutate, padded};
 use super::seeds::{globals_read, literals};
 use super::solver::{Answer, Model, Solver, Value as ModelValue};
-use crate::agent::protocol::{ExecuteRequest, Mock, RANDOM_SEED, Target};
+use crate::agent::protocol::{ExecuteRequest, Literal, Mock, RANDOM_SEED, SideEffect, Target};
 use crate::agent::{Event, Execution, Pool, Status, Value, ValueTree};
 use crate::guidance::{FactoryDecl, Guidance};
 use crate::model::mcdc::Independence;
@@ -92,9 +92,10 @@ pub struct GeneratedTest {
     /// MC/DC obligations this input showed first: (decision, condition, value).
     pub new_obligations: Vec<(usize, u16, bool)>,
     pub sides: BTreeSet<(usize, bool)>,
-    /// The sandbox refused a side effect during the run: under plain pytest the test would
-    /// perform it for real, so it is never emitted.
-    pub blocked: bool,
+    /// A side effect the run attempted (refused by the sandbox, or allowed but destructive: a
+    /// deletion even in the scratch directory, even one that failed): under plain pytest the
+    /// test would perform it for real, so it is never emitted as a plain call.
+    pub side_effect: Option<SideEffect>,
     /// The mocked callees the run called: the emitted test patches these.
     pub mocked: BTreeSet<String>,
     /// The run drew from the `random` module's generator: the emitted test seeds it as the
@@ -109,7 +110,7 @@ pub enum Outcome {
     Returned {
         repr: String,
         type_name: String,
-        literal: Option<String>,
+        literal: Option<Literal>,
     },
     Raised {
         type_name: String,
@@ -900,7 +901,7 @@ impl Search<'_> {
                     .unwrap_or(crate::agent::protocol::ReturnValue {
                         repr: "None".into(),
                         type_name: "NoneType".into(),
-                        literal: Some("None".into()),
+                        literal: Some(Literal::None),
                     });
                 Outcome::Returned {
                     repr: r.repr,
@@ -945,10 +946,16 @@ impl Search<'_> {
                         _ => None,
                     })
                     .collect(),
-                blocked: run
-                    .events
-                    .iter()
-                    .any(|e| matches!(e, Event::Blocked { .. })),
+                side_effect: run.effects.first().cloned().or_else(|| {
+                    run.events.iter().find_map(|e| match e {
+                        Event::Blocked { event, detail, .. } => Some(SideEffect {
+                            event: event.clone(),
+                            detail: detail.clone(),
+                            refused: true,
+                        }),
+                        _ => None,
+                    })
+                }),
                 draws_random: run.draws_random,
             });
         }

@@ -44,6 +44,9 @@ pub struct GeneratedFunction {
     pub diagnostics: Vec<Diagnostic>,
     /// Why it could not be explored, when it could not.
     pub failure: Option<String>,
+    /// With `--emit-tests`: the tests left out for a side effect their run attempted, as
+    /// (test name, reason).
+    pub not_emitted: Vec<(String, String)>,
     /// Every branch side, covered or not.
     pub sides: Vec<SideRecord>,
     /// External calls reached (Covana's EMCP candidates), with the file of each call site as
@@ -333,9 +336,12 @@ fn generate(
     let suite = lacuna_analysis::suite::run(&pool, &config);
     // With emitted tests, coverage is what they reproduce.
     let started = Instant::now();
-    let kept = match emit {
-        Some(dir) => Some(emit_tests(&config, &results, dir)?),
-        None => None,
+    let (kept, mut not_emitted) = match emit {
+        Some(dir) => {
+            let (kept, not_emitted) = emit_tests(&config, &results, dir)?;
+            (Some(kept), not_emitted)
+        }
+        None => (None, vec![]),
     };
     let pool_stats = pool.stats();
     let mut stats = RunStats {
@@ -412,6 +418,12 @@ fn generate(
                 report.diagnostics
             },
             failure: e.failure.clone(),
+            not_emitted: not_emitted
+                .extract_if(.., |n| {
+                    n.module == result.target.module && n.function == result.target.qualname
+                })
+                .map(|n| (n.test, n.reason))
+                .collect(),
             sides,
             external_calls: report
                 .external_calls
@@ -427,12 +439,16 @@ fn generate(
     Ok(stats)
 }
 
-/// Writes one pytest file per module into `dir`, checked under pytest; returns the tests kept.
+/// Writes one pytest file per module into `dir`, checked under pytest; returns the tests kept
+/// and those left out for a side effect.
 fn emit_tests(
     config: &lacuna_analysis::config::Config,
     results: &[generation::FunctionResult],
     dir: &Path,
-) -> anyhow::Result<lacuna_analysis::emit::KeptTests> {
+) -> anyhow::Result<(
+    lacuna_analysis::emit::KeptTests,
+    Vec<lacuna_analysis::emit::NotEmitted>,
+)> {
     let functions: Vec<lacuna_analysis::emit::Explored<'_>> = results
         .iter()
         .map(|r| lacuna_analysis::emit::Explored {
@@ -465,7 +481,13 @@ fn emit_tests(
             ),
         }
     );
-    Ok(emitted.kept)
+    for n in &emitted.not_emitted {
+        eprintln!(
+            "lacuna: not emitted: {} (`{}`): {}",
+            n.test, n.function, n.reason
+        );
+    }
+    Ok((emitted.kept, emitted.not_emitted))
 }
 
 fn display_path(path: &Path, cwd: &Path) -> PathBuf {

@@ -41,6 +41,12 @@ struct File<'a> {
 }
 
 #[derive(Serialize)]
+struct JsonNotEmitted<'a> {
+    test: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
 struct Function<'a> {
     name: &'a str,
     kind: &'static str,
@@ -63,6 +69,9 @@ struct Function<'a> {
     /// Why generation could not explore this function.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_explored: Option<&'a str>,
+    /// With `--emit-tests`: the tests left out because their run attempted a side effect.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_emitted: Vec<JsonNotEmitted<'a>>,
     /// With generation: every branch side, covered or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     sides: Vec<JsonSide<'a>>,
@@ -318,6 +327,14 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
                             time_ms: g.map(|g| g.time_ms),
                             solver_queries: g.map(|g| g.solver_queries),
                             not_explored: g.and_then(|g| g.failure.as_deref()),
+                            not_emitted: g
+                                .map(|g| {
+                                    g.not_emitted
+                                        .iter()
+                                        .map(|(test, reason)| JsonNotEmitted { test, reason })
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
                             sides: g
                                 .map(|g| {
                                     g.sides

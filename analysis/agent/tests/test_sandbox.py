@@ -1,0 +1,75 @@
+"""The sandbox's record of attempted side effects: refused ones, and destructive ones it
+allowed (a deletion in the scratch directory, even one that failed)."""
+
+import contextlib
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from lacuna_agent.sandbox import Sandbox
+
+# Audit hooks cannot be removed: one sandbox for the whole module, switched on per test.
+SANDBOX = Sandbox()
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.chdir(scratch)
+    SANDBOX.configure(str(scratch))
+    SANDBOX.effects = []
+    return SANDBOX
+
+
+@contextlib.contextmanager
+def active(sandbox):
+    """Active only around user-code-like statements (pytest itself sets variables between
+    phases, which the sandbox refuses)."""
+    sandbox.active = True
+    try:
+        yield
+    finally:
+        sandbox.active = False
+
+
+def test_a_failed_deletion_in_scratch_is_recorded(sandbox):
+    with pytest.raises(FileNotFoundError), active(sandbox):
+        shutil.rmtree("data")
+    assert sandbox.effects == [{"event": "shutil.rmtree", "detail": "data", "refused": False}]
+
+
+def test_a_deletion_in_scratch_is_allowed_and_recorded(sandbox):
+    with active(sandbox):
+        with open("cache.txt", "w") as f:
+            f.write("x")
+        os.remove("cache.txt")
+    assert not os.path.exists("cache.txt")
+    # Writing in the scratch directory is not a side effect worth reporting; deleting is.
+    assert sandbox.effects == [{"event": "os.remove", "detail": "cache.txt", "refused": False}]
+
+
+def test_side_effects_outside_scratch_are_refused_and_recorded(sandbox, tmp_path):
+    canary = tmp_path / "canary.txt"
+    canary.write_text("alive")
+    with pytest.raises(PermissionError), active(sandbox):
+        os.remove(canary)
+    with pytest.raises(PermissionError), active(sandbox):
+        open(canary, "w")
+    with pytest.raises(PermissionError), active(sandbox):
+        subprocess.run(["true"])
+    assert canary.read_text() == "alive"
+    assert [(e["event"], e["refused"]) for e in sandbox.effects] == [
+        ("os.remove", True), ("open", True), ("subprocess.Popen", True)]
+    assert sandbox.effects[0]["detail"] == str(canary)
+
+
+def test_allowed_writes_outside_scratch_are_recorded(sandbox, tmp_path):
+    allowed = tmp_path / "out"
+    allowed.mkdir()
+    sandbox.configure(os.getcwd(), allow_write=[str(allowed)])
+    with active(sandbox), open(allowed / "report.txt", "w") as f:
+        f.write("x")
+    assert [(e["event"], e["refused"]) for e in sandbox.effects] == [("open", False)]

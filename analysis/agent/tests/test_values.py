@@ -1,0 +1,60 @@
+"""The typed literal trees the agent sends for return values: plain builtin values only, within
+bounds, never text that Lacuna would have to trust."""
+
+import math
+
+from lacuna_agent import values
+from lacuna_agent.sym import SymInt
+
+
+def test_scalars_and_containers_are_typed_trees():
+    assert values.literal(None) == {"kind": "none"}
+    assert values.literal(True) == {"kind": "bool", "value": True}
+    assert values.literal(-12) == {"kind": "int", "value": "-12"}
+    assert values.literal(1.5) == {"kind": "float", "value": 1.5}
+    assert values.literal(math.inf) == {"kind": "float", "value": "inf"}
+    assert values.literal(-math.inf) == {"kind": "float", "value": "-inf"}
+    assert values.literal(math.nan) == {"kind": "float", "value": "nan"}
+    assert values.literal("it's") == {"kind": "str", "value": "it's"}
+    assert values.literal(b"\x00a") == {"kind": "bytes", "hex": "0061"}
+    assert values.literal((1, [None], {"k": frozenset()})) == {
+        "kind": "tuple",
+        "items": [
+            {"kind": "int", "value": "1"},
+            {"kind": "list", "items": [{"kind": "none"}]},
+            {"kind": "dict", "items": [[{"kind": "str", "value": "k"},
+                                        {"kind": "frozenset", "items": []}]]},
+        ],
+    }
+
+
+def test_symbolic_values_are_described_by_their_concrete_value():
+    assert values.literal(SymInt(7, "x")) == {"kind": "int", "value": "7"}
+
+
+def test_subclasses_and_other_objects_have_no_literal():
+    class Sneaky(str):
+        def __repr__(self):
+            return "__import__('os').remove('canary')"
+
+    class Counter(int):
+        pass
+
+    assert values.literal(Sneaky("x")) is None
+    assert values.literal(Counter(3)) is None
+    assert values.literal([1, object()]) is None
+    assert values.literal({"k": Sneaky("x")}) is None
+
+
+def test_values_out_of_bounds_have_no_literal():
+    deep = None
+    for _ in range(values.MAX_DEPTH + 2):
+        deep = [deep]
+    assert values.literal(deep) is None
+    assert values.literal(list(range(values.MAX_NODES + 1))) is None
+    assert values.literal("x" * (values.MAX_TEXT + 1)) is None
+    assert values.literal(10 ** (values.MAX_DIGITS + 1)) is None
+    assert values.literal("\ud800") is None  # not representable as UTF-8
+    cycle = []
+    cycle.append(cycle)
+    assert values.literal(cycle) is None
