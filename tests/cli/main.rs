@@ -760,3 +760,51 @@ def merge(*dicts, **kwargs):
     assert!(tests.contains("merge()"), "{tests}");
     assert!(tests.contains("merge({"), "{tests}");
 }
+
+/// The diagnostics of a JSON document as `line:column code message`, one a line.
+fn diagnostic_lines(doc: &serde_json::Value) -> String {
+    let mut out = String::new();
+    for file in doc["files"].as_array().unwrap() {
+        for d in file["diagnostics"].as_array().unwrap() {
+            out.push_str(&format!(
+                "{}:{} {} {}\n",
+                d["line"],
+                d["column"],
+                d["code"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn dead_code_is_claimed_only_when_proven_for_every_value() {
+    // An unannotated parameter is any object: compared with a text literal (`==`, `!=`, `in`),
+    // or with two literals of different types, either side is live; module state a function
+    // rebinds is unknown. A module constant never rebound is its literal, and sides that no
+    // annotated number can take are dead.
+    let project = fixtures().join("dead_claims");
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest and coverage");
+    };
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json", "claims.py"])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines = diagnostic_lines(&doc);
+    for live in [11, 17, 23, 29, 36, 48, 50] {
+        assert!(
+            !lines.lines().any(|l| l.starts_with(&format!("{live}:"))
+                && (l.contains("LCN106") || l.contains("LCN201"))),
+            "line {live} is live code:\n{lines}"
+        );
+    }
+    insta::assert_snapshot!(lines);
+}
