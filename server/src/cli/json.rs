@@ -63,6 +63,10 @@ struct Function<'a> {
     /// Why generation could not explore this function.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_explored: Option<&'a str>,
+    /// With generation: `explored`, `not-explored` (with `not_explored` saying why), or
+    /// `trivial` (no branch sides: nothing to explore).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outcome: Option<&'static str>,
     /// With generation: every branch side, covered or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     sides: Vec<JsonSide<'a>>,
@@ -318,6 +322,12 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
                             time_ms: g.map(|g| g.time_ms),
                             solver_queries: g.map(|g| g.solver_queries),
                             not_explored: g.and_then(|g| g.failure.as_deref()),
+                            outcome: stats.map(|_| match g {
+                                Some(g) if g.failure.is_none() => "explored",
+                                Some(_) => "not-explored",
+                                None if s.model.branch_sides == 0 => "trivial",
+                                None => "not-explored",
+                            }),
                             sides: g
                                 .map(|g| {
                                     g.sides
