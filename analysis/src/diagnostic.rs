@@ -67,6 +67,8 @@ pub enum Code {
     McdcObligation,
     McdcInfeasible,
     SuspiciousAssertion,
+    /// A function with branch sides that generation does not explore, with the reason.
+    NotExplored,
 }
 
 impl Code {
@@ -81,6 +83,7 @@ impl Code {
         Code::UncoveredBranch(Cause::Boundary),
         Code::UncoveredBranch(Cause::SolverLimit),
         Code::UncoveredBranch(Cause::Infeasible),
+        Code::NotExplored,
         Code::McdcObligation,
         Code::McdcInfeasible,
         Code::SuspiciousAssertion,
@@ -99,6 +102,7 @@ impl Code {
             Code::UncoveredBranch(Cause::Boundary) => "LCN104",
             Code::UncoveredBranch(Cause::SolverLimit) => "LCN105",
             Code::UncoveredBranch(Cause::Infeasible) => "LCN106",
+            Code::NotExplored => "LCN107",
             Code::McdcObligation => "LCN200",
             Code::McdcInfeasible => "LCN201",
             Code::SuspiciousAssertion => "LCN300",
@@ -118,6 +122,7 @@ impl Code {
             Code::UncoveredBranch(Cause::Boundary) => "uncovered-boundary",
             Code::UncoveredBranch(Cause::SolverLimit) => "uncovered-solver-limit",
             Code::UncoveredBranch(Cause::Infeasible) => "infeasible-branch",
+            Code::NotExplored => "not-explored",
             Code::McdcObligation => "mcdc-obligation",
             Code::McdcInfeasible => "mcdc-infeasible",
             Code::SuspiciousAssertion => "suspicious-assertion",
@@ -131,6 +136,7 @@ impl Code {
             Code::UnreadableFile => "unreadable-file",
             Code::UnmodelledDecision => "unmodelled-decision",
             Code::UncoveredBranch(_) => "uncovered-branch",
+            Code::NotExplored => "not-explored",
             Code::McdcObligation | Code::McdcInfeasible => "mcdc-obligation",
             Code::SuspiciousAssertion => "suspicious-assertion",
         }
@@ -146,7 +152,7 @@ impl Code {
     pub fn default_severity(self) -> Severity {
         match self {
             Code::SyntaxError | Code::UnreadableFile => Severity::Error,
-            Code::UnmodelledDecision => Severity::Information,
+            Code::UnmodelledDecision | Code::NotExplored => Severity::Information,
             Code::UncoveredBranch(Cause::Infeasible) => Severity::Hint,
             Code::UncoveredBranch(_) => Severity::Warning,
             Code::McdcObligation | Code::McdcInfeasible => Severity::Information,

@@ -27,11 +27,17 @@ pub struct FunctionResult {
     pub exploration: Exploration,
 }
 
-/// Why a function was not explored.
+/// A function with branch sides that is not explored, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
+    pub file: SourceFile,
     pub function: lacuna_grammar::FunctionId,
     pub reason: String,
+    /// Its branch sides, none of which generated tests cover.
+    pub branch_sides: usize,
+    /// `LCN107` "not explored: <reason>" on the function's name (on its first decision for
+    /// module and class bodies), absolute.
+    pub diagnostic: crate::diagnostic::Diagnostic,
 }
 
 /// Starts the pool for a project. Its workers are confined by the kernel (see `sandbox`); the
@@ -127,20 +133,38 @@ const CLASS_HOOKS: &[&str] = &[
 
 /// Whether a function can be called directly by a generated test.
 pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
-    if syntax.kind != FunctionKind::Def {
-        return Err("not a function");
+    match syntax.kind {
+        FunctionKind::Def => {}
+        FunctionKind::Module => {
+            return Err(
+                "code at module level runs on import and is not explored: move the branches into a function to have them tested",
+            );
+        }
+        FunctionKind::ClassBody => {
+            return Err(
+                "code in a class body runs when the class is defined and is not explored: move the branches into a method",
+            );
+        }
     }
     if syntax.qualname.contains("<locals>") {
-        return Err("nested in another function: it cannot be called directly");
+        return Err(
+            "nested in another function, it cannot be called directly: move it to module level to have it tested",
+        );
     }
     if syntax.is_async {
-        return Err("async functions are not explored yet");
+        return Err(
+            "async functions are not explored yet: test it with an async test, or move its branches into a plain function it calls",
+        );
     }
     if syntax.is_generator {
-        return Err("generators are not explored yet");
+        return Err(
+            "generators are not explored yet: move its branches into a plain function it calls",
+        );
     }
     if CLASS_HOOKS.contains(&syntax.name.as_str()) {
-        return Err("constructors and class hooks are exercised through their classes");
+        return Err(
+            "constructors and class hooks are not explored on their own: their branches are reached through the methods and factories that build the class",
+        );
     }
     if syntax.is_property()
         || syntax
@@ -148,7 +172,9 @@ pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
             .iter()
             .any(|d| d.ends_with(".setter") || d.ends_with(".deleter"))
     {
-        return Err("property accessors are exercised through their classes");
+        return Err(
+            "property accessors are not explored on their own: move their branches into a method they call",
+        );
     }
     if syntax.decisions.is_empty() {
         return Err("no decisions");
@@ -187,10 +213,30 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 ..(*syntax).clone()
             };
             if let Err(reason) = explorable(&checked) {
-                if syntax.kind == FunctionKind::Def && !syntax.decisions.is_empty() {
+                // A function without branch sides is not a gap.
+                let sides = 2 * syntax.decisions.iter().filter(|d| d.expr.is_some()).count();
+                if sides > 0 {
+                    let anchor = node.anchor(db);
+                    let range = match syntax.kind {
+                        FunctionKind::Def => syntax.name_range,
+                        _ => syntax.decisions[0].range,
+                    };
+                    let mut diagnostic = crate::diagnostic::Diagnostic::new(
+                        crate::diagnostic::Code::NotExplored,
+                        range.absolute(anchor),
+                        format!("not explored: {reason}"),
+                    );
+                    diagnostic.function = Some(syntax.qualname.clone());
+                    diagnostic.data = Some(serde_json::json!({
+                        "reason": reason,
+                        "branch_sides": sides,
+                    }));
                     skipped.push(Skipped {
+                        file,
                         function: node.id(db).clone(),
                         reason: reason.to_owned(),
+                        branch_sides: sides,
+                        diagnostic,
                     });
                 }
                 continue;

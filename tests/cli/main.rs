@@ -892,3 +892,98 @@ def forged(n: int) -> int:
     );
     assert!(!project.path().join("canary").exists());
 }
+
+/// The diagnostics of a JSON document as `line:column code message`, one a line.
+fn diagnostic_lines(doc: &serde_json::Value) -> String {
+    let mut out = String::new();
+    for file in doc["files"].as_array().unwrap() {
+        for d in file["diagnostics"].as_array().unwrap() {
+            out.push_str(&format!(
+                "{}:{} {} {}\n",
+                d["line"],
+                d["column"],
+                d["code"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn dead_code_is_claimed_only_when_proven_for_every_value() {
+    // An unannotated parameter is any object: compared with a text literal (`==`, `!=`, `in`),
+    // or with two literals of different types, either side is live; module state a function
+    // rebinds is unknown. A module constant never rebound is its literal, and sides that no
+    // annotated number can take are dead.
+    let project = fixtures().join("dead_claims");
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest and coverage");
+    };
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json", "claims.py"])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines = diagnostic_lines(&doc);
+    for live in [11, 17, 23, 29, 36, 48, 50] {
+        assert!(
+            !lines.lines().any(|l| l.starts_with(&format!("{live}:"))
+                && (l.contains("LCN106") || l.contains("LCN201"))),
+            "line {live} is live code:\n{lines}"
+        );
+    }
+    insta::assert_snapshot!(lines);
+}
+
+#[test]
+fn every_function_has_an_outcome() {
+    // Module and class bodies, generators, async functions, nested functions, constructors
+    // and property accessors are not explored: each says why (LCN107) and its branch sides
+    // count in the totals; a function without decisions is trivial, not a gap.
+    let project = fixtures().join("not_explored");
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest and coverage");
+    };
+    let home = tempfile::tempdir().unwrap();
+    let run = |format: &str| {
+        Command::new(env!("CARGO_BIN_EXE_lacuna"))
+            .args(["check", "--format", format, "kinds.py"])
+            .env("VIRTUAL_ENV", &venv)
+            .env("HOME", home.path())
+            .current_dir(&project)
+            .output()
+            .unwrap()
+    };
+    let out = run("json");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut table = String::new();
+    for f in doc["files"][0]["functions"].as_array().unwrap() {
+        table.push_str(&format!(
+            "{} {} {}/{} {}\n",
+            f["name"].as_str().unwrap(),
+            f["outcome"].as_str().unwrap(),
+            f["branches"]["covered"],
+            f["branches"]["total"],
+            f["not_explored"].as_str().unwrap_or("")
+        ));
+    }
+    table.push_str(&format!(
+        "summary {}/{}\n",
+        doc["summary"]["covered"], doc["summary"]["branches"]
+    ));
+    table.push_str(&diagnostic_lines(&doc));
+    insta::assert_snapshot!(table);
+    let text = stdout(&run("text"));
+    assert!(
+        text.contains("info[LCN107]: not explored: generators are not explored yet"),
+        "{text}"
+    );
+    assert!(text.contains("4/18 branch sides covered"), "{text}");
+}

@@ -620,3 +620,29 @@ fn a_guidance_change_re_explores_only_the_functions_it_concerns() {
     );
     server.shutdown();
 }
+
+#[test]
+fn functions_not_explored_are_published_with_their_reason() {
+    let (dir, root, module) = project();
+    let source = "def countdown(n):\n    while n > 0:\n        yield n\n        n -= 1\n\n\ndef plain(n: int) -> int:\n    if n > 1:\n        return n\n    return 1\n";
+    std::fs::write(&module, source).unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    let diagnostics = server.diagnostics_where(&uri, has("LCN107"));
+    let skipped: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "LCN107")
+        .collect();
+    assert_eq!(skipped.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        skipped[0]["message"],
+        "not explored: generators are not explored yet: move its branches into a plain function it calls"
+    );
+    assert_eq!(
+        skipped[0]["range"],
+        json!({"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 13}})
+    );
+    assert_eq!(skipped[0]["severity"], 3, "information");
+    server.shutdown();
+}

@@ -164,11 +164,15 @@ fn read_back(
             continue;
         }
         seen.push(name.clone());
-        let bound = all.iter().any(|s| binds(&s.code, &name).is_some())
-            || text.contains(&format!("for {name} "))
-            || text.contains(&format!("for {name},"))
-            || text.contains(&format!(", {name} in "))
-            || text.contains(&format!("lambda {name}"));
+        // A name the function declares `global` (or `nonlocal`) is module state even where
+        // the function assigns it: other calls may have changed it.
+        let outside = all.iter().any(|s| declares_outside(&s.code, &name));
+        let bound = !outside
+            && (all.iter().any(|s| binds(&s.code, &name).is_some())
+                || text.contains(&format!("for {name} "))
+                || text.contains(&format!("for {name},"))
+                || text.contains(&format!(", {name} in "))
+                || text.contains(&format!("lambda {name}")));
         if !bound && !BUILTINS.contains(&name.as_str()) && !out.globals.contains(&name) {
             out.globals.push(name.clone());
         }
@@ -250,7 +254,7 @@ fn through_methods(f: &FunctionUnderTest, fields: Vec<(String, String)>) -> Vec<
     out
 }
 
-fn receiver(f: &FunctionUnderTest, name: &str) -> bool {
+pub(super) fn receiver(f: &FunctionUnderTest, name: &str) -> bool {
     f.syntax.is_method()
         && !f.syntax.is_staticmethod()
         && f.syntax.params.first().is_some_and(|p| p.name == name)
@@ -325,6 +329,15 @@ fn names(code: &str) -> Vec<(String, Option<String>)> {
 }
 
 /// When statement `code` binds or changes `name`, the text whose values flow into it.
+/// `global name` or `nonlocal name`.
+fn declares_outside(code: &str, name: &str) -> bool {
+    let code = code.trim();
+    ["global ", "nonlocal "].iter().any(|kw| {
+        code.strip_prefix(kw)
+            .is_some_and(|rest| rest.split(',').any(|n| n.trim() == name))
+    })
+}
+
 fn binds(code: &str, name: &str) -> Option<String> {
     let code = code.trim();
     if let Some(rest) = code.strip_prefix("for ") {

@@ -1,10 +1,13 @@
 //! Dead branch sides, proven: z3 finds the side's condition unsatisfiable together with every
-//! guard whose block contains the decision — over the conditions' *source*, each local name a
-//! free variable, so the proof covers every value the names can take on every path, not only
-//! the paths explored. Claimed only when that reading is exact: conditions are comparisons of
-//! local names (parameters or assigned in the function) with numbers, or bare names, and no
-//! statement in a guard's block assigns a name the proof uses.
+//! guard whose block contains the decision — over the conditions' *source*, each name a free
+//! variable, so the proof covers every value the names can take on every path, not only the
+//! paths explored. Claimed only when that reading covers every value the code can receive:
+//! conditions are comparisons with numbers, or bare names, of names whose every value the
+//! reading models (`reading`: annotated numeric parameters, locals computed from them, module
+//! constants; never an unannotated parameter, which is any object, nor a float compared, which
+//! may be NaN), and no statement in a guard's block assigns a name the proof uses.
 
+use super::reading::{Reading, reading};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::solver::{Answer, Solver};
 use crate::symbolic::{Expr, Op, Sort};
@@ -15,6 +18,8 @@ use rustc_hash::FxHashMap;
 /// and sides), empty when the decision alone is contradictory.
 pub struct Proof {
     pub guards: Vec<(usize, bool)>,
+    /// The names the proof reads, with the reading of each.
+    pub names: Vec<(String, Reading)>,
 }
 
 pub fn prove_dead(
@@ -25,7 +30,6 @@ pub fn prove_dead(
 ) -> Option<Proof> {
     let decisions = &f.syntax.decisions;
     let decision = &decisions[d];
-    let source = function_text(f, f.syntax.range);
     let mut sorts: FxHashMap<String, Sort> = FxHashMap::default();
     let mut assertions = vec![holds(decision, outcome, &mut sorts)?];
     let mut guards = vec![];
@@ -47,12 +51,29 @@ pub fn prove_dead(
             }
         }
     }
-    // Every name must be a local that nothing assigns between a guard's test and the
-    // decision (anywhere in the guard's block when a loop there could carry a later assignment
-    // back to the decision).
-    for name in sorts.keys() {
-        if !is_local(&source, name) {
-            return None;
+    // Every name must have a reading that covers all its values, and nothing may assign it
+    // between a guard's test and the decision (anywhere in the guard's block when a loop there
+    // could carry a later assignment back to the decision).
+    let mut names = vec![];
+    for (name, &sort) in &sorts {
+        let r = reading(f, name)?;
+        names.push((name.clone(), r));
+        match (r, sort) {
+            (Reading::Constant(x), Sort::Real) => {
+                assertions.push(Expr::app(
+                    Op::Eq,
+                    vec![Expr::var(name, sort), Expr::Real(x)],
+                ));
+                continue;
+            }
+            (Reading::Constant(x), _) => {
+                let truth = Expr::var(name, sort);
+                assertions.push(if x != 0.0 { truth } else { truth.negate() });
+                continue;
+            }
+            // A float compared may be NaN, which every ordering refuses: not modelled.
+            (Reading::Float, Sort::Real) => return None,
+            _ => {}
         }
         for &(g, outcome) in &guards {
             let block = decisions[g].side(outcome).target?;
@@ -69,7 +90,8 @@ pub fn prove_dead(
         }
     }
     let solver = solver.get_or_insert_with(|| Solver::new(2_000));
-    (solver.check(&assertions) == Answer::Unsat).then_some(Proof { guards })
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    (solver.check(&assertions) == Answer::Unsat).then_some(Proof { guards, names })
 }
 
 fn function_text(f: &FunctionUnderTest, range: TextRange) -> String {
@@ -191,33 +213,6 @@ fn is_identifier(text: &str) -> bool {
         && text.chars().all(|c| c == '_' || c.is_alphanumeric())
 }
 
-/// Whether `name` is local to the function: a parameter, or assigned in its body.
-fn is_local(source: &str, name: &str) -> bool {
-    // The signature ends at the first `:` outside brackets after the parameters open.
-    let mut depth = 0i32;
-    let mut opened = false;
-    let mut end = source.len();
-    for (i, c) in source.char_indices() {
-        match c {
-            '(' | '[' | '{' => {
-                depth += 1;
-                opened = true;
-            }
-            ')' | ']' | '}' => depth -= 1,
-            ':' if depth == 0 && opened => {
-                end = i;
-                break;
-            }
-            _ => {}
-        }
-    }
-    let params = &source[..end];
-    let in_params = params
-        .split(|c: char| !(c == '_' || c.is_alphanumeric()))
-        .any(|w| w == name);
-    in_params || assigns(source.get(end..).unwrap_or_default(), name)
-}
-
 /// Whether a statement of `text` (re)binds `name`.
 fn assigns(text: &str, name: &str) -> bool {
     text.lines().any(|line| {
@@ -267,7 +262,5 @@ mod tests {
             "    if level > 100:\n        return level\n",
             "level"
         ));
-        assert!(is_local("def f(level: int) -> int:\n    pass\n", "level"));
-        assert!(!is_local("def f(x):\n    return LIMIT\n", "LIMIT"));
     }
 }

@@ -6,6 +6,7 @@
 //! expressions (`n >= 10 and n > 0`: `n > 0` false needs `n >= 10` true and `n <= 0`).
 
 use super::external::ExternalKind;
+use super::reading::Reading;
 use crate::config::Mcdc;
 use crate::diagnostic::{Cause, Code, Diagnostic};
 use crate::explore::coverage::FunctionUnderTest;
@@ -141,7 +142,7 @@ fn proven_infeasible(
             else {
                 return false;
             };
-            if !stable(&expr, &source) {
+            if !stable(f, &expr, &source) {
                 return false;
             }
             assertions.push(if v { expr } else { expr.negate() });
@@ -175,15 +176,28 @@ fn function_source(f: &FunctionUnderTest) -> String {
         .to_owned()
 }
 
-/// An expression over parameters the function never rebinds.
-fn stable(expr: &Expr, source: &str) -> bool {
+/// An expression over parameters the function never rebinds, each annotated with a type the
+/// recorded expression models exactly: an unannotated parameter is any object (the type the
+/// generator happened to give it proves nothing), and a float may be NaN, which the solver's
+/// reals are not.
+fn stable(f: &FunctionUnderTest, expr: &Expr, source: &str) -> bool {
     let mut ok = true;
     expr.for_each_var(&mut |name, _| {
         let param = VarPath::parse(name).and_then(|p| match p.root {
             VarRoot::Param(root) if p.steps.is_empty() => Some(root),
             _ => None,
         });
-        ok &= param.is_some_and(|p| !rebound(source, &p));
+        ok &= param.is_some_and(|p| {
+            let exact = f
+                .syntax
+                .params
+                .iter()
+                .find(|q| q.name == p)
+                .and_then(|q| q.annotation.as_deref())
+                .and_then(super::reading::annotation)
+                .is_some_and(|r| matches!(r, Reading::Int | Reading::Text));
+            exact && !rebound(source, &p)
+        });
     });
     ok
 }

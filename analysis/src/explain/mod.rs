@@ -8,6 +8,7 @@ mod external;
 mod flow;
 mod infeasible;
 pub mod mcdc;
+pub mod reading;
 
 use crate::diagnostic::{Cause, Code, Diagnostic, Related, Severity};
 use crate::explore::coverage::FunctionUnderTest;
@@ -179,6 +180,39 @@ pub fn explain(
         external_calls: external_candidates(exploration, &sources),
         object_fields: field_candidates(f, exploration, &sources),
     }
+}
+
+/// A branch side proven dead from the source alone, as `LCN106` claims it: the decision and
+/// side, the guards (decision, side) the proof used, and the names it read with the values
+/// their reading allows. What a witness search checks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeadSide {
+    pub decision: usize,
+    pub outcome: bool,
+    pub guards: Vec<(usize, bool)>,
+    pub names: Vec<(String, reading::Reading)>,
+}
+
+/// Every branch side of `f` proven dead from its source, whatever was explored.
+pub fn dead_sides(f: &FunctionUnderTest) -> Vec<DeadSide> {
+    let mut solver = None;
+    let mut out = vec![];
+    for (d, decision) in f.syntax.decisions.iter().enumerate() {
+        if decision.expr.is_none() {
+            continue;
+        }
+        for outcome in [true, false] {
+            if let Some(proof) = infeasible::prove_dead(f, d, outcome, &mut solver) {
+                out.push(DeadSide {
+                    decision: d,
+                    outcome,
+                    guards: proof.guards,
+                    names: proof.names,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// A side z3 proved dead, with the guards the proof used.
@@ -466,7 +500,29 @@ fn infeasible(
     let constant = attempts == [Attempt::ConcreteOnly]
         && sources.params.is_empty()
         && sources.globals.is_empty();
-    let refuted = only_unsat && attempts.contains(&Attempt::Unsat) && !sources.params.is_empty();
+    // The solver read each input as the type the generator gave it: that reading covers every
+    // value only when each parameter's annotation names a type the generator models exactly
+    // (an unannotated parameter is any object; a float may be NaN, which the solver's reals
+    // are not), and the module names the condition reads are constants.
+    let exact_inputs = f
+        .syntax
+        .params
+        .iter()
+        .filter(|p| !flow::receiver(f, &p.name))
+        .all(|p| {
+            matches!(
+                p.annotation.as_deref().and_then(reading::annotation),
+                Some(reading::Reading::Int | reading::Reading::Text)
+            )
+        })
+        && sources
+            .globals
+            .iter()
+            .all(|g| reading::constant(&f.text, g).is_some());
+    let refuted = only_unsat
+        && attempts.contains(&Attempt::Unsat)
+        && !sources.params.is_empty()
+        && exact_inputs;
     (refuted || constant)
         && !loops
         && before_settled

@@ -322,7 +322,7 @@ fn generate(
         eprintln!("lacuna: warning: {message}");
     }
     let agent_start = started.elapsed();
-    let (targets, _skipped) = generation::targets(db, sources);
+    let (targets, skipped) = generation::targets(db, sources);
     let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
     let facts = generation::Facts {
         writers: generation::writers(db, project),
@@ -434,6 +434,30 @@ fn generate(
                 })
                 .collect(),
             object_fields: report.object_fields,
+        });
+    }
+    // Every function has an outcome: those not explored say why, and their sides count.
+    for s in skipped {
+        let Some(i) = sources.iter().position(|&f| f == s.file) else {
+            continue;
+        };
+        checked[i].generated.push(GeneratedFunction {
+            id: s.function.to_string(),
+            covered: 0,
+            total: s.branch_sides,
+            obligations: (0, 0),
+            mcdc: vec![],
+            suite: None,
+            executions: 0,
+            tests: 0,
+            time_ms: 0,
+            solver_queries: 0,
+            diagnostics: vec![s.diagnostic],
+            failure: Some(s.reason),
+            not_emitted: vec![],
+            sides: vec![],
+            external_calls: vec![],
+            object_fields: vec![],
         });
     }
     Ok(stats)

@@ -72,6 +72,10 @@ struct Function<'a> {
     /// With `--emit-tests`: the tests left out because their run attempted a side effect.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     not_emitted: Vec<JsonNotEmitted<'a>>,
+    /// With generation: `explored`, `not-explored` (with `not_explored` saying why), or
+    /// `trivial` (no branch sides: nothing to explore).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outcome: Option<&'static str>,
     /// With generation: every branch side, covered or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     sides: Vec<JsonSide<'a>>,
@@ -335,6 +339,12 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
                                         .collect()
                                 })
                                 .unwrap_or_default(),
+                            outcome: stats.map(|_| match g {
+                                Some(g) if g.failure.is_none() => "explored",
+                                Some(_) => "not-explored",
+                                None if s.model.branch_sides == 0 => "trivial",
+                                None => "not-explored",
+                            }),
                             sides: g
                                 .map(|g| {
                                     g.sides

@@ -685,6 +685,14 @@ impl Owner {
                 diagnostics.extend(o.diagnostics.iter().filter_map(|d| d.at(origin)));
             }
         }
+        // Every function has an outcome: those generation does not explore say why.
+        if self.generator.is_some() {
+            let (_, skipped) = generation::targets(&self.workspace.db, &[file]);
+            for s in skipped {
+                total += s.branch_sides;
+                diagnostics.push(s.diagnostic);
+            }
+        }
         diagnostics.sort_by_key(|d| (d.range.start, d.code));
         let encoding = self.shared.encoding();
         let lsp_diagnostics = diagnostics
