@@ -36,6 +36,10 @@ pub struct LspArgs {
     /// Accepted for clients that pass it: stdio is the only transport.
     #[arg(long, hide = true)]
     pub stdio: bool,
+    /// The largest message the server reads, in bytes; a larger one is answered with an error
+    /// and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::lsp::DEFAULT_MAX_MESSAGE)]
+    pub max_message_size: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -70,6 +74,6 @@ pub enum Format {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Check(check) => check::run(check),
-        Command::Lsp(lsp) => crate::lsp::run(lsp.static_only).map(|()| ExitCode::SUCCESS),
+        Command::Lsp(lsp) => crate::lsp::run(lsp.static_only, lsp.max_message_size),
     }
 }
