@@ -158,6 +158,9 @@ struct Table {
     sandbox: Sandbox,
 }
 
+/// The largest `pyproject.toml` read.
+pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
+
 impl Config {
     /// The defaults for a project rooted at `root`, without a configuration file.
     pub fn defaults(root: &Path) -> Config {
@@ -182,11 +185,34 @@ impl Config {
     }
 
     /// Reads one `pyproject.toml`.
+    /// A device (`/dev/zero`), a FIFO or a directory is refused before anything is read, and
+    /// at most [`MAX_CONFIG_BYTES`] are.
     pub fn load(file: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
+        let error = |message: String| ConfigError {
             file: file.to_owned(),
-            message: format!("cannot read: {e}"),
-        })?;
+            message,
+        };
+        let metadata = std::fs::metadata(file).map_err(|e| error(format!("cannot read: {e}")))?;
+        if !metadata.is_file() {
+            return Err(error("cannot read: not a regular file".into()));
+        }
+        let mut bytes = vec![];
+        std::fs::File::open(file)
+            .and_then(|f| {
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(f, MAX_CONFIG_BYTES + 1),
+                    &mut bytes,
+                )
+            })
+            .map_err(|e| error(format!("cannot read: {e}")))?;
+        if bytes.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(error(format!(
+                "cannot read: larger than {} MiB, which no configuration file needs",
+                MAX_CONFIG_BYTES >> 20
+            )));
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|e| error(format!("cannot read: not UTF-8 ({e})")))?;
         Config::parse(file, &text)
     }
 

@@ -223,11 +223,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Some(file) => Config::load(file)?,
         None => Config::discover(&paths[0])?,
     };
-    let files = discover_files(&config, &paths).map_err(anyhow::Error::msg)?;
+    let discovered = discover_files(&config, &paths).map_err(anyhow::Error::msg)?;
+    for warning in &discovered.warnings {
+        eprintln!("lacuna: warning: {warning}");
+    }
+    let files = discovered.files;
     // The whole project is loaded, so that calls and classes of other modules are known; the
     // report covers the files asked for.
     let mut project_files = if paths.iter().all(|p| p.starts_with(&config.root)) {
-        discover_files(&config, std::slice::from_ref(&config.root)).unwrap_or_default()
+        discover_files(&config, std::slice::from_ref(&config.root))
+            .map(|d| d.files)
+            .unwrap_or_default()
     } else {
         vec![]
     };
