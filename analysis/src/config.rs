@@ -58,7 +58,12 @@ pub struct Config {
     pub budget: Budget,
     pub mcdc: Mcdc,
     pub sandbox: Sandbox,
+    /// Files larger than this (in bytes) are not modelled: one diagnostic says so.
+    pub max_file_size: u64,
 }
+
+/// The default of `max-file-size`: 2 MiB, far above any hand-written module.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 << 20;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
@@ -77,8 +82,10 @@ pub struct Budget {
     pub path_length: u32,
     /// Time given to the solver for one query.
     pub solver_timeout_ms: u64,
-    /// Worker processes; 0 means one fewer than the cores (at least 1).
+    /// Worker processes; 0 means one fewer than the cores (at least 1). More than the cores
+    /// is capped at the cores unless `force_workers`.
     pub workers: u32,
+    pub force_workers: bool,
 }
 
 impl Default for Budget {
@@ -92,6 +99,7 @@ impl Default for Budget {
             path_length: 5_000,
             solver_timeout_ms: 500,
             workers: 0,
+            force_workers: false,
         }
     }
 }
@@ -156,6 +164,7 @@ struct Table {
     mcdc: Mcdc,
     #[serde(default)]
     sandbox: Sandbox,
+    max_file_size: Option<u64>,
 }
 
 /// The largest `pyproject.toml` read.
@@ -266,19 +275,37 @@ impl Config {
             budget: table.budget,
             mcdc: table.mcdc,
             sandbox: table.sandbox,
+            max_file_size: table.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
         }
     }
 
-    /// The number of worker processes the budget asks for.
+    /// The number of worker processes to run: what the budget asks for, capped at the cores
+    /// unless forced.
     pub fn workers(&self) -> usize {
+        let cores = cores();
         match self.budget.workers {
-            0 => std::thread::available_parallelism()
-                .map(|n| n.get().saturating_sub(1))
-                .unwrap_or(1)
-                .max(1),
+            0 => cores.saturating_sub(1).max(1),
+            n if n as usize > cores && !self.budget.force_workers => cores,
             n => n as usize,
         }
     }
+
+    /// Says so when the budget asks for more workers than there are cores and is capped.
+    pub fn workers_capped(&self) -> Option<String> {
+        let cores = cores();
+        let asked = self.budget.workers as usize;
+        (asked > cores && !self.budget.force_workers).then(|| {
+            format!(
+                "`workers = {asked}` is capped at the {cores} cores of this machine \
+                 (`force-workers = true` in [tool.lacuna.budget], or `--workers {asked}`, runs \
+                 them all)"
+            )
+        })
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The configured interpreter: a bare command name (`python3.12`) is looked up on PATH, not in
@@ -363,6 +390,38 @@ mod tests {
     }
 
     #[test]
+    fn workers_are_capped_at_the_cores_unless_forced() {
+        let cores = cores();
+        let asked = cores + 22;
+        let c = parse(&format!("[tool.lacuna.budget]\nworkers = {asked}\n")).unwrap();
+        assert_eq!(c.workers(), cores);
+        assert_eq!(
+            c.workers_capped().as_deref(),
+            Some(
+                format!(
+                    "`workers = {asked}` is capped at the {cores} cores of this machine \
+                     (`force-workers = true` in [tool.lacuna.budget], or `--workers {asked}`, \
+                     runs them all)"
+                )
+                .as_str()
+            )
+        );
+        let forced = parse(&format!(
+            "[tool.lacuna.budget]\nworkers = {asked}\nforce-workers = true\n"
+        ))
+        .unwrap();
+        assert_eq!(forced.workers(), asked);
+        assert_eq!(forced.workers_capped(), None);
+        assert_eq!(parse("[tool.lacuna]\n").unwrap().max_file_size, 2 << 20);
+        assert_eq!(
+            parse("[tool.lacuna]\nmax-file-size = 10\n")
+                .unwrap()
+                .max_file_size,
+            10
+        );
+    }
+
+    #[test]
     fn reads_every_key() {
         let c = parse(
             r#"
@@ -377,6 +436,7 @@ tests = ["tests", "it"]
 function-time-ms = 100
 loop-bound = 8
 workers = 3
+force-workers = true
 [tool.lacuna.mcdc]
 single-condition = true
 [tool.lacuna.sandbox]

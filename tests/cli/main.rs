@@ -905,3 +905,38 @@ fn carriage_returns_alone_are_line_breaks_not_syntax_errors() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["files"][0]["diagnostics"], serde_json::json!([]));
 }
+
+#[test]
+fn files_above_the_maximum_size_get_one_diagnostic_and_no_model() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[tool.lacuna]\nmax-file-size = 100\n",
+    )
+    .unwrap();
+    let body = "def f(x):\n    if x > 1:\n        return 1\n    return 2\n";
+    std::fs::write(dir.path().join("small.py"), body).unwrap();
+    std::fs::write(dir.path().join("big.py"), body.repeat(3)).unwrap();
+    let out = lacuna(dir.path(), &["check", "--static", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = |name: &str| {
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let big = file("big.py");
+    assert_eq!(big["diagnostics"].as_array().unwrap().len(), 1, "{big}");
+    assert_eq!(big["diagnostics"][0]["code"], "LCN004");
+    assert_eq!(
+        big["diagnostics"][0]["message"],
+        "file of 162 bytes is larger than `max-file-size` (100 bytes): not modelled, no \
+         decisions nor tests for it"
+    );
+    assert_eq!(big["functions"], serde_json::json!([]));
+    assert_eq!(file("small.py")["functions"].as_array().unwrap().len(), 1);
+}

@@ -219,10 +219,19 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.paths.iter().map(|p| cwd.join(p)).collect()
     };
-    let config = match &args.config {
+    let mut config = match &args.config {
         Some(file) => Config::load(file)?,
         None => Config::discover(&paths[0])?,
     };
+    if let Some(workers) = args.workers {
+        config.budget.workers = workers;
+        config.budget.force_workers = true;
+    }
+    if !args.static_only
+        && let Some(capped) = config.workers_capped()
+    {
+        eprintln!("lacuna: {capped}");
+    }
     let discovered = discover_files(&config, &paths).map_err(anyhow::Error::msg)?;
     for warning in &discovered.warnings {
         eprintln!("lacuna: warning: {warning}");

@@ -63,6 +63,10 @@ pub struct CheckArgs {
     /// `gcov --conditions` uses, instead of the usual report.
     #[arg(long, conflicts_with_all = ["static_only", "format"])]
     pub mcdc_report: bool,
+    /// Run this many worker processes, even more than the machine has cores (the budget's
+    /// `workers` is capped at the cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

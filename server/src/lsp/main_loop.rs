@@ -315,6 +315,9 @@ impl Owner {
                     None
                 }
             };
+            if let Some(capped) = config.workers_capped() {
+                outbox.log(format!("Lacuna: {capped}"));
+            }
             let generator = Generator::spawn(events.clone(), outbox.clone(), versions.clone());
             outbox.status(Status::idle());
             (Some(generator), store)
