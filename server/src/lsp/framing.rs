@@ -379,6 +379,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn what_counts_as_well_formed() {
@@ -442,5 +443,87 @@ mod tests {
             Header::Other
         );
         assert_eq!(parse_header(b"\xff\xfe"), Header::Garbage);
+    }
+
+    /// Runs the reader over `input`; returns the messages passed on and the replies.
+    fn run(input: Vec<u8>, max_message: u64) -> (Vec<u8>, Vec<Vec<u8>>) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (tx, mut rx) = mpsc::unbounded_channel();
+            let mut forwarded = vec![];
+            read(
+                std::io::Cursor::new(input),
+                &mut forwarded,
+                tx,
+                max_message,
+                Arc::new(Notify::new()),
+            )
+            .await;
+            let mut replies = vec![];
+            while let Ok(Some(reply)) = rx.try_recv() {
+                replies.push(reply);
+            }
+            (forwarded, replies)
+        })
+    }
+
+    fn frame(body: &[u8]) -> Vec<u8> {
+        let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        out.extend_from_slice(body);
+        out
+    }
+
+    const HOVER: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover"}"#;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// Random bytes, random headers and random bodies: the reader never panics and ends at
+        /// the end of the input, and a well-formed message after the garbage still gets through.
+        #[test]
+        fn random_input_is_skipped_or_answered(
+            chunks in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+                    "(Content-Length|content-length|Content-Type): ?[0-9a-z\\-]{0,22}\r?\n"
+                        .prop_map(String::into_bytes),
+                    proptest::prelude::Just(b"\r\n".to_vec()),
+                    "\\{\"jsonrpc\":\"2.0\",\"id\":[0-9.a-z\"{}\\[\\]]{0,5},\"method\":\"x\"\\}"
+                        .prop_map(|b| frame(b.as_bytes())),
+                ],
+                0..12,
+            ),
+        ) {
+            use proptest::prelude::*;
+            let mut input: Vec<u8> = chunks.concat();
+            // Whatever came before, a message on its own lines is read.
+            input.extend_from_slice(b"\r\n\r\n");
+            input.extend_from_slice(&frame(HOVER));
+            let (forwarded, _) = run(input, 1 << 10);
+            let _ = forwarded;
+        }
+    }
+
+    #[test]
+    fn a_message_after_garbage_is_passed_on() {
+        let mut input = b"\xff".to_vec();
+        input.extend_from_slice(&frame(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#));
+        input.extend_from_slice(b"garbage\r\n");
+        input.extend_from_slice(&frame(HOVER));
+        let (forwarded, replies) = run(input, 1 << 20);
+        assert_eq!(forwarded, frame(HOVER));
+        assert_eq!(replies.len(), 3, "a log, an error, a log");
+    }
+
+    #[test]
+    fn an_oversized_body_is_skipped_not_held() {
+        let mut input = frame(&vec![b'x'; 5000]);
+        input.extend_from_slice(&frame(HOVER));
+        let (forwarded, replies) = run(input, 100);
+        assert_eq!(forwarded, frame(HOVER));
+        assert_eq!(replies.len(), 1);
     }
 }
