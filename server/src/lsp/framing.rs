@@ -497,7 +497,6 @@ mod tests {
                 0..12,
             ),
         ) {
-            use proptest::prelude::*;
             let mut input: Vec<u8> = chunks.concat();
             // Whatever came before, a message on its own lines is read.
             input.extend_from_slice(b"\r\n\r\n");
