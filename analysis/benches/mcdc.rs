@@ -28,7 +28,9 @@ fn main() {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples"));
     let root = std::fs::canonicalize(&root).expect("the project exists");
     let config = Config::discover(&root).expect("configuration");
-    let files = discover_files(&config, std::slice::from_ref(&root)).expect("walk");
+    let files = discover_files(&config, std::slice::from_ref(&root))
+        .expect("walk")
+        .files;
     let contents = files
         .iter()
         .map(|p| (p.clone(), FileContents::read(p)))

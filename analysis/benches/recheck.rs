@@ -27,7 +27,9 @@ fn main() {
         PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
     });
     let config = Config::defaults(&root);
-    let files = discover_files(&config, std::slice::from_ref(&root)).expect("walk");
+    let files = discover_files(&config, std::slice::from_ref(&root))
+        .expect("walk")
+        .files;
     let contents: Vec<_> = files
         .par_iter()
         .map(|p| (p.clone(), FileContents::read(p)))

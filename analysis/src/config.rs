@@ -61,7 +61,12 @@ pub struct Config {
     /// What the user granted the sandbox (set by the command line or the editor, never read
     /// from the repository).
     pub grants: Grants,
+    /// Files larger than this (in bytes) are not modelled: one diagnostic says so.
+    pub max_file_size: u64,
 }
+
+/// The default of `max-file-size`: 2 MiB, far above any hand-written module.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 << 20;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
@@ -80,8 +85,10 @@ pub struct Budget {
     pub path_length: u32,
     /// Time given to the solver for one query.
     pub solver_timeout_ms: u64,
-    /// Worker processes; 0 means one fewer than the cores (at least 1).
+    /// Worker processes; 0 means one fewer than the cores (at least 1). More than the cores
+    /// is capped at the cores unless `force_workers`.
     pub workers: u32,
+    pub force_workers: bool,
 }
 
 impl Default for Budget {
@@ -95,6 +102,7 @@ impl Default for Budget {
             path_length: 5_000,
             solver_timeout_ms: 500,
             workers: 0,
+            force_workers: false,
         }
     }
 }
@@ -217,7 +225,11 @@ struct Table {
     mcdc: Mcdc,
     #[serde(default)]
     sandbox: Sandbox,
+    max_file_size: Option<u64>,
 }
+
+/// The largest `pyproject.toml` read.
+pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 
 impl Config {
     /// The defaults for a project rooted at `root`, without a configuration file.
@@ -243,11 +255,34 @@ impl Config {
     }
 
     /// Reads one `pyproject.toml`.
+    /// A device (`/dev/zero`), a FIFO or a directory is refused before anything is read, and
+    /// at most [`MAX_CONFIG_BYTES`] are.
     pub fn load(file: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
+        let error = |message: String| ConfigError {
             file: file.to_owned(),
-            message: format!("cannot read: {e}"),
-        })?;
+            message,
+        };
+        let metadata = std::fs::metadata(file).map_err(|e| error(format!("cannot read: {e}")))?;
+        if !metadata.is_file() {
+            return Err(error("cannot read: not a regular file".into()));
+        }
+        let mut bytes = vec![];
+        std::fs::File::open(file)
+            .and_then(|f| {
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(f, MAX_CONFIG_BYTES + 1),
+                    &mut bytes,
+                )
+            })
+            .map_err(|e| error(format!("cannot read: {e}")))?;
+        if bytes.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(error(format!(
+                "cannot read: larger than {} MiB, which no configuration file needs",
+                MAX_CONFIG_BYTES >> 20
+            )));
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|e| error(format!("cannot read: not UTF-8 ({e})")))?;
         Config::parse(file, &text)
     }
 
@@ -302,6 +337,7 @@ impl Config {
             mcdc: table.mcdc,
             sandbox: table.sandbox,
             grants: Grants::default(),
+            max_file_size: table.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
         }
     }
 
@@ -372,16 +408,33 @@ impl Config {
         (policy, refused)
     }
 
-    /// The number of worker processes the budget asks for.
+    /// The number of worker processes to run: what the budget asks for, capped at the cores
+    /// unless forced.
     pub fn workers(&self) -> usize {
+        let cores = cores();
         match self.budget.workers {
-            0 => std::thread::available_parallelism()
-                .map(|n| n.get().saturating_sub(1))
-                .unwrap_or(1)
-                .max(1),
+            0 => cores.saturating_sub(1).max(1),
+            n if n as usize > cores && !self.budget.force_workers => cores,
             n => n as usize,
         }
     }
+
+    /// Says so when the budget asks for more workers than there are cores and is capped.
+    pub fn workers_capped(&self) -> Option<String> {
+        let cores = cores();
+        let asked = self.budget.workers as usize;
+        (asked > cores && !self.budget.force_workers).then(|| {
+            format!(
+                "`workers = {asked}` is capped at the {cores} cores of this machine \
+                 (`force-workers = true` in [tool.lacuna.budget], or `--workers {asked}`, runs \
+                 them all)"
+            )
+        })
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The configured interpreter: a bare command name (`python3.12`) is looked up on PATH, not in
@@ -466,6 +519,38 @@ mod tests {
     }
 
     #[test]
+    fn workers_are_capped_at_the_cores_unless_forced() {
+        let cores = cores();
+        let asked = cores + 22;
+        let c = parse(&format!("[tool.lacuna.budget]\nworkers = {asked}\n")).unwrap();
+        assert_eq!(c.workers(), cores);
+        assert_eq!(
+            c.workers_capped().as_deref(),
+            Some(
+                format!(
+                    "`workers = {asked}` is capped at the {cores} cores of this machine \
+                     (`force-workers = true` in [tool.lacuna.budget], or `--workers {asked}`, \
+                     runs them all)"
+                )
+                .as_str()
+            )
+        );
+        let forced = parse(&format!(
+            "[tool.lacuna.budget]\nworkers = {asked}\nforce-workers = true\n"
+        ))
+        .unwrap();
+        assert_eq!(forced.workers(), asked);
+        assert_eq!(forced.workers_capped(), None);
+        assert_eq!(parse("[tool.lacuna]\n").unwrap().max_file_size, 2 << 20);
+        assert_eq!(
+            parse("[tool.lacuna]\nmax-file-size = 10\n")
+                .unwrap()
+                .max_file_size,
+            10
+        );
+    }
+
+    #[test]
     fn reads_every_key() {
         let c = parse(
             r#"
@@ -480,6 +565,7 @@ tests = ["tests", "it"]
 function-time-ms = 100
 loop-bound = 8
 workers = 3
+force-workers = true
 [tool.lacuna.mcdc]
 single-condition = true
 [tool.lacuna.sandbox]

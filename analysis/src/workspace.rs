@@ -105,8 +105,18 @@ fn normalise_encoding(name: &str) -> &'static str {
     }
 }
 
+/// The files a walk found, and what it could not walk.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub files: Vec<PathBuf>,
+    /// One message per directory or file that could not be read (the rest was walked).
+    pub warnings: Vec<String>,
+}
+
 /// Every Python file to check under `paths` (files named explicitly are always included).
-pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// A path that does not exist, or is neither a regular file nor a directory (`/dev/null`, a
+/// FIFO), is an error; a directory inside that cannot be read is a warning.
+pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, String> {
     let include = globs(&config.include)?;
     let exclude_globs = globs(&config.exclude)?;
     let excluded_names: Vec<String> = config
@@ -116,13 +126,24 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Vec<PathBuf>
         .cloned()
         .collect();
     let mut files = vec![];
+    let mut warnings = vec![];
     for path in paths {
-        if path.is_file() {
-            files.push(path.clone());
-            continue;
-        }
-        if !path.is_dir() {
-            return Err(format!("{}: no such file or directory", path.display()));
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => {
+                files.push(path.clone());
+                continue;
+            }
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(format!(
+                    "{}: not a regular file or directory",
+                    path.display()
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!("{}: no such file or directory", path.display()));
+            }
+            Err(e) => return Err(format!("{}: {e}", path.display())),
         }
         let root = config.root.clone();
         let names = excluded_names.clone();
@@ -150,7 +171,13 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Vec<PathBuf>
             })
             .build();
         for entry in walker {
-            let entry = entry.map_err(|e| e.to_string())?;
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    warnings.push(walk_error(&e));
+                    continue;
+                }
+            };
             let p = entry.path();
             if !entry.file_type().is_some_and(|t| t.is_file())
                 || p.extension().is_none_or(|e| e != "py")
@@ -169,7 +196,35 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Vec<PathBuf>
     }
     files.sort();
     files.dedup();
-    Ok(files)
+    Ok(Discovered { files, warnings })
+}
+
+/// A walk error as the user reads it: `<path>: <reason>, skipped`.
+fn walk_error(error: &ignore::Error) -> String {
+    fn find(error: &ignore::Error, path: Option<&Path>) -> (Option<PathBuf>, String) {
+        match error {
+            ignore::Error::WithPath { path, err } => find(err, Some(path)),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                find(err, path)
+            }
+            ignore::Error::Io(io) => {
+                // The walker's own wording repeats the path: the system's reason is enough.
+                let mut deepest: &dyn std::error::Error = match io.get_ref() {
+                    Some(inner) => inner,
+                    None => io,
+                };
+                while let Some(source) = deepest.source() {
+                    deepest = source;
+                }
+                (path.map(Path::to_owned), deepest.to_string())
+            }
+            other => (path.map(Path::to_owned), other.to_string()),
+        }
+    }
+    match find(error, None) {
+        (Some(path), why) => format!("{}: {why}; skipped", path.display()),
+        (None, why) => format!("{why}; skipped"),
+    }
 }
 
 fn globs(patterns: &[String]) -> Result<GlobSet, String> {
@@ -308,7 +363,7 @@ mod tests {
         )
         .unwrap();
         let config = Config::discover(root).unwrap();
-        let files = discover_files(&config, &[root.to_owned()]).unwrap();
+        let files = discover_files(&config, &[root.to_owned()]).unwrap().files;
         let rel: Vec<String> = files
             .iter()
             .map(|f| f.strip_prefix(root).unwrap().to_string_lossy().into_owned())

@@ -90,11 +90,14 @@ impl Default for LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
+        // Lines end at `\n`, `\r\n` or a lone `\r`, as in Python and the LSP.
+        let bytes = text.as_bytes();
         let mut starts = vec![0];
         starts.extend(
-            text.bytes()
+            bytes
+                .iter()
                 .enumerate()
-                .filter(|&(_, b)| b == b'\n')
+                .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
                 .map(|(i, _)| i as u32 + 1),
         );
         LineIndex {

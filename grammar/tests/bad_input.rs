@@ -106,3 +106,25 @@ fn line_continuations_are_not_operands() {
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].conditions.len(), 1, "{:?}", d[0].conditions);
 }
+
+#[test]
+fn carriage_returns_alone_end_lines_as_in_python() {
+    let lf = "def f(x):\n    if x > 1:\n        return 1\n    return 2\n";
+    let cr = lf.replace('\n', "\r");
+    let (a, b) = (parse(lf), parse(&cr));
+    assert!(b.syntax_errors.is_empty(), "{:?}", b.syntax_errors);
+    assert_eq!(b.functions.len(), a.functions.len());
+    assert_eq!(
+        decisions(&cr).iter().map(|d| d.range).collect::<Vec<_>>(),
+        decisions(lf).iter().map(|d| d.range).collect::<Vec<_>>(),
+        "same offsets"
+    );
+    assert_eq!(decisions(&cr).len(), 1);
+    let lines = lacuna_grammar::LineIndex::new(&cr);
+    assert_eq!(lines.line_count(), 5);
+    assert_eq!(lines.line_col(14).line, 1, "`if` is on the second line");
+    // Mixed endings: `\r\n` stays one break.
+    let mixed = "def f(x):\r\n    if x:\r        return 1\n    return 2\r\n";
+    assert!(parse(mixed).syntax_errors.is_empty());
+    assert_eq!(lacuna_grammar::LineIndex::new(mixed).line_count(), 5);
+}

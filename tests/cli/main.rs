@@ -987,3 +987,183 @@ fn every_function_has_an_outcome() {
     );
     assert!(text.contains("4/18 branch sides covered"), "{text}");
 }
+
+#[test]
+fn a_configuration_that_is_not_a_regular_file_fails_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.py"), "x = 1\n").unwrap();
+    let fifo = dir.path().join("fifo.toml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for config in [Path::new("/dev/zero"), fifo.as_path(), dir.path()] {
+        let started = std::time::Instant::now();
+        let out = lacuna(
+            dir.path(),
+            &[
+                "check",
+                "--static",
+                "--config",
+                config.to_str().unwrap(),
+                "m.py",
+            ],
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "lacuna: {}: cannot read: not a regular file\n",
+                config.display()
+            )
+        );
+    }
+    let big = dir.path().join("big.toml");
+    std::fs::write(&big, format!("# {}\n", "x".repeat(5 << 20))).unwrap();
+    let out = lacuna(
+        dir.path(),
+        &[
+            "check",
+            "--static",
+            "--config",
+            big.to_str().unwrap(),
+            "m.py",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "lacuna: {}: cannot read: larger than 4 MiB, which no configuration file needs\n",
+            big.display()
+        )
+    );
+}
+
+#[test]
+fn paths_that_are_not_regular_files_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.py");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for path in ["/dev/null", fifo.to_str().unwrap()] {
+        let out = lacuna(dir.path(), &["check", "--static", path]);
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            stderr(&out),
+            format!("lacuna: {path}: not a regular file or directory\n")
+        );
+    }
+    let out = lacuna(dir.path(), &["check", "--static", "missing.py"]);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "lacuna: {}: no such file or directory\n",
+            dir.path().join("missing.py").display()
+        )
+    );
+}
+
+#[test]
+fn an_unreadable_directory_is_a_warning_and_the_rest_is_checked() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("open")).unwrap();
+    std::fs::create_dir_all(dir.path().join("closed")).unwrap();
+    std::fs::write(dir.path().join("open/a.py"), "def f(x):\n    return x\n").unwrap();
+    std::fs::write(dir.path().join("closed/b.py"), "x = 1\n").unwrap();
+    let closed = dir.path().join("closed");
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let args = ["check", "--static", "--format", "json"];
+    let out = if std::fs::read_dir(&closed).is_ok() {
+        // Running as root, whom permissions do not keep out: run as `nobody`.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_lacuna"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("setpriv runs")
+    } else {
+        lacuna(dir.path(), &args)
+    };
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "lacuna: warning: {}: Permission denied (os error 13); skipped\n",
+            closed.display()
+        )
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&str> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(files, ["open/a.py"]);
+}
+
+#[test]
+fn carriage_returns_alone_are_line_breaks_not_syntax_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("m.py"),
+        "def f(x):\r    if x > 1:\r        return 1\r    return 2\r",
+    )
+    .unwrap();
+    let out = lacuna(
+        dir.path(),
+        &["check", "--static", "--format", "json", "m.py"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["files"][0]["diagnostics"], serde_json::json!([]));
+}
+
+#[test]
+fn files_above_the_maximum_size_get_one_diagnostic_and_no_model() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[tool.lacuna]\nmax-file-size = 100\n",
+    )
+    .unwrap();
+    let body = "def f(x):\n    if x > 1:\n        return 1\n    return 2\n";
+    std::fs::write(dir.path().join("small.py"), body).unwrap();
+    std::fs::write(dir.path().join("big.py"), body.repeat(3)).unwrap();
+    let out = lacuna(dir.path(), &["check", "--static", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = |name: &str| {
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let big = file("big.py");
+    assert_eq!(big["diagnostics"].as_array().unwrap().len(), 1, "{big}");
+    assert_eq!(big["diagnostics"][0]["code"], "LCN004");
+    assert_eq!(
+        big["diagnostics"][0]["message"],
+        "file of 162 bytes is larger than `max-file-size` (100 bytes): not modelled, no \
+         decisions nor tests for it"
+    );
+    assert_eq!(big["functions"], serde_json::json!([]));
+    assert_eq!(file("small.py")["functions"].as_array().unwrap().len(), 1);
+}

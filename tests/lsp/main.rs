@@ -7,6 +7,7 @@ mod efficacy;
 #[path = "../support/example.rs"]
 mod example;
 mod neovim;
+mod robustness;
 
 use client::Server;
 use serde_json::{Value, json};

@@ -17,9 +17,18 @@ use std::sync::Arc;
 #[salsa::tracked(returns(ref))]
 pub fn parsed(db: &dyn Db, file: SourceFile) -> Arc<Module> {
     match file.contents(db) {
-        FileContents::Text(text) => Arc::new(db.parses().parse(file, text)),
+        FileContents::Text(text) if too_large(db, text).is_none() => {
+            Arc::new(db.parses().parse(file, text))
+        }
         _ => Arc::new(Module::default()),
     }
+}
+
+/// `Some(limit)` when `text` is larger than the configured `max-file-size`: such a file is not
+/// parsed nor modelled.
+fn too_large(db: &dyn Db, text: &str) -> Option<u64> {
+    let limit = db.project().config(db).max_file_size;
+    (text.len() as u64 > limit).then_some(limit)
 }
 
 #[salsa::tracked(returns(ref))]
@@ -258,7 +267,20 @@ pub struct StaticReport {
 pub fn static_report(db: &dyn Db, file: SourceFile) -> Arc<StaticReport> {
     let mut report = StaticReport::default();
     match file.contents(db) {
-        FileContents::Text(_) => {}
+        FileContents::Text(text) => {
+            if let Some(limit) = too_large(db, text) {
+                report.diagnostics.push(Diagnostic::new(
+                    Code::FileTooLarge,
+                    TextRange::new(0, 0),
+                    format!(
+                        "file of {} bytes is larger than `max-file-size` ({limit} bytes): not \
+                         modelled, no decisions nor tests for it",
+                        text.len()
+                    ),
+                ));
+                return Arc::new(report);
+            }
+        }
         FileContents::BadEncoding { offset, encoding } => {
             report.diagnostics.push(Diagnostic::new(
                 Code::UnreadableFile,

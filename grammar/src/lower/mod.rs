@@ -50,6 +50,15 @@ pub fn parse_after(
     text: &str,
     previous: Option<&PreviousParse>,
 ) -> (Module, Option<PreviousParse>) {
+    // Python reads a lone `\r` as a line break (as the LSP does); tree-sitter's grammar does
+    // not. Replaced by `\n`, byte for byte, every offset stays the same.
+    let normalised;
+    let text = if has_lone_cr(text) {
+        normalised = without_lone_cr(text);
+        normalised.as_str()
+    } else {
+        text
+    };
     let old_tree = previous.map(|p| {
         let mut tree = p.tree.clone();
         tree.edit(&text_edit(&p.text, text));
@@ -62,6 +71,30 @@ pub fn parse_after(
         tree,
     });
     (module, next)
+}
+
+fn has_lone_cr(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+}
+
+/// `text` with every `\r` not followed by `\n` replaced by `\n`.
+fn without_lone_cr(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
+            out.push_str(&text[start..i]);
+            out.push('\n');
+            start = i + 1;
+        }
+    }
+    out.push_str(&text[start..]);
+    out
 }
 
 /// The single edit turning `old` into `new`: their common prefix and suffix are kept.

@@ -232,11 +232,26 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         allow_subprocess: args.allow_subprocess,
         allow_unconfined: args.allow_unconfined,
     });
-    let files = discover_files(&config, &paths).map_err(anyhow::Error::msg)?;
+    if let Some(workers) = args.workers {
+        config.budget.workers = workers;
+        config.budget.force_workers = true;
+    }
+    if !args.static_only
+        && let Some(capped) = config.workers_capped()
+    {
+        eprintln!("lacuna: {capped}");
+    }
+    let discovered = discover_files(&config, &paths).map_err(anyhow::Error::msg)?;
+    for warning in &discovered.warnings {
+        eprintln!("lacuna: warning: {warning}");
+    }
+    let files = discovered.files;
     // The whole project is loaded, so that calls and classes of other modules are known; the
     // report covers the files asked for.
     let mut project_files = if paths.iter().all(|p| p.starts_with(&config.root)) {
-        discover_files(&config, std::slice::from_ref(&config.root)).unwrap_or_default()
+        discover_files(&config, std::slice::from_ref(&config.root))
+            .map(|d| d.files)
+            .unwrap_or_default()
     } else {
         vec![]
     };

@@ -36,6 +36,10 @@ pub struct LspArgs {
     /// Accepted for clients that pass it: stdio is the only transport.
     #[arg(long, hide = true)]
     pub stdio: bool,
+    /// The largest message the server reads, in bytes; a larger one is answered with an error
+    /// and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::lsp::DEFAULT_MAX_MESSAGE)]
+    pub max_message_size: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -73,6 +77,10 @@ pub struct CheckArgs {
     /// contained only by the in-process hook.
     #[arg(long)]
     pub allow_unconfined: bool,
+    /// Run this many worker processes, even more than the machine has cores (the budget's
+    /// `workers` is capped at the cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -84,6 +92,6 @@ pub enum Format {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Check(check) => check::run(check),
-        Command::Lsp(lsp) => crate::lsp::run(lsp.static_only).map(|()| ExitCode::SUCCESS),
+        Command::Lsp(lsp) => crate::lsp::run(lsp.static_only, lsp.max_message_size),
     }
 }

@@ -7,6 +7,7 @@ use super::main_loop::{Event, Shared};
 use super::outbox::Outbox;
 use super::settings::Settings;
 use serde_json::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, OnceLock};
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -24,16 +25,19 @@ pub struct Backend {
     /// `lacuna lsp --static-only`.
     static_only: bool,
     configuration: OnceLock<bool>,
+    /// `shutdown` was received: `exit` then ends the process with 0.
+    shut_down: Arc<AtomicBool>,
 }
 
 impl Backend {
-    pub fn new(client: Client, static_only: bool) -> Backend {
+    pub fn new(client: Client, static_only: bool, shut_down: Arc<AtomicBool>) -> Backend {
         Backend {
             client,
             shared: Arc::new(Shared::default()),
             events: OnceLock::new(),
             static_only,
             configuration: OnceLock::new(),
+            shut_down,
         }
     }
 
@@ -41,16 +45,6 @@ impl Backend {
         if let Some(tx) = self.events.get() {
             let _ = tx.send(event);
         }
-    }
-
-    /// The answer to a message the framing guard could not decode.
-    pub async fn malformed(&self, params: Value) -> Result<()> {
-        let why = params["error"].as_str().unwrap_or("malformed message");
-        Err(Error {
-            code: tower_lsp_server::jsonrpc::ErrorCode::ParseError,
-            message: format!("Parse error: {why}").into(),
-            data: None,
-        })
     }
 
     /// Asks the client for the `lacuna` settings section.
@@ -92,10 +86,9 @@ impl LanguageServer for Backend {
                 .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
         });
         let options = params.initialization_options.clone().unwrap_or(Value::Null);
-        let trusted = options
-            .get("trusted")
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
+        // Project code runs only when the client says, with a JSON `true`, that the workspace
+        // is trusted: a missing option, `null`, `"true"` or `1` is not trust.
+        let trusted = options.get("trusted") == Some(&Value::Bool(true));
         let settings = Settings::from_json(options.get("settings").unwrap_or(&Value::Null))
             .map_err(Error::invalid_params)?;
         let caps = &params.capabilities;
@@ -139,6 +132,12 @@ impl LanguageServer for Backend {
             root,
             settings,
             generate: trusted && !self.static_only,
+            why_static: if self.static_only {
+                "static analysis only: `lacuna lsp --static-only`"
+            } else {
+                "static analysis only: the workspace is not trusted (the client did not send \
+                 `\"trusted\": true`), so no project code runs"
+            },
         });
         let _ = self.events.set(events);
         Ok(InitializeResult {
@@ -209,6 +208,7 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.shut_down.store(true, Ordering::SeqCst);
         Ok(())
     }
 

@@ -35,6 +35,8 @@ pub enum Event {
         root: Option<PathBuf>,
         settings: Settings,
         generate: bool,
+        /// What the user is told when `generate` is false.
+        why_static: &'static str,
     },
     Open {
         uri: Uri,
@@ -144,6 +146,13 @@ impl Shared {
     }
 }
 
+/// Whether the server runs project code.
+enum Mode {
+    Generate,
+    /// Static analysis only, and why.
+    Static(&'static str),
+}
+
 struct Owner {
     shared: Arc<Shared>,
     outbox: Outbox,
@@ -187,18 +196,24 @@ pub fn spawn(shared: Arc<Shared>, outbox: Outbox) -> Sender<Event> {
 
 fn run(rx: Receiver<Event>, events: Sender<Event>, shared: Arc<Shared>, outbox: Outbox) {
     // Everything waits for `initialize`.
-    let (root, settings, generate) = loop {
+    let (root, settings, generate, why_static) = loop {
         match rx.recv() {
             Ok(Event::Initialize {
                 root,
                 settings,
                 generate,
-            }) => break (root, settings, generate),
+                why_static,
+            }) => break (root, settings, generate, why_static),
             Ok(_) => continue,
             Err(_) => return,
         }
     };
-    let mut owner = Owner::new(root, settings, generate, shared, outbox, events);
+    let mode = if generate {
+        Mode::Generate
+    } else {
+        Mode::Static(why_static)
+    };
+    let mut owner = Owner::new(root, settings, mode, shared, outbox, events);
     loop {
         let event = match owner.save_deadline {
             Some(deadline) => {
@@ -251,7 +266,7 @@ impl Owner {
     fn new(
         root: Option<PathBuf>,
         settings: Settings,
-        generate: bool,
+        mode: Mode,
         shared: Arc<Shared>,
         outbox: Outbox,
         events: Sender<Event>,
@@ -264,8 +279,12 @@ impl Owner {
         let config = Arc::new(settings.apply(base_config.clone()));
         let mut workspace = Workspace::new(Database::default(), (*config).clone());
         match discover_files(&config, std::slice::from_ref(&config.root)) {
-            Ok(files) => {
-                let contents = files
+            Ok(discovered) => {
+                for warning in &discovered.warnings {
+                    outbox.log(format!("Lacuna: {warning}"));
+                }
+                let contents = discovered
+                    .files
                     .into_iter()
                     .map(|p| {
                         let c = FileContents::read(&p);
@@ -277,9 +296,18 @@ impl Owner {
             Err(e) => outbox.warn(format!("Lacuna: cannot list the project's files: {e}")),
         }
         let versions = Versions::default();
-        let (generator, store) = if generate {
+        let (generator, store) = if let Mode::Static(why) = mode {
+            outbox.log(format!("Lacuna: {why}."));
+            outbox.status(Status::static_only(why));
+            (None, None)
+        } else {
             let store = match Store::open(&config.root) {
-                Ok(s) => Some(s),
+                Ok((store, notice)) => {
+                    if let Some(notice) = notice {
+                        outbox.warn(format!("Lacuna: {notice}"));
+                    }
+                    Some(store)
+                }
                 Err(e) => {
                     outbox.warn(format!(
                         "Lacuna: results will not be kept between sessions: {e}"
@@ -287,14 +315,12 @@ impl Owner {
                     None
                 }
             };
+            if let Some(capped) = config.workers_capped() {
+                outbox.log(format!("Lacuna: {capped}"));
+            }
             let generator = Generator::spawn(events.clone(), outbox.clone(), versions.clone());
             outbox.status(Status::idle());
             (Some(generator), store)
-        } else {
-            outbox.status(Status::static_only(
-                "static analysis only: the workspace is not trusted or generation is off",
-            ));
-            (None, None)
         };
         *shared.config.write().expect("config lock") = Some(config.clone());
         *shared.settings.write().expect("settings lock") = settings.clone();
