@@ -1167,3 +1167,90 @@ fn files_above_the_maximum_size_get_one_diagnostic_and_no_model() {
     assert_eq!(big["functions"], serde_json::json!([]));
     assert_eq!(file("small.py")["functions"].as_array().unwrap().len(), 1);
 }
+
+/// Where the kernel offers no file-system isolation (switched off here), generation refuses to
+/// run project code unless the user opts in on the command line; `lacuna check` says which
+/// layers hold; a repository cannot widen the sandbox.
+#[test]
+fn the_sandbox_says_what_holds_and_refuses_to_run_without_isolation() {
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python (scripts/test sets it)");
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = project.path();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n[tool.lacuna.sandbox]\nallow-network = true\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("m.py"),
+        "def sign(x: int) -> int:\n    if x > 0:\n        return 1\n    return 0\n",
+    )
+    .unwrap();
+    let check = |disabled: &str, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_lacuna"))
+            .arg("check")
+            .args(extra)
+            .arg("m.py")
+            .env("VIRTUAL_ENV", &venv)
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("LACUNA_SANDBOX_DISABLE", disabled)
+            .current_dir(root)
+            .output()
+            .unwrap()
+    };
+    let full = check("", &[]);
+    assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));
+    assert!(
+        stderr(&full).contains(
+            "lacuna: sandbox: Landlock ABI 7 (files, TCP, signals), seccomp, namespaces (user, PID, network, mount, IPC)"
+        ) || stderr(&full).contains("lacuna: sandbox: Landlock ABI"),
+        "{}",
+        stderr(&full)
+    );
+    assert!(
+        stderr(&full).contains(
+            "lacuna: warning: the repository's [tool.lacuna.sandbox] asks for the network; widening the sandbox comes only from you (--allow-network or your user configuration)"
+        ),
+        "{}",
+        stderr(&full)
+    );
+    assert!(
+        stdout(&full).contains("2/2 branch sides covered"),
+        "{}",
+        stdout(&full)
+    );
+
+    let refused = check("landlock", &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains(
+            "refusing to run project code: the kernel offers no file-system isolation here (no Landlock); pass --allow-unconfined"
+        ),
+        "{}",
+        stderr(&refused)
+    );
+
+    let degraded = check("all", &["--allow-unconfined"]);
+    assert_eq!(degraded.status.code(), Some(0), "{}", stderr(&degraded));
+    assert!(
+        stderr(&degraded).contains("lacuna: sandbox: none: only the in-process hook"),
+        "{}",
+        stderr(&degraded)
+    );
+    assert!(
+        stderr(&degraded).contains(
+            "lacuna: warning: the sandbox is weaker here: no Landlock, no seccomp, no user namespaces"
+        ),
+        "{}",
+        stderr(&degraded)
+    );
+    assert!(
+        stdout(&degraded).contains("2/2 branch sides covered"),
+        "{}",
+        stdout(&degraded)
+    );
+}

@@ -105,6 +105,13 @@ pub fn ensure_intact(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether any file of the installed agent differs from the embedded sources.
+pub fn tampered(dir: &Path) -> bool {
+    FILES
+        .iter()
+        .any(|(path, text)| std::fs::read(dir.join(path)).ok().as_deref() != Some(text.as_bytes()))
+}
+
 fn read_only(path: &Path) -> std::io::Result<()> {
     let mut perms = std::fs::metadata(path)?.permissions();
     perms.set_readonly(true);

@@ -2,7 +2,8 @@
 //! outside the process's own tree (ptrace, other processes' memory and limits, pidfds), change
 //! the machine (mounts, modules, clocks, keys, BPF, io_uring) or leave the sandbox (namespaces)
 //! fail with `EPERM`; so do new processes and sockets unless the user granted them, and terminal
-//! injection. `clone3` answers `ENOSYS`, so that the C library falls back to `clone`, whose flags
+//! injection; so does changing any file's mode, owner, times or extended attributes, which
+//! Landlock does not cover (inside the scratch directory too). `clone3` answers `ENOSYS`, so that the C library falls back to `clone`, whose flags
 //! the filter can read (a thread is allowed, a process is not).
 
 use super::Policy;
@@ -64,6 +65,25 @@ const REFUSED: &[libc::c_long] = &[
     libc::SYS_vhangup,
     libc::SYS_sethostname,
     libc::SYS_setdomainname,
+    // Metadata Landlock does not cover: modes, owners, times and extended attributes of any file.
+    libc::SYS_chmod,
+    libc::SYS_fchmod,
+    libc::SYS_fchmodat,
+    libc::SYS_fchmodat2,
+    libc::SYS_chown,
+    libc::SYS_fchown,
+    libc::SYS_lchown,
+    libc::SYS_fchownat,
+    libc::SYS_utime,
+    libc::SYS_utimes,
+    libc::SYS_utimensat,
+    libc::SYS_futimesat,
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_fsetxattr,
+    libc::SYS_removexattr,
+    libc::SYS_lremovexattr,
+    libc::SYS_fremovexattr,
 ];
 
 /// Refused unless the user granted subprocesses.

@@ -34,7 +34,8 @@ impl Layers {
         kernel.without(&std::env::var("LACUNA_SANDBOX_DISABLE").unwrap_or_default())
     }
 
-    fn without(mut self, disabled: &str) -> Layers {
+    /// These layers less those named in `disabled` (`landlock,seccomp,namespaces` or `all`).
+    pub fn without(mut self, disabled: &str) -> Layers {
         for name in disabled.split(',').map(str::trim) {
             match name {
                 "landlock" => self.landlock_abi = 0,

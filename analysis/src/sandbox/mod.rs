@@ -52,7 +52,15 @@ pub enum ContainmentError {
 /// scratch directory, and every available layer is applied in the child before `exec`. Returns
 /// the layers that will hold.
 pub fn confine(command: &mut Command, policy: &Policy) -> Result<Layers, ContainmentError> {
-    let layers = Layers::current();
+    confine_with(command, policy, Layers::current())
+}
+
+/// `confine` with the given layers only (the tests of each layer and of the degraded mode).
+pub fn confine_with(
+    command: &mut Command,
+    policy: &Policy,
+    layers: Layers,
+) -> Result<Layers, ContainmentError> {
     if !layers.has(Layer::Landlock) && !policy.allow_unconfined {
         return Err(ContainmentError::Unavailable {
             missing: layers.missing(),

@@ -64,7 +64,12 @@ pub fn parse_after(
         tree.edit(&text_edit(&p.text, text));
         tree
     });
-    let tree = PARSER.with(|p| p.borrow_mut().parse(text, old_tree.as_ref()));
+    let mut tree = PARSER.with(|p| p.borrow_mut().parse(text, old_tree.as_ref()));
+    // tree-sitter's error recovery can end differently when it starts from an old tree; a text
+    // with errors is parsed afresh, so that its syntax errors are the ones a fresh parse finds.
+    if old_tree.is_some() && tree.as_ref().is_some_and(|t| t.root_node().has_error()) {
+        tree = PARSER.with(|p| p.borrow_mut().parse(text, None));
+    }
     let module = lower_tree(text, tree.as_ref());
     let next = tree.map(|tree| PreviousParse {
         text: std::sync::Arc::from(text),
