@@ -404,10 +404,10 @@ impl Canaries {
             damage.push("canary file".into());
         }
         use std::os::unix::fs::MetadataExt;
-        if let Ok(meta) = std::fs::metadata(self.c()) {
-            if meta.mode() & 0o7777 != 0o644 || meta.mtime() != self.mtime {
-                damage.push("canary file's metadata".into());
-            }
+        if let Ok(meta) = std::fs::metadata(self.c())
+            && (meta.mode() & 0o7777 != 0o644 || meta.mtime() != self.mtime)
+        {
+            damage.push("canary file's metadata".into());
         }
         if xattr_names(&self.c()) != 0 {
             damage.push("canary file's extended attributes".into());

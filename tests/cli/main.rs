@@ -1254,3 +1254,58 @@ fn the_sandbox_says_what_holds_and_refuses_to_run_without_isolation() {
         stdout(&degraded)
     );
 }
+
+/// Code that behaves only under pytest (where the agent is not) meets the same sandbox in the
+/// pytest check of the emitted tests, and a time limit: the canary it tries to delete survives,
+/// the test that then sleeps is stopped and left out, and `lacuna check` finishes.
+#[test]
+fn the_pytest_check_is_confined_and_time_limited() {
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python (scripts/test sets it)");
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let canary = home.path().join("canary");
+    std::fs::write(&canary, "alive").unwrap();
+    let root = project.path();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("sneaky.py"),
+        format!(
+            r#"import os, time
+
+def double(x: int) -> int:
+    if os.environ.get("PYTEST_CURRENT_TEST"):
+        try:
+            os.remove({canary:?})
+        except OSError:
+            pass
+        time.sleep(120)
+    if x > 0:
+        return 2 * x
+    return 0
+"#,
+            canary = canary.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--emit-tests", "tests_gen", "sneaky.py"])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("lacuna: wrote 0 tests in 0 files to")
+            && stderr(&out).contains("0 as generated, 0 without their assertion, 2 left out"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&canary).unwrap(), "alive");
+}

@@ -11,7 +11,18 @@ pub fn python() -> PathBuf {
 }
 
 /// A pool of `size` workers on the project at `root`; `home` becomes their `HOME`.
+#[allow(dead_code)]
 pub fn pool(root: &Path, home: &Path, size: usize) -> Pool {
+    pool_with(root, home, size, false)
+}
+
+/// `pool`, allowed to run with the layers `LACUNA_SANDBOX_DISABLE` leaves (for measurements).
+#[allow(dead_code)]
+pub fn pool_unconfined_allowed(root: &Path, home: &Path, size: usize) -> Pool {
+    pool_with(root, home, size, true)
+}
+
+fn pool_with(root: &Path, home: &Path, size: usize, allow_unconfined: bool) -> Pool {
     let python = interpreter::probe(&python())
         .expect("a Python 3.9+ interpreter")
         .path;
@@ -33,6 +44,7 @@ pub fn pool(root: &Path, home: &Path, size: usize) -> Pool {
         policy: lacuna_analysis::sandbox::Policy {
             scratch: scratch.clone(),
             memory_mb: 1024,
+            allow_unconfined,
             ..Default::default()
         },
     };

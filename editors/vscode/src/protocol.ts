@@ -79,6 +79,8 @@ export interface StatusParams {
   /** The function being explored (`generating`). */
   function?: string;
   message?: string;
+  /** While project code runs: the kernel's containment layers in force. */
+  sandbox?: string;
 }
 
 /** `lacuna/coverage` notification: branch sides of a file covered by generated tests. */

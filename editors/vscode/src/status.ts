@@ -74,6 +74,7 @@ export function renderStatus(status: StatusParams | undefined, coverage: Coverag
   }
   if (status?.message && status.state !== 'generating') lines.push(status.message);
   if (status?.state === 'generating' && status.message) lines.push(`Progress: ${status.message}.`);
+  if (status?.sandbox) lines.push(`Sandbox: ${status.sandbox}.`);
   if (coverage) lines.push(coverageSentence(coverage));
   lines.push(CLICK);
   view.tooltip = lines.join('\n');

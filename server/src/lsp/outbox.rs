@@ -17,6 +17,10 @@ pub struct Status {
     pub function: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// While project code runs: the kernel's containment layers in force
+    /// (`Landlock ABI 7 (files, TCP, signals), seccomp, namespaces (…)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 impl Status {
@@ -25,6 +29,7 @@ impl Status {
             state: "idle".into(),
             function: None,
             message: None,
+            sandbox: Some(lacuna_analysis::sandbox::Layers::current().to_string()),
         }
     }
     pub fn generating(function: &str, done: usize, total: usize) -> Status {
@@ -32,6 +37,7 @@ impl Status {
             state: "generating".into(),
             function: Some(function.to_owned()),
             message: Some(format!("{function} ({}/{total})", done + 1)),
+            sandbox: Some(lacuna_analysis::sandbox::Layers::current().to_string()),
         }
     }
     pub fn static_only(why: &str) -> Status {
@@ -39,6 +45,7 @@ impl Status {
             state: "static".into(),
             function: None,
             message: Some(why.to_owned()),
+            sandbox: None,
         }
     }
     pub fn error(message: String) -> Status {
@@ -46,6 +53,7 @@ impl Status {
             state: "error".into(),
             function: None,
             message: Some(message),
+            sandbox: None,
         }
     }
 }
