@@ -43,8 +43,12 @@ pub struct Skipped {
 /// Starts the pool for a project. Its workers are confined by the kernel (see `sandbox`); the
 /// messages are the repository's sandbox requests that were refused.
 pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), String> {
-    let python =
-        interpreter::discover(&config.root, config.python.as_deref()).map_err(|e| e.to_string())?;
+    let python = interpreter::discover(
+        &config.root,
+        config.python.as_deref(),
+        config.grants.allow_unconfined,
+    )
+    .map_err(|e| e.to_string())?;
     let agent_dir = embed::install(&embed::cache_dir()).map_err(|e| {
         format!(
             "cannot write the agent to {}: {e}",

@@ -496,10 +496,13 @@ fn emit_tests(
             exploration: &r.exploration,
         })
         .collect();
-    let python =
-        lacuna_analysis::agent::interpreter::discover(&config.root, config.python.as_deref())
-            .map_err(anyhow::Error::msg)?
-            .path;
+    let python = lacuna_analysis::agent::interpreter::discover(
+        &config.root,
+        config.python.as_deref(),
+        config.grants.allow_unconfined,
+    )
+    .map_err(anyhow::Error::msg)?
+    .path;
     let (sandbox, _) = config.sandbox_policy(&std::env::temp_dir());
     let emitted =
         lacuna_analysis::emit::emit_project(&functions, &python, &config.src, dir, &sandbox)

@@ -242,10 +242,15 @@ impl Generator {
                 exploration: e,
             })
             .collect();
-        let python =
-            lacuna_analysis::agent::interpreter::discover(&config.root, config.python.as_deref())
-                .map_err(|e| e.to_string())?
-                .path;
+        let python = lacuna_analysis::agent::interpreter::discover(
+            &config.root,
+            config.python.as_deref(),
+            lacuna_analysis::config::Grants::user_level()
+                .unwrap_or_default()
+                .allow_unconfined,
+        )
+        .map_err(|e| e.to_string())?
+        .path;
         let mut granted = (**config).clone();
         granted.grants = lacuna_analysis::config::Grants::user_level().unwrap_or_default();
         let (sandbox, _) = granted.sandbox_policy(&std::env::temp_dir());
