@@ -402,3 +402,117 @@ fn project_modules_cannot_shadow_what_the_agent_imports() {
         .collect();
     assert!(shadowed.is_empty(), "{shadowed:?}");
 }
+
+/// User code the agent itself calls — the `repr`, `str` and `__del__` of what a function returns
+/// or raises, string annotations and defaults it describes, metaclass hooks — and code that
+/// switches the in-process hook off (through `gc`) all run inside the confined worker: the
+/// canary in HOME survives every one, and the pool keeps serving.
+#[test]
+fn user_code_the_agent_calls_itself_is_confined_too() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let canary = home.path().join("canary");
+    std::fs::write(&canary, "alive").unwrap();
+    let source = format!(
+        r#"
+import gc, os
+C = {canary:?}
+
+def rm():
+    try:
+        os.remove(C)
+    except OSError:
+        pass
+    return "x"
+
+class Nasty:
+    def __repr__(self):
+        return rm()
+    __str__ = __repr__
+    def __del__(self):
+        rm()
+
+class NastyError(Exception):
+    def __str__(self):
+        return rm()
+
+def returns_nasty(x):
+    if x > 3:
+        return Nasty()
+    return x
+
+def raises_nasty(x):
+    if x > 3:
+        raise NastyError()
+    return x
+
+def annotated(x: '__import__("os").remove(C) or int' = Nasty()):
+    if x:
+        return 1
+    return 0
+
+def hook_off(x):
+    for o in gc.get_objects():
+        if type(o).__name__ == "Sandbox":
+            o.active = False
+    os.remove(C)
+    return x
+
+def ordinary(x):
+    if x > 3:
+        return x * 2
+    return -x
+"#,
+        canary = canary.display().to_string()
+    );
+    std::fs::write(project.path().join("hostile.py"), source).unwrap();
+    std::fs::write(
+        project.path().join("meta.py"),
+        format!(
+            r#"
+import os
+C = {canary:?}
+
+class Meta(type):
+    def __instancecheck__(cls, other):
+        try:
+            os.remove(C)
+        except OSError:
+            pass
+        return False
+
+class Shape(metaclass=Meta):
+    def area(self, n: int) -> int:
+        if n > 0:
+            return n
+        return 0
+"#,
+            canary = canary.display().to_string()
+        ),
+    )
+    .unwrap();
+    let pool = support::pool(project.path(), home.path(), 1);
+    for qualname in ["returns_nasty", "raises_nasty", "annotated", "hook_off"] {
+        let _ = pool
+            .execute(&request(qualname, vec![int(5)], 2_000))
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&canary).unwrap(),
+            "alive",
+            "{qualname}"
+        );
+        still_serving(&pool);
+    }
+    for (module, qualname) in [("hostile", "annotated"), ("meta", "Shape.area")] {
+        let _ = pool.raw(
+            serde_json::json!({"op": "describe", "target": {"module": module, "qualname": qualname}}),
+            Duration::from_secs(10),
+        );
+        assert_eq!(
+            std::fs::read_to_string(&canary).unwrap(),
+            "alive",
+            "{qualname}"
+        );
+        still_serving(&pool);
+    }
+}
