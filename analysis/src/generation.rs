@@ -195,6 +195,25 @@ pub type Target = (
 );
 
 /// The functions of `files` to explore, with the reasons others are skipped.
+/// Why a module cannot be imported by name (`1abc`, `class`, `my-module`), so that neither the
+/// agent nor a test can reach its functions; `None` when it can.
+fn unimportable(module: &str) -> Option<String> {
+    const KEYWORDS: &[&str] = &[
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+        "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+        "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+        "try", "while", "with", "yield",
+    ];
+    let bad = module.split('.').find(|part| {
+        let mut chars = part.chars();
+        let starts = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+        !starts || !chars.all(|c| c == '_' || c.is_alphanumeric()) || KEYWORDS.contains(part)
+    })?;
+    Some(format!(
+        "the module name `{bad}` is not a Python identifier, so `import` cannot reach it; rename the file"
+    ))
+}
+
 pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>) {
     let index = module_index(db, db.project());
     let mut out = vec![];
@@ -203,6 +222,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
         let Some(module) = index.name(file) else {
             continue;
         };
+        let unimportable = unimportable(module);
         let path = canonical(file.path(db));
         let lines = line_index(db, file).clone();
         let text = file.contents(db).text().cloned().unwrap_or_default();
@@ -216,7 +236,11 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 qualname: called_as.clone(),
                 ..(*syntax).clone()
             };
-            if let Err(reason) = explorable(&checked) {
+            let verdict = match &unimportable {
+                Some(why) => Err(why.clone()),
+                None => explorable(&checked).map_err(str::to_owned),
+            };
+            if let Err(reason) = verdict {
                 // A function without branch sides is not a gap.
                 let sides = 2 * syntax.decisions.iter().filter(|d| d.expr.is_some()).count();
                 if sides > 0 {
@@ -238,7 +262,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                     skipped.push(Skipped {
                         file,
                         function: node.id(db).clone(),
-                        reason: reason.to_owned(),
+                        reason: reason.clone(),
                         branch_sides: sides,
                         diagnostic,
                     });

@@ -1309,3 +1309,48 @@ def double(x: int) -> int:
     );
     assert_eq!(std::fs::read_to_string(&canary).unwrap(), "alive");
 }
+
+/// Modules whose names `import` cannot reach (`1abc.py`, `class.py`) are not explored — each
+/// function says why — and never cost the other modules their emitted tests.
+#[test]
+fn modules_import_cannot_reach_say_so_and_spare_the_others() {
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python (scripts/test sets it)");
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = project.path();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n",
+    )
+    .unwrap();
+    let body = "def sign(x: int) -> int:\n    if x > 0:\n        return 1\n    return 0\n";
+    for name in ["1abc.py", "class.py", "ok.py"] {
+        std::fs::write(root.join(name), body).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--emit-tests", "tests_gen", "."])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for name in ["1abc", "class"] {
+        assert!(
+            text.contains(&format!(
+                "info[LCN107]: not explored: the module name `{name}` is not a Python identifier, so `import` cannot reach it; rename the file"
+            )),
+            "{text}"
+        );
+    }
+    assert!(
+        stderr(&out).contains("lacuna: wrote 2 tests in 1 files")
+            && stderr(&out).contains("checked under pytest: 2 as generated"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(root.join("tests_gen/test_lacuna_ok.py").is_file());
+}
