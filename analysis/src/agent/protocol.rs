@@ -252,16 +252,7 @@ impl Literal {
                 }
                 Literal::Int(text.to_owned())
             }
-            "float" => Literal::Float(match node.get("value")? {
-                serde_json::Value::Number(n) => n.as_f64()?,
-                serde_json::Value::String(s) => match s.as_str() {
-                    "inf" => f64::INFINITY,
-                    "-inf" => f64::NEG_INFINITY,
-                    "nan" => f64::NAN,
-                    _ => return None,
-                },
-                _ => return None,
-            }),
+            "float" => Literal::Float(wire_float(node.get("value")?)?),
             "str" => {
                 let text = node.get("value")?.as_str()?;
                 if text.len() > LITERAL_MAX_TEXT {
@@ -304,6 +295,21 @@ impl Literal {
     /// Whether it is a float NaN (which equals nothing, itself included).
     pub fn is_nan(&self) -> bool {
         matches!(self, Literal::Float(x) if x.is_nan())
+    }
+}
+
+/// A float of the wire form: a JSON number, or `"inf"`, `"-inf"`, `"nan"`, which JSON cannot
+/// write as numbers.
+pub fn wire_float(value: &serde_json::Value) -> Option<f64> {
+    match value {
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::String(s) => match s.as_str() {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -1,6 +1,6 @@
 //! Writing the pytest source of a module's generated tests.
 
-use crate::agent::protocol::{ExecuteRequest, Literal, Value, ValueTree};
+use crate::agent::protocol::{ExecuteRequest, Literal, Value, ValueTree, wire_float};
 use crate::explore::search::{GeneratedTest, Outcome};
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
@@ -310,16 +310,7 @@ impl Writer<'_> {
                 python_str_literal(&mut s, value);
                 s
             }
-            Value::Float { value } => float_expr(match value {
-                serde_json::Value::Number(n) => n.as_f64()?,
-                serde_json::Value::String(s) => match s.as_str() {
-                    "inf" => f64::INFINITY,
-                    "-inf" => f64::NEG_INFINITY,
-                    "nan" => f64::NAN,
-                    _ => return None,
-                },
-                _ => return None,
-            }),
+            Value::Float { value } => float_expr(wire_float(value)?),
             Value::None => "None".to_owned(),
             Value::Bytes { value } => bytes_literal(value.as_bytes()),
             Value::Ref { name } => self.imports.name(name)?,
