@@ -10,8 +10,10 @@ use crate::db::{
     module_index,
 };
 use crate::explore::coverage::FunctionUnderTest;
-use crate::explore::inputs::Shape;
-use crate::explore::search::{Budget, Exploration, Signature, explore};
+use crate::explore::exploration::Exploration;
+use crate::explore::search::{Budget, explore};
+use crate::explore::shape::Shape;
+use crate::explore::signature::Signature;
 use crate::guidance::Guidance;
 use lacuna_grammar::{FunctionKind, FunctionSyntax};
 use rustc_hash::FxHashMap;
@@ -373,7 +375,7 @@ pub fn signature(
                 .collect()
         })
         .unwrap_or_default();
-    let params = crate::explore::inputs::params(&response["params"])
+    let params = crate::explore::shape::params(&response["params"])
         .into_iter()
         .map(|(name, shape)| {
             // An unannotated parameter's type is guessed from how the function uses it.
@@ -416,7 +418,7 @@ pub fn signature(
     };
     Ok(Signature {
         params,
-        keyword_only: crate::explore::inputs::keyword_only(&response["params"]),
+        keyword_only: crate::explore::shape::keyword_only(&response["params"]),
         varargs: response["params"].as_array().and_then(|a| {
             a.iter()
                 .find(|p| p["kind"] == "var_positional")

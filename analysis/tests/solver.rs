@@ -2,7 +2,8 @@
 //! Python's semantics must make CPython evaluate that constraint to `True`; unsatisfiable
 //! constraints are ones Python agrees have no solution in a brute-force range.
 
-use lacuna_analysis::explore::solver::{Answer, Solver, Value};
+use lacuna_analysis::explore::solver::{Answer, Solver};
+use lacuna_analysis::explore::value::ModelValue;
 use lacuna_analysis::symbolic::Expr;
 use lacuna_analysis::symbolic::python_str_literal;
 use serde_json::json;
@@ -12,16 +13,16 @@ fn python() -> String {
     std::env::var("LACUNA_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
 }
 
-fn literal(v: &Value) -> String {
+fn literal(v: &ModelValue) -> String {
     match v {
-        Value::Int(d) => d.clone(),
-        Value::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
-        Value::Str(s) => {
+        ModelValue::Int(d) => d.clone(),
+        ModelValue::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+        ModelValue::Str(s) => {
             let mut out = String::new();
             python_str_literal(&mut out, s);
             out
         }
-        Value::Real(x) => format!("{x:?}"),
+        ModelValue::Real(x) => format!("{x:?}"),
     }
 }
 
@@ -239,7 +240,7 @@ fn path_negations_share_a_prefix() {
     let answers = solver.negations(&path, &[0, 1, 2, 3]);
     let value = |i: usize| match &answers[i].1 {
         Answer::Sat(m) => match &m.values["x"] {
-            Value::Int(d) => d.parse::<i64>().unwrap(),
+            ModelValue::Int(d) => d.parse::<i64>().unwrap(),
             other => panic!("{other:?}"),
         },
         other => panic!("{i}: {other:?}"),

@@ -3,7 +3,7 @@
 
 use super::python::{FunctionTests, NotEmitted, TestFile, module_tests};
 use super::verify::{Verification, verify};
-use crate::explore::search::{Exploration, GeneratedTest};
+use crate::explore::exploration::{Exploration, GeneratedTest};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

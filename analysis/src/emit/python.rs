@@ -1,7 +1,7 @@
 //! Writing the pytest source of a module's generated tests.
 
 use crate::agent::protocol::{ExecuteRequest, Literal, Value, ValueTree, wire_float};
-use crate::explore::search::{GeneratedTest, Outcome};
+use crate::explore::exploration::{GeneratedTest, Outcome};
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
 use std::collections::BTreeSet;

@@ -10,7 +10,7 @@ use super::reading::Reading;
 use crate::config::Mcdc;
 use crate::diagnostic::{Cause, Code, Diagnostic};
 use crate::explore::coverage::FunctionUnderTest;
-use crate::explore::search::Exploration;
+use crate::explore::exploration::Exploration;
 use crate::explore::solver::{Answer, Solver};
 use crate::model::function::has_obligations;
 use crate::model::mcdc::{Independence, McdcTable, Obligation, obligations};

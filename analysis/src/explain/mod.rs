@@ -12,7 +12,7 @@ pub mod reading;
 
 use crate::diagnostic::{Cause, Code, Diagnostic, Related, Severity};
 use crate::explore::coverage::FunctionUnderTest;
-use crate::explore::search::{Attempt, Dependency, Exploration};
+use crate::explore::exploration::{Attempt, Dependency, Exploration};
 use lacuna_grammar::{DecisionKind, LineCol, TextRange};
 use serde_json::{Value as Json, json};
 
@@ -1021,7 +1021,7 @@ fn position_range(
 mod tests {
     use super::*;
     use crate::agent::protocol::Position;
-    use crate::explore::search::ExternalCallSeen;
+    use crate::explore::exploration::ExternalCallSeen;
 
     use super::flow::tests::function;
 

@@ -3,10 +3,15 @@
 //! budgets) and object construction build on it.
 
 pub mod coverage;
+pub mod exploration;
 pub mod inputs;
 pub mod mutate;
 pub mod regex;
+pub mod rng;
 pub mod search;
 pub mod seeds;
+pub mod shape;
+pub mod signature;
 pub mod smt;
 pub mod solver;
+pub mod value;

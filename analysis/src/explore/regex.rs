@@ -5,7 +5,7 @@
 //! repetition counts — which join the strings the search draws from. Parsing is
 //! `regex-syntax`'s; Python's syntax for the usual patterns is the same.
 
-use super::mutate::Rng;
+use super::rng::Rng;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// Characters that make a literal worth reading as a pattern.

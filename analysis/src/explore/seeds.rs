@@ -2,8 +2,8 @@
 //! source, and the type of an unannotated parameter guessed from how the function uses it
 //! (its methods, and whether it is called — with what its calls must return).
 
-use super::inputs::Shape;
-use super::solver::Value as ModelValue;
+use super::shape::Shape;
+use super::value::ModelValue;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
@@ -154,7 +154,7 @@ pub fn guess_from_uses(name: &str, source: &str) -> Shape {
             };
             let mut variants = vec![first.clone()];
             variants.extend(
-                super::inputs::any_variants()
+                super::shape::any_variants()
                     .into_iter()
                     .filter(|v| std::mem::discriminant(v) != std::mem::discriminant(&first)),
             );

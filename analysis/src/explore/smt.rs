@@ -5,7 +5,8 @@
 //! Operations z3 does not model (or the agent marked opaque) are reported, not approximated:
 //! the caller turns them into a "solver limit" explanation.
 
-use super::inputs::{Domain, Domains};
+use super::shape::Domain;
+use super::signature::Domains;
 use crate::symbolic::{Expr, Op, Sort};
 use rustc_hash::FxHashMap;
 use std::fmt::Write;

@@ -4,26 +4,17 @@
 //!
 //! `z3::Solver` is not `Send`: a `Solver` lives and dies on the thread that explores a function.
 
-use super::inputs::Domains;
+use super::signature::Domains;
 use super::smt::{Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
+use super::value::ModelValue;
 use crate::symbolic::{Expr, Sort};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A concrete value for a variable, from a model.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    /// Decimal digits (Python ints are unbounded).
-    Int(String),
-    Bool(bool),
-    Str(String),
-    Real(f64),
-}
-
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Model {
-    pub values: FxHashMap<Arc<str>, Value>,
+    pub values: FxHashMap<Arc<str>, ModelValue>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -265,18 +256,18 @@ fn extract(model: &z3::Model, vars: &[(Arc<str>, Sort)]) -> Model {
         let value = match sort {
             Sort::Int => model
                 .eval(&Int::new_const(symbol), true)
-                .map(|v| Value::Int(int_text(&v.to_string()))),
+                .map(|v| ModelValue::Int(int_text(&v.to_string()))),
             Sort::Bool => model
                 .eval(&Bool::new_const(symbol), true)
                 .and_then(|v| v.as_bool())
-                .map(Value::Bool),
+                .map(ModelValue::Bool),
             Sort::Str => model
                 .eval(&ZString::new_const(symbol), true)
                 .and_then(|v| v.as_string())
-                .map(|s| Value::Str(unescape_z3_string(&s))),
+                .map(|s| ModelValue::Str(unescape_z3_string(&s))),
             Sort::Real => model
                 .eval(&Real::new_const(symbol), true)
-                .map(|v| Value::Real(real_value(&v.to_string()))),
+                .map(|v| ModelValue::Real(real_value(&v.to_string()))),
         };
         if let Some(value) = value {
             values.insert(name.clone(), value);

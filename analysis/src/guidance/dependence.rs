@@ -11,9 +11,9 @@
 //! call) as one more hash. Imports and comments are left out: adding a declaration adds an
 //! import, and that must not make every exploration stale.
 
-use super::Guidance;
-use crate::explore::inputs::Shape;
-use crate::explore::search::{Exploration, Signature};
+use crate::explore::exploration::Exploration;
+use crate::explore::shape::Shape;
+use crate::explore::signature::{Guidance, Signature};
 use lacuna_grammar::FunctionKind;
 use lacuna_grammar::ids::fnv1a;
 use std::collections::{BTreeMap, BTreeSet};

@@ -7,44 +7,16 @@ pub mod dependence;
 
 use crate::agent::Pool;
 use crate::config::Config;
-use crate::explore::inputs::{Shape, params};
 use crate::explore::seeds;
-use crate::explore::solver::Value as ModelValue;
+use crate::explore::shape::{Shape, params};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-/// What the guidance module declares.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Guidance {
-    pub mocks: Vec<MockDecl>,
-    pub factories: Vec<FactoryDecl>,
-}
-
-/// A mocked call: the dotted name project code calls it by, and what it returns.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MockDecl {
-    pub target: String,
-    pub returns: Shape,
-    /// Default values inside a returned object, relative to it (`__init__.month` → 1).
-    pub defaults: BTreeMap<String, ModelValue>,
-}
-
-/// A factory: the function (`module:qualname`), the class it builds, its parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FactoryDecl {
-    pub function: String,
-    pub class: String,
-    pub params: Vec<(String, Shape)>,
-    pub defaults: BTreeMap<String, ModelValue>,
-}
+pub use crate::explore::signature::{FactoryDecl, Guidance, MockDecl};
 
 impl Guidance {
-    pub fn factory_for(&self, class: &str) -> Option<&FactoryDecl> {
-        self.factories.iter().find(|f| f.class == class)
-    }
-
     /// Reads the agent's description of a guidance module.
     pub fn from_describe(response: &Json) -> Guidance {
         let list = |key: &str| response[key].as_array().cloned().unwrap_or_default();
@@ -124,6 +96,7 @@ pub fn load(pool: &Pool, config: &Config) -> Result<Guidance, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::value::ModelValue;
 
     #[test]
     fn module_names_follow_import_roots() {

@@ -168,7 +168,7 @@ pub struct SideRecord {
 
 fn side_records(
     target: &lacuna_analysis::explore::coverage::FunctionUnderTest,
-    exploration: &lacuna_analysis::explore::search::Exploration,
+    exploration: &lacuna_analysis::explore::exploration::Exploration,
 ) -> Vec<SideRecord> {
     let line = |r: lacuna_grammar::TextRange| {
         target.lines.line_col(r.absolute(target.anchor).start).line + 1

@@ -3,7 +3,8 @@
 //! diagnostics). Handlers run concurrently; only the owner thread writes.
 
 use super::document::Encoding;
-use super::main_loop::{Event, Shared};
+use super::event::Event;
+use super::snapshot::Shared;
 use super::outbox::Outbox;
 use super::settings::Settings;
 use serde_json::Value;

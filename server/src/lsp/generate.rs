@@ -4,18 +4,20 @@
 //! of the job when it is not; each function's outcome goes back to the owner as soon as it is
 //! known. Explorations are kept for exporting the generated tests.
 
-use super::main_loop::Event;
+use super::event::Event;
 use super::outbox::{Outbox, Status};
 use super::outcome::{FunctionOutcome, StoredDiagnostic};
 use lacuna_analysis::agent::Pool;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
-use lacuna_analysis::explore::search::{Exploration, explore};
+use lacuna_analysis::explore::exploration::Exploration;
+use lacuna_analysis::explore::search::explore;
 use lacuna_analysis::generation::{self, Facts, Target};
-use lacuna_analysis::guidance::dependence::Declarations;
+use lacuna_analysis::guidance::dependence::{self, Declarations};
 use lacuna_analysis::guidance::{self, Guidance};
 use lacuna_analysis::{emit, explain};
 use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -159,12 +161,14 @@ impl Generator {
             let (_, function, under_test, source) = target;
             self.outbox
                 .status(Status::generating(&under_test.qualname, done, total));
-            let exploration = self.explore_one(&job.config, &under_test, &job.writers, &source);
+            let (exploration, subjects) =
+                self.explore_one(&job.config, &under_test, &job.writers, &source);
             let outcome = outcome(
                 &under_test,
                 function.as_str(),
                 fingerprint,
                 &exploration,
+                &subjects,
                 &job.config.mcdc,
                 &self.declarations,
             );
@@ -189,13 +193,14 @@ impl Generator {
         target: &FunctionUnderTest,
         writers: &Writers,
         source: &str,
-    ) -> Exploration {
+    ) -> (Exploration, BTreeSet<String>) {
         let budget = generation::budget(config);
         if let Err(e) = self.pool(config, false) {
-            return Exploration {
+            let failed = Exploration {
                 failure: Some(e),
                 ..Exploration::default()
             };
+            return (failed, BTreeSet::new());
         }
         let facts = Facts {
             writers: writers.clone(),
@@ -203,11 +208,20 @@ impl Generator {
         };
         let pool = &self.pool.as_ref().expect("pool started").1;
         match generation::signature(pool, target, &facts, source) {
-            Ok(signature) => explore(target, &signature, pool, &budget, source),
-            Err(e) => Exploration {
-                failure: Some(e),
-                ..Exploration::default()
-            },
+            Ok(signature) => {
+                let e = explore(target, &signature, pool, &budget, source);
+                // What the exploration depends on in the guidance module: the staleness rule
+                // is the server's, applied to what the search saw.
+                let subjects = dependence::subjects(&signature, &e);
+                (e, subjects)
+            }
+            Err(e) => {
+                let failed = Exploration {
+                    failure: Some(e),
+                    ..Exploration::default()
+                };
+                (failed, BTreeSet::new())
+            }
         }
     }
 
@@ -226,7 +240,7 @@ impl Generator {
             if !fresh {
                 self.outbox
                     .status(Status::generating(&under_test.qualname, i, total));
-                let e = self.explore_one(config, &under_test, writers, &source);
+                let (e, _) = self.explore_one(config, &under_test, writers, &source);
                 self.explored
                     .insert(key.clone(), (fingerprint, under_test, e));
             }
@@ -267,6 +281,7 @@ pub fn outcome(
     function: &str,
     fingerprint: u64,
     e: &Exploration,
+    subjects: &BTreeSet<String>,
     mcdc: &lacuna_analysis::config::Mcdc,
     declarations: &Declarations,
 ) -> FunctionOutcome {
@@ -286,8 +301,8 @@ pub fn outcome(
             .collect()
     };
     // A run that failed before anything ran cannot say what it depends on.
-    let guidance_subjects: Option<Vec<String>> = (e.executions > 0 || e.failure.is_none())
-        .then(|| e.guidance_subjects.iter().cloned().collect());
+    let guidance_subjects: Option<Vec<String>> =
+        (e.executions > 0 || e.failure.is_none()).then(|| subjects.iter().cloned().collect());
     FunctionOutcome {
         guidance: declarations.key_of(guidance_subjects.as_deref()),
         guidance_subjects,

@@ -4,7 +4,7 @@
 
 use super::actions::{data, short_class};
 use super::convert::docs_url;
-use super::main_loop::Published;
+use super::snapshot::Published;
 use lacuna_analysis::diagnostic::{Cause, Code, Diagnostic};
 use std::fmt::Write;
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Uri};

@@ -1,150 +1,31 @@
-//! The owner of the database. One thread receives every document change, save, setting and
-//! generation result, in order, and is the only writer of the salsa database; request handlers
-//! never touch it and answer from what was last published (a snapshot per document). On change
-//! it publishes static diagnostics at once; on save (debounced) it sends the impacted functions
-//! — those without an outcome for their current fingerprint — to the generation thread, the
-//! saved document first; results computed for a version that is no longer current are dropped.
+//! The owner of the database. One thread receives every document change, save, setting,
+//! request that needs its state and generation result, in order, and is the only writer of the
+//! salsa database; request handlers never touch it and answer from what was last published
+//! (`snapshot`). On change it publishes static diagnostics at once (`results`); on save it asks
+//! the `scheduler` which functions to send to the generation thread; results computed for a
+//! version that is no longer current are dropped; code actions are offered and resolved here
+//! (`actions`) because they must see the guidance module as the owner has it.
 
-use super::convert;
-use super::document::{Document, Encoding, Text};
+use super::actions::{self, ClassApi, Resolving};
+use super::document::{Document, Text};
+use super::event::Event;
 use super::generate::{Generator, Job, Request, Versions};
-use super::outbox::{Coverage, Outbox, Outgoing, Status};
-use super::outcome::FunctionOutcome;
+use super::outbox::{Outbox, Outgoing, Status};
+use super::results::{self, Results};
+use super::scheduler::{Scheduler, Wanted};
 use super::settings::Settings;
+use super::snapshot::Shared;
 use super::store::Store;
 use lacuna_analysis::config::Config;
-use lacuna_analysis::db::{
-    Database, SourceFile, Workspace, file_functions, module_index, static_report,
-};
-use lacuna_analysis::diagnostic::Diagnostic;
+use lacuna_analysis::db::{Database, SourceFile, Workspace, module_index, static_report};
 use lacuna_analysis::generation;
-use lacuna_analysis::guidance::dependence::Declarations;
 use lacuna_analysis::workspace::{FileContents, discover_files};
-use rustc_hash::{FxHashMap, FxHashSet};
-use std::path::{Path, PathBuf};
+use rustc_hash::FxHashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
-use tower_lsp_server::ls_types::{FileChangeType, TextDocumentContentChangeEvent, Uri};
-
-/// Saves within this interval are explored together.
-const DEBOUNCE: Duration = Duration::from_millis(150);
-
-pub enum Event {
-    Initialize {
-        root: Option<PathBuf>,
-        settings: Settings,
-        generate: bool,
-        /// What the user is told when `generate` is false.
-        why_static: &'static str,
-    },
-    Open {
-        uri: Uri,
-        text: String,
-        version: i32,
-    },
-    Change {
-        uri: Uri,
-        version: i32,
-        changes: Vec<TextDocumentContentChangeEvent>,
-    },
-    Save {
-        uri: Uri,
-    },
-    Close {
-        uri: Uri,
-    },
-    Settings(Settings),
-    FilesChanged(Vec<(PathBuf, FileChangeType)>),
-    Rerun {
-        uri: Option<Uri>,
-        function: Option<String>,
-    },
-    Export {
-        directory: Option<PathBuf>,
-        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, String>>,
-    },
-    Explored {
-        uri: Uri,
-        version: i32,
-        module: String,
-        outcome: FunctionOutcome,
-    },
-    JobDone {
-        job: u64,
-    },
-    /// The guidance module's path, created with its header when missing (not in static mode,
-    /// which writes nothing): `(path, created)`.
-    Guidance {
-        reply: tokio::sync::oneshot::Sender<Result<(PathBuf, bool), String>>,
-    },
-    /// The code actions for a range, checked against the guidance module as resolving them
-    /// will see it (so that an action that would be refused is never offered).
-    CodeActions {
-        params: tower_lsp_server::ls_types::CodeActionParams,
-        reply: tokio::sync::oneshot::Sender<Vec<tower_lsp_server::ls_types::CodeActionOrCommand>>,
-    },
-    /// Computes the edit of a code action offered earlier.
-    Resolve {
-        action: tower_lsp_server::ls_types::CodeAction,
-        reply: tokio::sync::oneshot::Sender<Result<tower_lsp_server::ls_types::CodeAction, String>>,
-    },
-}
-
-/// What was last published for a document: what hover and code actions answer from.
-#[derive(Clone, Debug)]
-pub struct Published {
-    pub version: i32,
-    pub text: Text,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// State shared with the request handlers: read-only for them.
-pub struct Shared {
-    pub encoding: RwLock<Encoding>,
-    pub published: RwLock<FxHashMap<Uri, Published>>,
-    pub config: RwLock<Option<Arc<Config>>>,
-    pub settings: RwLock<Settings>,
-    /// The client pulls diagnostics (`textDocument/diagnostic`) instead of receiving them.
-    pub pull: std::sync::atomic::AtomicBool,
-    /// The guidance module's text while the editor has it open (otherwise the disk's is
-    /// current): what hover points into.
-    pub open_guidance: RwLock<Option<String>>,
-}
-
-impl Default for Shared {
-    fn default() -> Self {
-        Shared {
-            encoding: RwLock::new(Encoding::Utf16),
-            published: RwLock::default(),
-            config: RwLock::default(),
-            settings: RwLock::default(),
-            pull: Default::default(),
-            open_guidance: RwLock::default(),
-        }
-    }
-}
-
-impl Shared {
-    pub fn encoding(&self) -> Encoding {
-        *self.encoding.read().expect("encoding lock")
-    }
-
-    /// The guidance module's path and current text: the editor's while it is open there, else
-    /// the disk's; none when it does not exist.
-    pub fn guidance(&self) -> Option<(PathBuf, String)> {
-        let path = self
-            .config
-            .read()
-            .expect("config lock")
-            .as_ref()?
-            .guidance
-            .clone();
-        let open = self.open_guidance.read().expect("guidance lock").clone();
-        let text = open.or_else(|| std::fs::read_to_string(&path).ok())?;
-        Some((path, text))
-    }
-}
+use std::time::Instant;
+use tower_lsp_server::ls_types::{CodeAction, FileChangeType, Uri};
 
 /// Whether the server runs project code.
 enum Mode {
@@ -162,25 +43,12 @@ struct Owner {
     /// The configuration the project file gives, before editor settings.
     base_config: Config,
     settings: Settings,
-    /// The configuration an outcome was computed for, without the guidance module.
-    config_key: String,
-    /// The guidance module's declarations on disk (what the workers import): an outcome is
-    /// current while those it depends on are unchanged.
-    declarations: Declarations,
     docs: FxHashMap<Uri, Document>,
     versions: Versions,
-    outcomes: FxHashMap<String, FunctionOutcome>,
-    store: Option<Store>,
-    pending_saves: Vec<Uri>,
-    save_deadline: Option<Instant>,
+    results: Results,
+    scheduler: Scheduler,
     /// Project code changed on disk since the workers imported it.
     disk_changed: bool,
-    next_job: u64,
-    running: FxHashSet<u64>,
-    /// Functions a job not done yet will explore: key → (job, fingerprint, document version).
-    /// Scheduling skips them, so that a save and a configuration change close together do not
-    /// explore the same function twice.
-    queued: FxHashMap<String, (u64, u64, i32)>,
 }
 
 /// Starts the owner thread; returns the channel events reach it by.
@@ -215,7 +83,7 @@ fn run(rx: Receiver<Event>, events: Sender<Event>, shared: Arc<Shared>, outbox: 
     };
     let mut owner = Owner::new(root, settings, mode, shared, outbox, events);
     loop {
-        let event = match owner.save_deadline {
+        let event = match owner.scheduler.deadline() {
             Some(deadline) => {
                 match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                     Ok(event) => Some(event),
@@ -232,10 +100,7 @@ fn run(rx: Receiver<Event>, events: Sender<Event>, shared: Arc<Shared>, outbox: 
             Some(event) => owner.handle(event),
             None => owner.flush_saves(),
         }
-        if owner
-            .save_deadline
-            .is_some_and(|deadline| Instant::now() >= deadline)
-        {
+        if owner.scheduler.due(Instant::now()) {
             owner.flush_saves();
         }
     }
@@ -243,23 +108,6 @@ fn run(rx: Receiver<Event>, events: Sender<Event>, shared: Arc<Shared>, outbox: 
 
 fn path_of(uri: &Uri) -> Option<PathBuf> {
     uri.to_file_path().map(|p| p.into_owned())
-}
-
-fn config_key(config: &Config) -> String {
-    let text = format!(
-        "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
-        env!("CARGO_PKG_VERSION"),
-        config.python,
-        config.budget,
-        config.mcdc,
-        config.sandbox,
-        config.guidance,
-    );
-    format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
-}
-
-fn declarations(config: &Config) -> Declarations {
-    Declarations::parse(&std::fs::read_to_string(&config.guidance).unwrap_or_default())
 }
 
 impl Owner {
@@ -324,8 +172,7 @@ impl Owner {
         };
         *shared.config.write().expect("config lock") = Some(config.clone());
         *shared.settings.write().expect("settings lock") = settings.clone();
-        let config_key = config_key(&config);
-        let declarations = declarations(&config);
+        let results = Results::new(store, &config);
         Owner {
             shared,
             outbox,
@@ -334,18 +181,11 @@ impl Owner {
             config,
             base_config,
             settings,
-            config_key,
-            declarations,
             docs: FxHashMap::default(),
             versions,
-            outcomes: FxHashMap::default(),
-            store,
-            pending_saves: vec![],
-            save_deadline: None,
+            results,
+            scheduler: Scheduler::default(),
             disk_changed: false,
-            next_job: 0,
-            running: FxHashSet::default(),
-            queued: FxHashMap::default(),
         }
     }
 
@@ -369,15 +209,7 @@ impl Owner {
     }
 
     fn guidance_uri(&self) -> Option<Uri> {
-        Uri::from_file_path(&self.config.guidance)
-    }
-
-    /// The guidance module's text and version as the editor has it, else the disk's text.
-    fn guidance_text(&self) -> (Option<String>, Option<i32>) {
-        match self.guidance_uri().and_then(|uri| self.docs.get(&uri)) {
-            Some(doc) => (Some(doc.text.text.clone()), Some(doc.version)),
-            None => (std::fs::read_to_string(&self.config.guidance).ok(), None),
-        }
+        actions::guidance_uri(&self.config)
     }
 
     fn apply(&mut self, event: Event) {
@@ -422,10 +254,7 @@ impl Owner {
                     return;
                 }
                 self.disk_changed = true;
-                if !self.pending_saves.contains(&uri) {
-                    self.pending_saves.push(uri);
-                }
-                self.save_deadline = Some(Instant::now() + DEBOUNCE);
+                self.scheduler.saved(uri, Instant::now());
             }
             Event::Close { uri } => {
                 self.docs.remove(&uri);
@@ -456,13 +285,7 @@ impl Owner {
                     Some(uri) => vec![uri],
                     None => {
                         // Everything again: what is stored goes too.
-                        if let Some(store) = &self.store
-                            && let Err(e) = store.clear()
-                        {
-                            self.outbox
-                                .log(format!("Lacuna: cannot clear the store: {e}"));
-                        }
-                        self.outcomes.clear();
+                        self.results.clear(&self.outbox);
                         self.docs.keys().cloned().collect()
                     }
                 };
@@ -481,26 +304,20 @@ impl Owner {
                 if current != Some(version) {
                     return;
                 }
-                let key = self.key(&module, &outcome.function);
-                self.queued.remove(&key);
-                if let Some(store) = &self.store
-                    && let Err(e) = store.put(&[(key.clone(), outcome.clone())])
-                {
-                    self.outbox
-                        .log(format!("Lacuna: cannot store results: {e}"));
-                }
-                self.outcomes.insert(key, outcome);
+                let key = self.results.key(&module, &outcome.function);
+                self.scheduler.explored(&key);
+                self.results.record(key, outcome, &self.outbox);
                 self.publish(&uri);
             }
             Event::Guidance { reply } => {
                 let _ = reply.send(self.guidance_module());
             }
             Event::CodeActions { params, reply } => {
-                let (guidance, _) = self.guidance_text();
+                let (guidance, _) = actions::guidance_text(&self.docs, &self.config);
                 let published = self.shared.published.read().expect("published lock");
                 let actions = published
                     .get(&params.text_document.uri)
-                    .map(|doc| super::actions::offer(&params, doc, guidance.as_deref()))
+                    .map(|doc| actions::offer(&params, doc, guidance.as_deref()))
                     .unwrap_or_default();
                 let _ = reply.send(actions);
             }
@@ -508,10 +325,7 @@ impl Owner {
                 let _ = reply.send(self.resolve(action));
             }
             Event::JobDone { job } => {
-                self.running.remove(&job);
-                // What a dropped job did not explore is no longer on its way.
-                self.queued.retain(|_, q| q.0 != job);
-                if self.running.is_empty() {
+                if self.scheduler.job_done(job) {
                     self.outbox.status(Status::idle());
                 }
             }
@@ -539,88 +353,19 @@ impl Owner {
         Ok((path, true))
     }
 
-    fn resolve(
-        &mut self,
-        mut action: tower_lsp_server::ls_types::CodeAction,
-    ) -> Result<tower_lsp_server::ls_types::CodeAction, String> {
-        let payload = action.data.clone().ok_or("the action carries no data")?;
-        let uri: Uri = payload["uri"]
-            .as_str()
-            .and_then(|s| s.parse().ok())
-            .ok_or("the action names no document")?;
-        let offered_for = payload["version"].as_i64();
-        let current = self.docs.get(&uri).map(|d| i64::from(d.version));
-        if current != offered_for {
-            return Err(format!(
-                "{} changed since this action was offered; ask for it again",
-                uri.as_str()
-            ));
-        }
-        if payload["kind"] == "loop-bound" {
-            action.edit = Some(self.loop_bound_edit(&payload)?);
-            return Ok(action);
-        }
-        let guidance_path = self.config.guidance.clone();
-        let guidance_uri = self
-            .guidance_uri()
-            .ok_or_else(|| format!("{} is not a file path", guidance_path.display()))?;
-        let (text, version) = self.guidance_text();
-        let class_api = payload["class"].as_str().and_then(|q| self.class_api(q));
-        let insertions = super::actions::insertions(&payload, text.as_deref(), class_api.as_ref())?;
-        // Never corrupt the module: the result must parse if the module did.
-        let before = text.as_deref().unwrap_or("");
-        let after = super::guidance::apply(before, &insertions);
-        let errors = |t: &str| lacuna_grammar::parse(t).syntax_errors.len();
-        if errors(&after) > errors(before) {
-            return Err(
-                "the declaration would not parse in the guidance module; nothing was changed"
-                    .into(),
-            );
-        }
-        let file = super::actions::GuidanceFile {
-            uri: guidance_uri,
-            text,
-            version,
+    fn resolve(&self, action: CodeAction) -> Result<CodeAction, String> {
+        let class_api = |qualified: &str| self.class_api(qualified);
+        let at = Resolving {
+            docs: &self.docs,
+            config: &self.config,
+            encoding: self.shared.encoding(),
+            class_api: &class_api,
         };
-        action.edit = Some(super::actions::edit(
-            &file,
-            &insertions,
-            self.shared.encoding(),
-        ));
-        Ok(action)
-    }
-
-    /// The edit that sets `[tool.lacuna.budget] loop-bound` in the project's `pyproject.toml`
-    /// (created when missing), as the editor or the disk has it.
-    fn loop_bound_edit(
-        &self,
-        payload: &serde_json::Value,
-    ) -> Result<tower_lsp_server::ls_types::WorkspaceEdit, String> {
-        let bound = payload["bound"]
-            .as_u64()
-            .and_then(|b| u32::try_from(b).ok())
-            .ok_or("the action names no bound")?;
-        let path = self
-            .config
-            .source
-            .clone()
-            .unwrap_or_else(|| self.config.root.join("pyproject.toml"));
-        let uri = Uri::from_file_path(&path)
-            .ok_or_else(|| format!("{} is not a file path", path.display()))?;
-        let (text, version) = match self.docs.get(&uri) {
-            Some(doc) => (Some(doc.text.text.clone()), Some(doc.version)),
-            None => (std::fs::read_to_string(&path).ok(), None),
-        };
-        let new_text = super::budget::with_loop_bound(text.as_deref().unwrap_or(""), bound)?;
-        Ok(super::actions::replace_all(
-            &super::actions::GuidanceFile { uri, text, version },
-            new_text,
-            self.shared.encoding(),
-        ))
+        actions::resolve(action, &at)
     }
 
     /// A class's constructor parameters and public methods, by `module:Qual` name.
-    fn class_api(&self, qualified: &str) -> Option<super::actions::ClassApi> {
+    fn class_api(&self, qualified: &str) -> Option<ClassApi> {
         let (module, qualname) = qualified.split_once(':')?;
         let db = &self.workspace.db;
         let file = module_index(db, self.workspace.project).file(module)?;
@@ -628,7 +373,7 @@ impl Owner {
             .iter()
             .map(|&c| lacuna_analysis::db::class_model(db, c))
             .find(|m| m.qualname == qualname)
-            .map(|m| super::actions::ClassApi {
+            .map(|m| ClassApi {
                 init: m.init_params.clone().unwrap_or_default(),
                 methods: m.public_methods.clone(),
                 prerequisites: m
@@ -646,129 +391,30 @@ impl Owner {
             .insert(uri.clone(), version);
     }
 
-    fn key(&self, module: &str, function: &str) -> String {
-        format!("{}|{module}|{function}", self.config_key)
-    }
-
     fn module_of(&self, file: SourceFile) -> Option<String> {
-        let db = &self.workspace.db;
-        module_index(db, self.workspace.project)
-            .name(file)
-            .map(str::to_owned)
+        results::module_of(&self.workspace, file)
     }
 
-    /// The outcome of a function for its current fingerprint, from memory or the store.
-    fn outcome(
-        &mut self,
-        module: &str,
-        function: &str,
-        fingerprint: u64,
-    ) -> Option<&FunctionOutcome> {
-        let key = self.key(module, function);
-        let fresh = self
-            .outcomes
-            .get(&key)
-            .is_some_and(|o| o.fingerprint == fingerprint);
-        if !fresh {
-            let stored = self.store.as_ref()?.get(&key, fingerprint)?;
-            self.outcomes.insert(key.clone(), stored);
-        }
-        self.outcomes
-            .get(&key)
-            .filter(|o| o.guided_by(&self.declarations))
-    }
-
-    /// Publishes a document's diagnostics: static ones for its current text, and generation
-    /// results of every function whose fingerprint they were computed for.
     fn publish(&mut self, uri: &Uri) {
-        let (Some(doc), Some(path)) = (self.docs.get(uri).cloned(), path_of(uri)) else {
+        let Some(doc) = self.docs.get(uri) else {
             return;
         };
-        let Some(file) = self.workspace.lookup(&path) else {
-            return;
-        };
-        let report = static_report(&self.workspace.db, file).clone();
-        let anchors: FxHashMap<String, u32> = file_functions(&self.workspace.db, file)
-            .iter()
-            .map(|n| {
-                (
-                    n.id(&self.workspace.db).to_string(),
-                    n.anchor(&self.workspace.db).offset,
-                )
-            })
-            .collect();
-        let module = self.module_of(file).unwrap_or_default();
-        let mut diagnostics = report.diagnostics.clone();
-        let (mut covered, mut total) = (0, 0);
-        for f in &report.functions {
-            let id = f.id.to_string();
-            let Some(origin) = anchors.get(&id).copied() else {
-                continue;
-            };
-            if let Some(o) = self.outcome(&module, &id, f.fingerprint) {
-                covered += o.covered;
-                total += o.total;
-                diagnostics.extend(o.diagnostics.iter().filter_map(|d| d.at(origin)));
-            }
-        }
-        // Every function has an outcome: those generation does not explore say why.
-        if self.generator.is_some() {
-            let (_, skipped) = generation::targets(&self.workspace.db, &[file]);
-            for s in skipped {
-                total += s.branch_sides;
-                diagnostics.push(s.diagnostic);
-            }
-        }
-        diagnostics.sort_by_key(|d| (d.range.start, d.code));
-        let encoding = self.shared.encoding();
-        let lsp_diagnostics = diagnostics
-            .iter()
-            .filter_map(|d| {
-                convert::diagnostic(d, uri, &doc.text, encoding, &self.settings, &|p: &Path| {
-                    std::fs::read_to_string(p).ok().map(Text::new)
-                })
-            })
-            .collect();
-        self.shared
-            .published
-            .write()
-            .expect("published lock")
-            .insert(
-                uri.clone(),
-                Published {
-                    version: doc.version,
-                    text: doc.text.clone(),
-                    diagnostics,
-                },
-            );
-        if self.shared.pull.load(std::sync::atomic::Ordering::Relaxed) {
-            self.outbox.send(Outgoing::Refresh);
-        } else {
-            self.outbox.send(Outgoing::Publish {
-                uri: uri.clone(),
-                version: Some(doc.version),
-                diagnostics: lsp_diagnostics,
-            });
-        }
-        if total > 0 {
-            self.outbox.send(Outgoing::Coverage(Coverage {
-                uri: uri.clone(),
-                covered,
-                total,
-            }));
-        }
+        self.results.publish(
+            uri,
+            doc,
+            &self.workspace,
+            self.generator.is_some(),
+            &self.settings,
+            &self.shared,
+            &self.outbox,
+        );
     }
 
     fn flush_saves(&mut self) {
-        self.save_deadline = None;
-        let saved = std::mem::take(&mut self.pending_saves);
-        if saved.is_empty() || !self.settings.generate_on_save() {
+        let uris = self.scheduler.take_saves(self.docs.keys());
+        if uris.is_empty() || !self.settings.generate_on_save() {
             return;
         }
-        // The saved documents first, then every other open document whose functions an edit
-        // may have changed (their fingerprints include the code they call).
-        let mut uris = saved.clone();
-        uris.extend(self.docs.keys().filter(|u| !saved.contains(u)).cloned());
         self.schedule(&uris, None, false);
     }
 
@@ -791,7 +437,7 @@ impl Owner {
             let report = static_report(&self.workspace.db, file).clone();
             let (targets, _skipped) = generation::targets(&self.workspace.db, &[file]);
             let module = self.module_of(file).unwrap_or_default();
-            let mut job_targets = vec![];
+            let mut wanted = vec![];
             for target in targets {
                 let id = target.1.to_string();
                 if only.is_some_and(|f| f != id && f != target.2.qualname) {
@@ -805,36 +451,27 @@ impl Owner {
                 else {
                     continue;
                 };
+                let key = self.results.key(&module, &id);
                 if force {
-                    let key = self.key(&module, &id);
-                    self.outcomes.remove(&key);
-                } else if self.outcome(&module, &id, fingerprint).is_some() {
+                    self.results.forget(&key);
+                } else if self.results.outcome(&module, &id, fingerprint).is_some() {
                     continue;
                 }
-                let key = self.key(&module, &id);
-                let queued = (self.next_job + 1, fingerprint, version);
-                if !force
-                    && self
-                        .queued
-                        .get(&key)
-                        .is_some_and(|q| (q.1, q.2) == (fingerprint, version))
-                {
-                    continue; // a job not done yet explores it
-                }
-                self.queued.insert(key, queued);
-                job_targets.push((target, fingerprint));
+                wanted.push(Wanted {
+                    target,
+                    key,
+                    fingerprint,
+                });
             }
-            if job_targets.is_empty() {
+            let Some(planned) = self.scheduler.plan(version, wanted, force) else {
                 continue;
-            }
-            self.next_job += 1;
-            self.running.insert(self.next_job);
+            };
             let job = Job {
-                id: self.next_job,
+                id: planned.id,
                 uri: uri.clone(),
                 version,
                 config: self.config.clone(),
-                targets: job_targets,
+                targets: planned.targets,
                 writers: writers
                     .get_or_insert_with(|| {
                         let db = &self.workspace.db;
@@ -902,16 +539,13 @@ impl Owner {
         };
         self.base_config = base;
         let config = Arc::new(self.settings.apply(self.base_config.clone()));
-        let key = config_key(&config);
-        let declarations = declarations(&config);
-        if declarations != self.declarations {
+        if self.results.set_declarations(results::declarations(&config)) {
             // Jobs already queued explore with the declarations they started with.
-            self.queued.clear();
-            self.declarations = declarations;
+            self.scheduler.forget_queued();
         }
-        if config != self.config || key != self.config_key {
+        let key_changed = self.results.set_config_key(results::config_key(&config));
+        if config != self.config || key_changed {
             self.config = config.clone();
-            self.config_key = key;
             *self.shared.config.write().expect("config lock") = Some(config.clone());
             self.workspace.set_config((*config).clone());
         }

@@ -1,13 +1,15 @@
 //! The language server (`lacuna lsp`, stdio). Data flow: `backend` turns LSP messages into
-//! events; `main_loop` owns the database and decides what to publish; `generate` explores on
-//! its own thread; `outbox` sends to the client in order; `store` keeps results between
-//! sessions; `hover`, `actions` and `guidance` explain gaps and close them.
+//! `event`s; `main_loop` owns the database, applies them in order, asks the `scheduler` what to
+//! explore and publishes through `results` into the `snapshot` handlers read; `generate`
+//! explores on its own thread; `outbox` sends to the client in order; `store` keeps results
+//! between sessions; `hover`, `actions` and `guidance` explain gaps and close them.
 
 mod actions;
 mod backend;
 mod budget;
 mod convert;
 mod document;
+mod event;
 mod framing;
 mod generate;
 mod guidance;
@@ -15,7 +17,10 @@ mod hover;
 mod main_loop;
 mod outbox;
 mod outcome;
+mod results;
+mod scheduler;
 mod settings;
+mod snapshot;
 mod store;
 
 use std::process::ExitCode;

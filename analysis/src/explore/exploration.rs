@@ -1,0 +1,190 @@
+//! What exploring a function found: the tests worth keeping with what each showed, the sides
+//! covered and the MC/DC obligations shown, and for every side left uncovered what was tried
+//! (the attempts the explanations read), with the external calls, conditions and loops seen.
+//! Plain data: the search fills it, explanations, emitters and the server read it.
+
+use super::inputs::Candidate;
+use crate::agent::protocol::{ExecuteRequest, Literal, Position, SideEffect, Status};
+use crate::model::mcdc::{Independence, Obligation};
+use crate::symbolic::Expr;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+/// A generated test: an input worth keeping, and what it did.
+#[derive(Clone, Debug)]
+pub struct GeneratedTest {
+    pub request: ExecuteRequest,
+    /// The variables and choices the request was built from.
+    pub candidate: Candidate,
+    pub outcome: Outcome,
+    /// Branch sides this input covered first.
+    pub new_sides: Vec<(usize, bool)>,
+    /// MC/DC obligations this input showed first: (decision, condition, value).
+    pub new_obligations: Vec<(usize, u16, bool)>,
+    pub sides: BTreeSet<(usize, bool)>,
+    /// A side effect the run attempted (refused by the sandbox, or allowed but destructive: a
+    /// deletion even in the scratch directory, even one that failed): under plain pytest the
+    /// test would perform it for real, so it is never emitted as a plain call.
+    pub side_effect: Option<SideEffect>,
+    /// The mocked callees the run called: the emitted test patches these.
+    pub mocked: BTreeSet<String>,
+    /// The run drew from the `random` module's generator: the emitted test seeds it as the
+    /// run did, so that it takes the same path.
+    pub draws_random: bool,
+    /// When it was found, from the start of the search.
+    pub found_after: Duration,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Returned {
+        repr: String,
+        type_name: String,
+        literal: Option<Literal>,
+    },
+    Raised {
+        type_name: String,
+        message: String,
+    },
+    /// Timed out, crashed or ran out of memory: kept for explanations, never emitted.
+    Failed(Status),
+}
+
+/// What the search learned about a branch side it could not cover.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attempt {
+    /// Negating the condition on an observed path is unsatisfiable.
+    Unsat,
+    /// The solver gave up.
+    Unknown(String),
+    /// The condition uses operations the solver does not model.
+    Unsupported(Vec<String>),
+    /// The condition depends only on values no input controls: external call results and
+    /// object fields no constructor sets.
+    Uncontrollable(Vec<Dependency>),
+    /// Reaching the object state the condition needs takes more calls of the methods that
+    /// write the field than the bound allows.
+    ObjectState(Dependency, u64),
+    /// A model was found but the run did not take the expected side.
+    Diverged,
+    /// Covering it needs more loop iterations (or method calls) than the bound allows.
+    BoundHit { needed: u64, bound: u32 },
+    /// The condition was evaluated only on values without a symbolic expression.
+    ConcreteOnly,
+}
+
+/// A value a condition depends on that no input sets directly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dependency {
+    /// The return value of an external call (index into `Exploration::external_calls`).
+    ExternalCall(usize),
+    /// A field of an object input (`self._items.__len__`): its class (`module:Qual`), the
+    /// field, and the methods that write it.
+    Field {
+        path: String,
+        class: Option<String>,
+        field: String,
+        writers: Vec<String>,
+    },
+}
+
+/// What is known of each condition as last seen evaluated.
+#[derive(Clone, Debug, Default)]
+pub struct ConditionSeen {
+    pub expr: Option<Expr>,
+    pub values: BTreeSet<bool>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExternalCallSeen {
+    pub callee: String,
+    /// The file the call site is in.
+    pub file: Option<String>,
+    pub pos: Option<Position>,
+    pub arg_vars: Vec<String>,
+    pub returned_symbol: bool,
+    pub raised: bool,
+    /// Every run in which it returned raised later: what it returned was never accepted by
+    /// the code after it.
+    pub then_raised: bool,
+    pub blocked: Option<String>,
+    pub calls: u32,
+    /// The types of the values it returned (`bool`, `NoneType`, `datetime.datetime`).
+    pub returns: BTreeSet<String>,
+    /// The guidance module mocks it: its value is an input the generator chooses.
+    pub mocked: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Exploration {
+    pub tests: Vec<GeneratedTest>,
+    /// Covered sides, with the index of the test that covered each first.
+    pub covered: BTreeMap<(usize, bool), usize>,
+    pub reached: FxHashSet<usize>,
+    /// Boolean values evaluated to their last operand, whose outcome cannot be observed.
+    pub unobservable: FxHashSet<usize>,
+    pub independence: FxHashMap<usize, Independence>,
+    /// For each side not covered, what was tried.
+    pub attempts: BTreeMap<(usize, bool), Vec<Attempt>>,
+    /// For each (decision, condition, value) whose other value was asked for, what was tried:
+    /// why an MC/DC obligation stays unmet.
+    pub condition_attempts: BTreeMap<(usize, u16, bool), Vec<Attempt>>,
+    /// Per (decision, condition): the symbolic expression and values seen.
+    pub conditions: BTreeMap<(usize, u16), ConditionSeen>,
+    /// External calls seen, by callee and position, with the `$ret` variables they returned.
+    pub external_calls: Vec<ExternalCallSeen>,
+    /// Which external call each `$ret:n` variable of the latest run came from, per run
+    /// rendered to the callee's index in `external_calls`.
+    pub return_symbols: FxHashMap<String, usize>,
+    /// Max iterations seen per loop (by its source line).
+    pub loop_iterations: BTreeMap<u32, u32>,
+    /// The classes of object inputs by parameter (`self` for the receiver), and who writes
+    /// their fields: for explaining conditions on object state the agent saw only concretely.
+    pub object_classes: BTreeMap<String, String>,
+    pub writers: FxHashMap<(String, String), Vec<String>>,
+    pub executions: u32,
+    pub elapsed: Duration,
+    pub solver_queries: u64,
+    /// Why nothing could run, when nothing could.
+    pub failure: Option<String>,
+}
+
+impl Exploration {
+    /// This exploration as far as the tests `kept` (indices into `tests`) reproduce it: a
+    /// side counts as covered only when a kept test covers it, an MC/DC obligation only when
+    /// the kept test that first showed it is kept.
+    pub fn restricted_to(&self, kept: &BTreeSet<usize>) -> Exploration {
+        let mut out = self.clone();
+        out.covered.clear();
+        out.independence.clear();
+        for &i in kept {
+            if let Some(t) = self.tests.get(i) {
+                for s in &t.sides {
+                    out.covered.entry(*s).or_insert(i);
+                }
+                for &(d, condition, value) in &t.new_obligations {
+                    out.independence
+                        .entry(d)
+                        .or_default()
+                        .insert(Obligation { condition, value });
+                }
+            }
+        }
+        for (side, _) in self.covered.iter() {
+            if !out.covered.contains_key(side) {
+                out.attempts.entry(*side).or_default();
+            }
+        }
+        out
+    }
+
+    /// Whether decision `d` was reached with none of its conditions symbolic.
+    pub(crate) fn conditions_concrete(&self, d: usize) -> bool {
+        self.reached.contains(&d)
+            && !self
+                .conditions
+                .range((d, 0)..(d + 1, 0))
+                .any(|(_, seen)| seen.expr.is_some())
+    }
+}

@@ -1,0 +1,730 @@
+//! The search: dynamic symbolic execution of one function. Inputs run in the agent; each run's
+//! path condition is negated step by step (uncovered branch sides and unseen condition values
+//! first) and solved; models become new inputs. Object state the solver asks for but no input
+//! can set directly (`self._items.__len__ >= 5`) is built through the methods that write the
+//! field; choices the solver cannot see (enum members, `None`, the type of an unannotated
+//! parameter) are enumerated. The search stops when everything is covered or the budget
+//! (time, executions) is spent, and says for every side it missed what it learned.
+//!
+//! This module owns the loop and its phases (solver targets, then mutations), the frontier's
+//! priorities and de-duplication, and the budget; `seeding`, `request`, `record`, `flip` and
+//! `objects` own the rest. Inputs run through an [`Executor`] (the agent's pool); the search
+//! knows nothing of the guidance module's staleness rule or of the server.
+
+mod flip;
+mod objects;
+mod record;
+mod request;
+mod seeding;
+
+use super::coverage::{ConditionIndex, FunctionUnderTest};
+use super::exploration::{Attempt, Exploration};
+use super::inputs::Candidate;
+use super::rng::Rng;
+use super::seeds::{globals_read, literals};
+use super::shape::Shape;
+use super::signature::Signature;
+use super::solver::Solver;
+use crate::agent::{Pool, WorkerError};
+use crate::agent::protocol::{ExecuteRequest, Execution};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct Budget {
+    pub time: Duration,
+    pub executions: u32,
+    pub execution_timeout_ms: u64,
+    pub loop_bound: u32,
+    pub solver_timeout_ms: u64,
+    /// Once branches are covered, keep going for unmet MC/DC obligations (and prefer flips
+    /// that would show one).
+    pub target_obligations: bool,
+}
+
+/// What runs an input: the agent's pool, or, in the search's own unit tests, a script.
+pub trait Executor: Sync {
+    /// Runs one request; an error means nothing could run (no worker could start).
+    fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError>;
+}
+
+impl Executor for Pool {
+    fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        Pool::execute(self, request)
+    }
+}
+
+struct Search<'a> {
+    f: &'a FunctionUnderTest,
+    index: ConditionIndex,
+    executor: &'a dyn Executor,
+    solver: Solver,
+    signature: &'a Signature,
+    budget: &'a Budget,
+    strings: Vec<String>,
+    numbers: Vec<i64>,
+    /// The function's source.
+    source: &'a str,
+    start: Instant,
+    out: Exploration,
+    seen_candidates: FxHashSet<String>,
+    /// Flips tried, by (hash of the path before the flipped step, hash of the negation).
+    tried_flips: FxHashSet<(u64, u64)>,
+    frontier: Vec<(u32, Candidate)>,
+    all_conditions: FxHashSet<(usize, u16, bool)>,
+    /// The most calls of each mocked callee (by its index in the guidance) seen in one run:
+    /// how many return values the next requests carry.
+    mock_calls: FxHashMap<usize, u32>,
+    /// The same for callable inputs, by path, within the loop bound.
+    callable_calls: BTreeMap<String, usize>,
+    /// Inputs already given another type to turn a type test: (path, kind).
+    retyped: FxHashSet<(String, String)>,
+    /// Mutations' randomness, seeded with the function's name.
+    rng: Rng,
+    /// Sides covered plus obligations shown, and the executions when that last grew (or
+    /// when the current phase began).
+    progress: Progress,
+    /// Which phase the search is in.
+    phase: Phase,
+    /// Hashes of the paths taken so far, and the latest inputs that took a new one.
+    paths: FxHashSet<u64>,
+    corpus: Vec<Candidate>,
+}
+
+/// What the search has shown, and when that last grew (in executions).
+#[derive(Clone, Copy, Debug, Default)]
+struct Progress {
+    made: usize,
+    grew: u32,
+}
+
+/// The search's phases: the solver's targets (and choices crossed with the inputs found), then
+/// mutations. Each ends after `STALE` executions in a row that show nothing new.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Solver,
+    /// The solver's targets stopped paying: what is left of them is dropped.
+    SolverStale,
+    Mutations,
+}
+
+/// Executions in a row without a side covered or an obligation shown that end a phase.
+const STALE: u32 = 200;
+
+/// Explores one function within the budget.
+///
+/// Each exploration has a z3 context of its own: models depend on the terms a context has
+/// seen, so sharing the thread's context would make a function's exploration depend on which
+/// functions were explored before it on the same thread.
+pub fn explore(
+    f: &FunctionUnderTest,
+    signature: &Signature,
+    executor: &dyn Executor,
+    budget: &Budget,
+    source: &str,
+) -> Exploration {
+    z3::with_z3_config(&z3::Config::new(), || {
+        explore_in_context(f, signature, executor, budget, source)
+    })
+}
+
+fn explore_in_context(
+    f: &FunctionUnderTest,
+    signature: &Signature,
+    executor: &dyn Executor,
+    budget: &Budget,
+    source: &str,
+) -> Exploration {
+    let mut search = Search::new(f, signature, executor, budget, source);
+    search.run();
+    search.out.elapsed = search.start.elapsed();
+    search.out.solver_queries = search.solver.stats.queries;
+    search.out
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        f: &'a FunctionUnderTest,
+        signature: &'a Signature,
+        executor: &'a dyn Executor,
+        budget: &'a Budget,
+        source: &'a str,
+    ) -> Search<'a> {
+        // The function's own literals first, then those of the module constants it reads.
+        let (mut strings, mut numbers) = literals(source);
+        let (more_strings, more_numbers) = literals(&globals_read(&f.text, source));
+        for s in more_strings {
+            if !strings.contains(&s) {
+                strings.push(s);
+            }
+        }
+        for n in more_numbers {
+            if !numbers.contains(&n) {
+                numbers.push(n);
+            }
+        }
+        let mut search = Search {
+            f,
+            index: ConditionIndex::new(f),
+            executor,
+            solver: Solver::new(budget.solver_timeout_ms).with_domains(signature.domains()),
+            signature,
+            budget,
+            strings,
+            numbers,
+            source,
+            start: Instant::now(),
+            out: Exploration::default(),
+            seen_candidates: FxHashSet::default(),
+            tried_flips: FxHashSet::default(),
+            frontier: vec![],
+            all_conditions: FxHashSet::default(),
+            mock_calls: FxHashMap::default(),
+            callable_calls: BTreeMap::new(),
+            retyped: FxHashSet::default(),
+            rng: Rng::for_function(&format!("{}.{}", f.module, f.qualname)),
+            progress: Progress::default(),
+            phase: Phase::Solver,
+            paths: FxHashSet::default(),
+            corpus: vec![],
+        };
+        if let Some(r) = &signature.receiver {
+            search
+                .out
+                .object_classes
+                .insert("self".into(), r.class.clone());
+        }
+        for (name, shape) in &signature.params {
+            if let Shape::Object(o) = shape {
+                search
+                    .out
+                    .object_classes
+                    .insert(name.clone(), o.class.clone());
+            }
+        }
+        search.out.writers = signature.writers.clone();
+        search
+    }
+}
+
+impl Search<'_> {
+    fn total_sides(&self) -> usize {
+        self.f
+            .syntax
+            .decisions
+            .iter()
+            .filter(|d| d.expr.is_some())
+            .count()
+            * 2
+    }
+
+    fn done(&self) -> bool {
+        self.start.elapsed() >= self.budget.time
+            || self.out.executions >= self.budget.executions
+            || (self.out.covered.len() >= self.total_sides()
+                && (!self.budget.target_obligations || self.mcdc_complete()))
+    }
+
+    fn mcdc_complete(&self) -> bool {
+        self.f.syntax.decisions.iter().enumerate().all(|(d, dec)| {
+            dec.expr.is_none()
+                || dec.conditions.len() < 2
+                || self
+                    .out
+                    .independence
+                    .get(&d)
+                    .is_some_and(|i| i.len() >= 2 * dec.conditions.len())
+        })
+    }
+
+    fn run(&mut self) {
+        for seed in self.seeds() {
+            self.push(0, seed);
+        }
+        while !self.done() {
+            if self.stale() {
+                if self.phase == Phase::Mutations {
+                    break;
+                }
+                // Flips that kept finding paths but nothing the function is judged by: the
+                // mutations get the rest of the budget.
+                self.phase = Phase::SolverStale;
+                self.frontier.clear();
+            }
+            let Some((_, candidate)) = self.pop() else {
+                let widened = self.phase == Phase::Solver && self.widen();
+                if !widened && !self.mutate() {
+                    break;
+                }
+                continue;
+            };
+            let Some(observed) = self.execute(&candidate) else {
+                if self.out.failure.is_some() && self.out.executions == 0 {
+                    break;
+                }
+                continue;
+            };
+            self.remember(&candidate, &observed);
+            self.expand(&candidate, &observed);
+        }
+        self.finish();
+    }
+
+    fn push(&mut self, priority: u32, candidate: Candidate) {
+        if self.seen_candidates.insert(candidate.key()) {
+            self.frontier.push((priority, candidate));
+        }
+    }
+
+    fn pop(&mut self) -> Option<(u32, Candidate)> {
+        // Highest priority first; among equals, the oldest.
+        let best = self
+            .frontier
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, (p, _))| (*p, std::cmp::Reverse(*i)))
+            .map(|(i, _)| i)?;
+        Some(self.frontier.remove(best))
+    }
+
+    /// Sides covered plus MC/DC obligations shown.
+    fn progress_made(&self) -> usize {
+        self.out.covered.len()
+            + self
+                .out
+                .independence
+                .values()
+                .map(|i| i.len())
+                .sum::<usize>()
+    }
+
+    /// Whether the current phase has gone `STALE` executions without covering anything new
+    /// (in the mutation phase, the inputs the solver derives from mutated ones count as part
+    /// of it).
+    fn stale(&mut self) -> bool {
+        let now = self.progress_made();
+        if now != self.progress.made {
+            self.progress = Progress {
+                made: now,
+                grew: self.out.executions,
+            };
+            return false;
+        }
+        self.out.executions.saturating_sub(self.progress.grew) >= STALE
+    }
+
+    /// For every side left uncovered, add what the observations say.
+    fn finish(&mut self) {
+        for (d, decision) in self.f.syntax.decisions.iter().enumerate() {
+            if decision.expr.is_none() {
+                continue;
+            }
+            let symbolic = (0..decision.conditions.len() as u16).any(|c| {
+                self.out
+                    .conditions
+                    .get(&(d, c))
+                    .is_some_and(|s| s.expr.is_some())
+            });
+            for outcome in [true, false] {
+                if self.out.covered.contains_key(&(d, outcome)) {
+                    self.out.attempts.remove(&(d, outcome));
+                    continue;
+                }
+                let list = self.out.attempts.entry((d, outcome)).or_default();
+                if self.out.reached.contains(&d)
+                    && !symbolic
+                    && !list.contains(&Attempt::ConcreteOnly)
+                {
+                    list.push(Attempt::ConcreteOnly);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::protocol::{Event, Position, Status, Value};
+    use crate::explore::exploration::Attempt;
+    use crate::explore::signature::Guidance;
+    use crate::explore::solver::Answer;
+    use crate::explore::value::ModelValue;
+    use crate::symbolic::{Expr, Op, Sort};
+    use lacuna_grammar::LineIndex;
+    use std::sync::{Arc, Mutex};
+
+    /// An executor that runs a script in place of the agent: given the integer arguments of a
+    /// request and how many runs came before, the script says which branch events the run
+    /// produced. It keeps every request it ran. For the search's own logic only: what the
+    /// agent reports is tested against the real agent elsewhere.
+    struct Scripted<F> {
+        script: F,
+        ran: Mutex<Vec<ExecuteRequest>>,
+    }
+
+    impl<F: Fn(&[i64], usize) -> Vec<Event> + Sync> Executor for Scripted<F> {
+        fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+            let mut ran = self.ran.lock().expect("requests lock");
+            let args: Vec<i64> = request
+                .args
+                .iter()
+                .map(|a| match &a.value {
+                    Value::Int { value } => value.parse().unwrap_or(0),
+                    _ => 0,
+                })
+                .collect();
+            let events = (self.script)(&args, ran.len());
+            ran.push(request.clone());
+            Ok(run(events))
+        }
+    }
+
+    fn scripted<F: Fn(&[i64], usize) -> Vec<Event> + Sync>(script: F) -> Scripted<F> {
+        Scripted {
+            script,
+            ran: Mutex::new(vec![]),
+        }
+    }
+
+    struct Unavailable;
+
+    impl Executor for Unavailable {
+        fn execute(&self, _: &ExecuteRequest) -> Result<Execution, WorkerError> {
+            Err(WorkerError::Handshake("no Python".into()))
+        }
+    }
+
+    fn run(events: Vec<Event>) -> Execution {
+        Execution {
+            status: Status::Returned,
+            returned: None,
+            exception: None,
+            files: vec!["m.py".into()],
+            events,
+            lines: BTreeMap::new(),
+            stdout: String::new(),
+            stderr: String::new(),
+            truncated: false,
+            error: None,
+            fields: BTreeMap::new(),
+            callables: BTreeMap::new(),
+            type_tests: vec![],
+            draws_random: false,
+            effects: vec![],
+        }
+    }
+
+    fn function(text: &str, name: &str) -> FunctionUnderTest {
+        let module = lacuna_grammar::parse(text);
+        let function = module
+            .functions
+            .iter()
+            .find(|f| f.syntax.name == name)
+            .expect("the function is defined");
+        FunctionUnderTest {
+            module: "m".into(),
+            qualname: function.syntax.qualname.clone(),
+            file: "m.py".into(),
+            syntax: Arc::new(function.syntax.clone()),
+            anchor: function.anchor,
+            lines: Arc::new(LineIndex::new(text)),
+            tables: vec![],
+            text: Arc::from(text),
+        }
+    }
+
+    /// The agent's position of the first occurrence of `needle` in `text`.
+    fn position(text: &str, needle: &str) -> Position {
+        let at = |offset: usize| {
+            let before = &text[..offset];
+            let line = before.matches('\n').count() as u32 + 1;
+            let col = (offset - before.rfind('\n').map_or(0, |n| n + 1)) as u32;
+            (line, col)
+        };
+        let start = text.find(needle).expect("the needle is in the text");
+        let (l1, c1) = at(start);
+        let (l2, c2) = at(start + needle.len());
+        Position(l1, Some(c1), l2, Some(c2))
+    }
+
+    fn branch(text: &str, condition: &str, taken: bool, expr: Option<Expr>) -> Event {
+        Event::Branch {
+            f: 0,
+            pos: Some(position(text, condition)),
+            taken,
+            frame: 1,
+            expr,
+            link: None,
+        }
+    }
+
+    fn int_params(names: &[&str]) -> Signature {
+        Signature {
+            params: names
+                .iter()
+                .map(|n| ((*n).to_owned(), Shape::Int))
+                .collect(),
+            keyword_only: vec![],
+            varargs: None,
+            defaults: BTreeMap::new(),
+            receiver: None,
+            writers: FxHashMap::default(),
+            guidance: Arc::new(Guidance::default()),
+        }
+    }
+
+    fn budget() -> Budget {
+        Budget {
+            time: Duration::from_secs(60),
+            executions: 5_000,
+            execution_timeout_ms: 1_000,
+            loop_bound: 8,
+            solver_timeout_ms: 5_000,
+            target_obligations: false,
+        }
+    }
+
+    fn compare(op: Op, var: &str, n: i64) -> Expr {
+        Expr::app(op, vec![Expr::var(var, Sort::Int), Expr::int(n)])
+    }
+
+    const GRADE: &str = "def grade(score: int, bonus: int):\n    if score > 90:\n        return \"A\"\n    if bonus == 7:\n        return \"B\"\n    return \"C\"\n";
+
+    /// `grade` as CPython runs it: `score > 90`, then `bonus == 7` when the first is false.
+    fn grade(args: &[i64], _: usize) -> Vec<Event> {
+        let (score, bonus) = (args[0], args[1]);
+        let mut events = vec![branch(
+            GRADE,
+            "score > 90",
+            score > 90,
+            Some(compare(Op::Gt, "score", 90)),
+        )];
+        if score <= 90 {
+            events.push(branch(
+                GRADE,
+                "bonus == 7",
+                bonus == 7,
+                Some(compare(Op::Eq, "bonus", 7)),
+            ));
+        }
+        events
+    }
+
+    /// The solver's flip of an open decision runs before the seeds left in the frontier;
+    /// every input that shows a side first is run a second time right away and kept; no
+    /// other input runs twice; the search stops once every side is covered.
+    #[test]
+    fn flips_of_open_decisions_run_first_and_new_sides_are_confirmed() {
+        let f = function(GRADE, "grade");
+        let executor = scripted(grade);
+        let e = explore(
+            &f,
+            &int_params(&["score", "bonus"]),
+            &executor,
+            &budget(),
+            GRADE,
+        );
+        let sides: Vec<(usize, bool)> = e.covered.keys().copied().collect();
+        assert_eq!(sides, [(0, false), (0, true), (1, false), (1, true)]);
+        assert_eq!(
+            e.tests.len(),
+            3,
+            "the first input and one per side it missed"
+        );
+        assert!(e.tests.iter().all(|t| !t.new_sides.is_empty()));
+        assert!(e.attempts.is_empty(), "nothing is left to explain");
+        let ran = executor.ran.into_inner().expect("requests lock");
+        assert_eq!(e.executions as usize, ran.len());
+        // The first input (the defaults), then the flip of `bonus == 7` on its path, before
+        // the dozen seeds the literals 90 and 7 give.
+        assert_eq!(ran[0], ran[1]);
+        assert_eq!(ran[2].args[1].value, Value::Int { value: "7".into() });
+        for test in &e.tests {
+            let at = ran.iter().position(|r| *r == test.request).expect("it ran");
+            assert_eq!(ran[at + 1], test.request, "confirmed by a second run");
+        }
+        let distinct: FxHashSet<String> = ran.iter().map(|r| format!("{r:?}")).collect();
+        assert_eq!(distinct.len(), ran.len() - e.tests.len());
+    }
+
+    /// A side an input takes only some of the time (a branch on `random.random()`) is never
+    /// claimed: its test could not reproduce it. The search gives up after `STALE` executions
+    /// in a row without anything new, long before its budget.
+    #[test]
+    fn a_side_the_second_run_does_not_confirm_is_not_claimed() {
+        const COIN: &str = "def toss(n: int):\n    if coin():\n        return n\n    return 0\n";
+        let f = function(COIN, "toss");
+        let executor = scripted(|_: &[i64], before: usize| {
+            vec![branch(COIN, "coin()", before % 2 == 1, None)]
+        });
+        let e = explore(&f, &int_params(&["n"]), &executor, &budget(), COIN);
+        assert!(e.covered.is_empty(), "{:?}", e.covered);
+        assert!(e.tests.iter().all(|t| t.new_sides.is_empty()));
+        assert!(
+            e.executions > STALE && e.executions < 2 * STALE,
+            "{STALE} executions without anything new, not the budget: {}",
+            e.executions
+        );
+        for side in [(0, true), (0, false)] {
+            assert_eq!(e.attempts[&side], [Attempt::ConcreteOnly]);
+        }
+    }
+
+    /// With no target left for the solver (the condition is only seen concretely), the
+    /// search mutates the inputs it has until `STALE` executions show nothing new.
+    #[test]
+    fn mutations_end_after_stale_executions() {
+        const FLAG: &str =
+            "def check(n: int):\n    if enabled():\n        return n\n    return 0\n";
+        let f = function(FLAG, "check");
+        let executor = scripted(|_: &[i64], _: usize| vec![branch(FLAG, "enabled()", true, None)]);
+        let signature = int_params(&["n"]);
+        let budget = budget();
+        let mut search = Search::new(&f, &signature, &executor, &budget, FLAG);
+        search.run();
+        assert_eq!(search.phase, Phase::Mutations);
+        let ran = executor.ran.lock().expect("requests lock");
+        assert_eq!(
+            ran[0], ran[1],
+            "the side the first input shows is confirmed"
+        );
+        assert_eq!(search.out.executions as usize, ran.len());
+        assert!(
+            (STALE..STALE + 20).contains(&search.out.executions),
+            "{}",
+            search.out.executions
+        );
+        assert_eq!(search.out.covered.len(), 1);
+        assert_eq!(search.out.attempts[&(0, false)], [Attempt::ConcreteOnly]);
+    }
+
+    /// The frontier: highest priority first, the oldest among equals, and no input queued
+    /// twice, even after it ran.
+    #[test]
+    fn the_frontier_pops_by_priority_and_never_queues_an_input_twice() {
+        let f = function(GRADE, "grade");
+        let executor = scripted(grade);
+        let signature = int_params(&["score", "bonus"]);
+        let budget = budget();
+        let mut search = Search::new(&f, &signature, &executor, &budget, GRADE);
+        let input = |score: i64| {
+            let mut c = Candidate::default();
+            c.vars
+                .insert("score".into(), ModelValue::Int(score.to_string()));
+            c
+        };
+        search.push(0, input(1));
+        search.push(3, input(2));
+        search.push(0, input(3));
+        search.push(3, input(4));
+        search.push(1, input(2));
+        let order: Vec<(u32, Candidate)> = std::iter::from_fn(|| search.pop()).collect();
+        assert_eq!(
+            order,
+            [(3, input(2)), (3, input(4)), (0, input(1)), (0, input(3))]
+        );
+        search.push(5, input(4));
+        assert!(
+            search.pop().is_none(),
+            "an input that ran is not queued again"
+        );
+    }
+
+    /// When nothing can run, the search stops at once and says why.
+    #[test]
+    fn an_executor_that_cannot_run_ends_the_search_with_its_reason() {
+        let f = function(GRADE, "grade");
+        let e = explore(
+            &f,
+            &int_params(&["score", "bonus"]),
+            &Unavailable,
+            &budget(),
+            GRADE,
+        );
+        assert_eq!(
+            e.failure.as_deref(),
+            Some("the agent did not start: no Python")
+        );
+        assert_eq!(e.executions, 0);
+        assert!(e.tests.is_empty());
+    }
+
+    /// A parameter's domain comes from the type the agent described, not from its name: a
+    /// project's `hour` is any int, a mocked `datetime.now()`'s `hour` (or a `datetime`
+    /// parameter's) is an hour, a mocked `uuid4()`'s hex digits are 32 hex digits.
+    #[test]
+    fn only_value_type_arguments_are_kept_within_their_domains() {
+        use serde_json::json;
+        let datetime = json!({"kind": "class", "class": "datetime:datetime", "methods": [],
+            "init": [{"name": "hour", "kind": "positional_or_keyword", "type": {"kind": "int"},
+                      "default": "12", "domain": {"min": 0, "max": 23}}]});
+        let uuid = json!({"kind": "class", "class": "uuid:UUID", "methods": [],
+            "init": [{"name": "hex", "kind": "positional_or_keyword", "type": {"kind": "str"},
+                      "default": "'0'", "domain": {"length": 32, "alphabet": "0123456789abcdef"}}]});
+        let slot = json!({"kind": "class", "class": "shop.slots:Slot", "methods": [],
+            "init": [{"name": "hour", "kind": "positional_or_keyword", "type": {"kind": "int"}}]});
+        let guidance = Guidance::from_describe(&json!({"mocks": [
+            {"target": "datetime.datetime.now", "returns": datetime},
+            {"target": "uuid.uuid4", "returns": uuid},
+        ]}));
+        let signature = Signature {
+            params: vec![
+                ("hour".into(), Shape::Int),
+                ("slot".into(), Shape::from_describe(&slot)),
+                (
+                    "when".into(),
+                    Shape::from_describe(&json!({"kind": "optional", "of": datetime})),
+                ),
+            ],
+            keyword_only: vec![],
+            varargs: None,
+            defaults: BTreeMap::new(),
+            receiver: None,
+            writers: FxHashMap::default(),
+            guidance: std::sync::Arc::new(guidance),
+        };
+        let mut solver = Solver::new(5_000).with_domains(signature.domains());
+        let mut past_midnight = |name: &str| {
+            let above = Expr::app(Op::Gt, vec![Expr::var(name, Sort::Int), Expr::int(23)]);
+            solver.check(&[above])
+        };
+        assert!(matches!(past_midnight("hour"), Answer::Sat(_)));
+        assert!(matches!(
+            past_midnight("slot.__init__.hour"),
+            Answer::Sat(_)
+        ));
+        assert_eq!(past_midnight("$mock:0[2].__init__.hour"), Answer::Unsat);
+        assert_eq!(past_midnight("when.__init__.hour"), Answer::Unsat);
+        let late = Expr::app(
+            Op::Ge,
+            vec![
+                Expr::var("$mock:0[0].__init__.hour", Sort::Int),
+                Expr::int(22),
+            ],
+        );
+        let Answer::Sat(model) = solver.check(&[late]) else {
+            panic!("an hour of 22 or 23 exists");
+        };
+        assert!(matches!(
+            &model.values["$mock:0[0].__init__.hour"],
+            ModelValue::Int(h) if h == "22" || h == "23"
+        ));
+        let hex = Expr::var("$mock:1[0].__init__.hex", Sort::Str);
+        let starts = |prefix: &str| {
+            Expr::app(
+                Op::StrStartsWith,
+                vec![hex.clone(), Expr::Str(prefix.into())],
+            )
+        };
+        assert_eq!(solver.check(&[starts("g")]), Answer::Unsat);
+        let Answer::Sat(model) = solver.check(&[starts("00000000")]) else {
+            panic!("a hex string starting with zeros exists");
+        };
+        assert!(matches!(
+            &model.values["$mock:1[0].__init__.hex"],
+            ModelValue::Str(s) if s.len() == 32 && s.chars().all(|c| c.is_ascii_hexdigit())
+        ));
+    }
+}

@@ -1,0 +1,221 @@
+//! Object inputs: what a variable no input sets stands for (an external call's return, a field
+//! of an object input, reached through constructor and factory arguments), and the writer calls
+//! or factory arguments that give a field the value a model wants.
+
+use super::Search;
+use crate::explore::exploration::Dependency;
+use crate::explore::inputs::{Candidate, constructor_choice, factory_param};
+use crate::explore::shape::{ObjectShape, Shape};
+use crate::explore::signature::FactoryDecl;
+use crate::explore::value::ModelValue;
+use crate::symbolic::{VarPath, VarRoot};
+
+impl Search<'_> {
+    /// What a variable no input controls stands for.
+    pub(super) fn dependency(&self, name: &str) -> Option<Dependency> {
+        let path = VarPath::parse(name)?;
+        match &path.root {
+            VarRoot::ExternalReturn(n) => self
+                .out
+                .return_symbols
+                .get(&format!("$ret:{n}"))
+                .map(|&i| Dependency::ExternalCall(i)),
+            // A mocked call's value is an input: the solver chooses it.
+            VarRoot::Mock(_) => None,
+            VarRoot::Param(_) => {
+                let (object, field, _) = self.field_of(&path)?;
+                let writers = self
+                    .signature
+                    .writers
+                    .get(&(object.class.clone(), field.clone()))
+                    .cloned()
+                    .unwrap_or_default();
+                Some(Dependency::Field {
+                    path: name.to_owned(),
+                    class: Some(object.class.clone()),
+                    field,
+                    writers,
+                })
+            }
+        }
+    }
+
+    /// The object input a field path goes through, the field of it the path reads, and the
+    /// object's path in the input: `order.__init__.customer._orders.__len__` is the `_orders`
+    /// field of the `Customer` passed as `order`'s `customer` constructor argument (or factory
+    /// argument, when a factory builds `Order`), at `order.__init__.customer`.
+    pub(super) fn field_of(&self, path: &VarPath) -> Option<(&ObjectShape, String, String)> {
+        let VarRoot::Param(root) = &path.root else {
+            return None;
+        };
+        let mut object = if root == "self" {
+            self.signature.receiver.as_ref()?
+        } else {
+            match &self.signature.params.iter().find(|(n, _)| n == root)?.1 {
+                Shape::Object(o) => o,
+                _ => return None,
+            }
+        };
+        let mut prefix = root.clone();
+        let steps: Vec<&str> = path.fields().collect();
+        let mut i = 0;
+        while i < steps.len() {
+            let step = steps[i];
+            // `x.__init__.p` (or `x.__factory__.p`) and a field named like a constructor
+            // argument holding an object both lead into that argument's object.
+            let through = step == "__init__" || step == "__factory__";
+            let param = if through {
+                i += 1;
+                steps.get(i).copied()
+            } else {
+                Some(step)
+            };
+            let factory = self.signature.guidance.factory_for(&object.class);
+            let params = factory.map_or(&object.init, |f| &f.params);
+            let inner = param.and_then(|p| {
+                params.iter().find_map(|(n, s)| match s {
+                    Shape::Object(o) if n == p => Some((p, o)),
+                    _ => None,
+                })
+            });
+            match inner {
+                Some((p, o)) if i + 1 < steps.len() => {
+                    prefix = match factory {
+                        Some(_) => factory_param(&prefix, p),
+                        None => format!("{prefix}.__init__.{p}"),
+                    };
+                    object = o;
+                    i += 1;
+                }
+                _ if through => return None,
+                _ => return Some((object, step.to_owned(), prefix)),
+            }
+        }
+        None
+    }
+
+    /// The factory arguments that would give a factory-built object's field the value a model
+    /// wants: every list the factory takes gets that many elements (one call of a writer each,
+    /// in the skeleton the code action writes), every flag is set.
+    pub(super) fn factory_slots(
+        &self,
+        candidate: &Candidate,
+        name: &str,
+        value: &ModelValue,
+    ) -> Option<Result<Vec<(String, ModelValue)>, u64>> {
+        let path = VarPath::parse(name)?;
+        let (object, _, prefix) = self.field_of(&path)?;
+        let factory = self.factory(candidate, &object.class, &prefix)?;
+        let wanted = match value {
+            ModelValue::Int(d) if name.ends_with(".__len__") => {
+                d.parse::<i64>().ok()?.max(0) as u64
+            }
+            _ => 1,
+        };
+        if wanted > u64::from(self.budget.loop_bound) {
+            return Some(Err(wanted));
+        }
+        let slots: Vec<(String, ModelValue)> = factory
+            .params
+            .iter()
+            .filter_map(|(p, s)| match s {
+                Shape::List(_) | Shape::Set(_) => Some((
+                    format!("{}.__len__", factory_param(&prefix, p)),
+                    ModelValue::Int(wanted.to_string()),
+                )),
+                Shape::Bool => Some((factory_param(&prefix, p), ModelValue::Bool(wanted > 0))),
+                _ => None,
+            })
+            .collect();
+        (!slots.is_empty()).then_some(Ok(slots))
+    }
+
+    /// The factory that builds the object of `class` at `path` in `candidate`, if one does.
+    pub(super) fn factory(
+        &self,
+        candidate: &Candidate,
+        class: &str,
+        path: &str,
+    ) -> Option<&FactoryDecl> {
+        self.signature
+            .guidance
+            .factory_for(class)
+            .filter(|_| candidate.choices.get(&constructor_choice(path)) != Some(&1))
+    }
+
+    /// Whether a field variable can be reached through the methods that write the field.
+    pub(super) fn constructible(&self, name: &str) -> bool {
+        let Some(path) = VarPath::parse(name) else {
+            return false;
+        };
+        // Only the object's own top-level construction calls are built (the receiver or a
+        // parameter), not those of objects nested in constructor arguments.
+        let Some((object, field, _)) = self.field_of(&path) else {
+            return false;
+        };
+        if self.signature.guidance.factory_for(&object.class).is_some() {
+            return true;
+        }
+        let top = match &path.root {
+            VarRoot::Param(r) if r == "self" => self.signature.receiver.as_ref(),
+            VarRoot::Param(r) => self.signature.params.iter().find_map(|(n, s)| match s {
+                Shape::Object(o) if n == r => Some(o),
+                _ => None,
+            }),
+            VarRoot::ExternalReturn(_) | VarRoot::Mock(_) => None,
+        };
+        top.is_some_and(|t| std::ptr::eq(t, object))
+            && self
+                .signature
+                .writers
+                .get(&(object.class.clone(), field))
+                .is_some_and(|w| !w.is_empty())
+    }
+
+    /// The method calls that would give an object input's field the value a model wants:
+    /// `self._items.__len__ = 5` → five calls of a method that writes `_items`.
+    pub(super) fn object_calls(
+        &self,
+        candidate: &Candidate,
+        name: &str,
+        value: &ModelValue,
+    ) -> Option<Result<(String, Vec<usize>), u64>> {
+        let path = VarPath::parse(name)?;
+        let VarRoot::Param(root) = &path.root else {
+            return None;
+        };
+        let fields: Vec<&str> = path.fields().collect();
+        let field = *fields.first()?;
+        let shape = if root == "self" {
+            self.signature.receiver.as_ref()?
+        } else {
+            match self.signature.params.iter().find(|(n, _)| n == root)?.1 {
+                Shape::Object(ref o) => o,
+                _ => return None,
+            }
+        };
+        if self.factory(candidate, &shape.class, root).is_some() {
+            return None; // built through its factory: see `factory_slots`
+        }
+        let writers = self
+            .signature
+            .writers
+            .get(&(shape.class.clone(), field.to_owned()))?;
+        let method = shape
+            .methods
+            .iter()
+            .position(|(m, _)| writers.contains(m))?;
+        let count = if fields.last() == Some(&"__len__") {
+            match value {
+                ModelValue::Int(d) => d.parse::<i64>().ok()?.max(0) as u64,
+                _ => return None,
+            }
+        } else {
+            1
+        };
+        if count > u64::from(self.budget.loop_bound) {
+            return Some(Err(count));
+        }
+        Some(Ok((root.clone(), vec![method; count as usize])))
+    }
+}

@@ -1,0 +1,335 @@
+//! Running one input and recording what it showed: the run (confirmed by a second one when it
+//! claims something new), the sides, conditions and obligations it covered, the external calls
+//! and mocked callees it made, and the input kept as a test when it showed something first.
+
+use super::Search;
+use crate::agent::protocol::{
+    Event, ExecuteRequest, Execution, Literal, ReturnValue, SideEffect, Status,
+};
+use crate::explore::coverage::{Observed, Origin, observe};
+use crate::explore::exploration::{ExternalCallSeen, GeneratedTest, Outcome};
+use crate::explore::inputs::Candidate;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+
+impl Search<'_> {
+    pub(super) fn execute(&mut self, candidate: &Candidate) -> Option<Observed> {
+        let request = self.request(candidate);
+        let run = match self.executor.execute(&request) {
+            Ok(run) => run,
+            Err(e) => {
+                self.out.failure = Some(e.to_string());
+                return None;
+            }
+        };
+        self.out.executions += 1;
+        if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
+            eprintln!(
+                "run {}.{} {} {:?}: {:?} {:?}",
+                self.f.module,
+                self.f.qualname,
+                candidate.key(),
+                run.status,
+                run.exception.as_ref().map(|e| (&e.type_name, &e.message)),
+                run.error
+            );
+        }
+        if run.status == Status::InputError {
+            self.repair(candidate, &request);
+            // Building the input ran project code (a constructor, a factory's method calls)
+            // on symbolic values: the conditions it raised on are flipped like any other.
+            let observed = observe(self.f, &self.index, &run);
+            self.expand(candidate, &observed);
+        }
+        if matches!(run.status, Status::Error | Status::InputError) {
+            if self.out.executions == 1 && run.status == Status::Error {
+                self.out.failure = run.error.clone();
+            }
+            return None;
+        }
+        let mut observed = observe(self.f, &self.index, &run);
+        if self.shows_something_new(&observed) {
+            self.confirm(&request, &mut observed);
+        }
+        self.record(request, candidate, &run, &observed);
+        self.record_callables(&run);
+        self.retype(candidate, &run);
+        Some(observed)
+    }
+
+    pub(super) fn record(
+        &mut self,
+        request: ExecuteRequest,
+        candidate: &Candidate,
+        run: &Execution,
+        observed: &Observed,
+    ) {
+        for step in &observed.path {
+            if let Origin::Condition(dc) = step.origin {
+                let entry = self.out.conditions.entry(dc).or_default();
+                entry.expr = Some(step.expr.clone());
+                entry.values.insert(step.value);
+            }
+        }
+        for &(d, c, v) in &observed.conditions {
+            let entry = self.out.conditions.entry((d, c)).or_default();
+            entry.values.insert(v);
+        }
+        self.record_external_calls(run);
+        for (pos, n) in &observed.loop_iterations {
+            let e = self.out.loop_iterations.entry(pos.0).or_default();
+            *e = (*e).max(*n);
+        }
+        self.out.reached.extend(observed.reached.iter().copied());
+        self.out
+            .unobservable
+            .extend(observed.unobservable.iter().copied());
+        let new_sides: Vec<(usize, bool)> = observed
+            .sides
+            .iter()
+            .copied()
+            .filter(|s| !self.out.covered.contains_key(s))
+            .collect();
+        let mut new_obligations = vec![];
+        for (&d, shown) in &observed.independence {
+            let known = self.out.independence.entry(d).or_default();
+            for o in shown.iter() {
+                if !known.contains(o) {
+                    new_obligations.push((d, o.condition, o.value));
+                }
+            }
+            known.union(*shown);
+        }
+        let new_conditions = observed
+            .conditions
+            .iter()
+            .filter(|c| self.all_conditions.insert(**c))
+            .count();
+        let outcome = match run.status {
+            Status::Returned => {
+                let r = run.returned.clone().unwrap_or(ReturnValue {
+                    repr: "None".into(),
+                    type_name: "NoneType".into(),
+                    literal: Some(Literal::None),
+                });
+                Outcome::Returned {
+                    repr: r.repr,
+                    type_name: r.type_name,
+                    literal: r.literal,
+                }
+            }
+            Status::Raised => {
+                let e = run.exception.clone();
+                Outcome::Raised {
+                    type_name: e.as_ref().map(|e| e.type_name.clone()).unwrap_or_default(),
+                    message: e.map(|e| e.message).unwrap_or_default(),
+                }
+            }
+            other => Outcome::Failed(other),
+        };
+        let keep = !new_sides.is_empty()
+            || !new_obligations.is_empty()
+            || (self.out.tests.is_empty() && new_conditions > 0);
+        if keep && !matches!(outcome, Outcome::Failed(_)) {
+            let index = self.out.tests.len();
+            for s in &new_sides {
+                self.out.covered.insert(*s, index);
+            }
+            self.out.tests.push(GeneratedTest {
+                request,
+                candidate: candidate.clone(),
+                outcome,
+                new_sides,
+                new_obligations,
+                sides: observed.sides.iter().copied().collect(),
+                found_after: self.start.elapsed(),
+                mocked: run
+                    .events
+                    .iter()
+                    .filter_map(|e| match e {
+                        Event::Call {
+                            callee,
+                            mocked: true,
+                            ..
+                        } => Some(callee.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                side_effect: run.effects.first().cloned().or_else(|| {
+                    run.events.iter().find_map(|e| match e {
+                        Event::Blocked { event, detail, .. } => Some(SideEffect {
+                            event: event.clone(),
+                            detail: detail.clone(),
+                            refused: true,
+                        }),
+                        _ => None,
+                    })
+                }),
+                draws_random: run.draws_random,
+            });
+        }
+    }
+
+    pub(super) fn record_external_calls(&mut self, run: &Execution) {
+        let mut mocked: FxHashMap<usize, u32> = FxHashMap::default();
+        for event in &run.events {
+            if let Event::Call {
+                callee,
+                mocked: true,
+                ..
+            } = event
+                && let Some(m) = self
+                    .signature
+                    .guidance
+                    .mocks
+                    .iter()
+                    .position(|d| &d.target == callee)
+            {
+                *mocked.entry(m).or_default() += 1;
+            }
+        }
+        for (m, n) in mocked {
+            let e = self.mock_calls.entry(m).or_default();
+            *e = (*e).max(n);
+        }
+        for event in &run.events {
+            let (callee, file, pos, arg_vars, ret_var, raised, blocked, returned, is_mock) =
+                match event {
+                    Event::Call {
+                        callee,
+                        f,
+                        pos,
+                        arg_vars,
+                        ret_var,
+                        raised,
+                        ret,
+                        mocked,
+                        ..
+                    } => (
+                        callee.clone(),
+                        *f,
+                        *pos,
+                        arg_vars.clone(),
+                        ret_var.clone(),
+                        raised.is_some(),
+                        None,
+                        ret.as_ref().and_then(|r| r.type_name.clone()),
+                        *mocked,
+                    ),
+                    Event::Blocked {
+                        event,
+                        detail,
+                        f,
+                        pos,
+                        ..
+                    } => (
+                        event.clone(),
+                        *f,
+                        *pos,
+                        vec![],
+                        None,
+                        true,
+                        Some(detail.clone()),
+                        None,
+                        false,
+                    ),
+                    _ => continue,
+                };
+            let file = file.and_then(|i| run.files.get(i)).cloned();
+            let index = match self
+                .out
+                .external_calls
+                .iter()
+                // A refused side effect is kept apart from the call it happened in, even when
+                // both are called `open`.
+                .position(|c| {
+                    c.callee == callee
+                        && c.pos == pos
+                        && c.file == file
+                        && c.blocked.is_some() == blocked.is_some()
+                }) {
+                Some(i) => i,
+                None => {
+                    self.out.external_calls.push(ExternalCallSeen {
+                        callee,
+                        file,
+                        pos,
+                        arg_vars: vec![],
+                        returned_symbol: false,
+                        raised: true,
+                        then_raised: true,
+                        blocked: None,
+                        calls: 0,
+                        returns: BTreeSet::new(),
+                        mocked: false,
+                    });
+                    self.out.external_calls.len() - 1
+                }
+            };
+            let seen = &mut self.out.external_calls[index];
+            seen.calls += 1;
+            seen.returns.extend(returned);
+            seen.mocked |= is_mock;
+            for v in arg_vars {
+                if !seen.arg_vars.contains(&v) {
+                    seen.arg_vars.push(v);
+                }
+            }
+            // "raised" stays true only while every call raised.
+            seen.raised &= raised;
+            if !raised {
+                seen.then_raised &= run.status == Status::Raised;
+            }
+            if blocked.is_some() {
+                seen.blocked = blocked;
+            }
+            if let Some(v) = ret_var {
+                seen.returned_symbol = true;
+                self.out.return_symbols.insert(v, index);
+            }
+        }
+    }
+
+    /// Whether a run covers a side or shows an MC/DC obligation not seen before.
+    pub(super) fn shows_something_new(&self, observed: &Observed) -> bool {
+        observed
+            .sides
+            .iter()
+            .any(|s| !self.out.covered.contains_key(s))
+            || observed.independence.iter().any(|(d, shown)| {
+                let known = self.out.independence.get(d).copied().unwrap_or_default();
+                shown.iter().any(|o| !known.contains(o))
+            })
+    }
+
+    /// Runs an input that shows something new a second time and keeps, of what it showed, only
+    /// what both runs showed: a side an input takes only some of the time (a branch on
+    /// `random.random()`) is not claimed, since its test could not reproduce it.
+    pub(super) fn confirm(&mut self, request: &ExecuteRequest, observed: &mut Observed) {
+        let Ok(again) = self.executor.execute(request) else {
+            return;
+        };
+        self.out.executions += 1;
+        let second = match again.status {
+            Status::Returned | Status::Raised => observe(self.f, &self.index, &again),
+            _ => Observed::default(),
+        };
+        observed.sides.retain(|s| second.sides.contains(s));
+        for (d, shown) in observed.independence.iter_mut() {
+            let other = second.independence.get(d).copied().unwrap_or_default();
+            shown.by_value[0] &= other.by_value[0];
+            shown.by_value[1] &= other.by_value[1];
+        }
+    }
+
+    /// Callable inputs return one value per call: the next requests carry as many as the most
+    /// calls seen, within the loop bound.
+    pub(super) fn record_callables(&mut self, run: &Execution) {
+        let bound = self.budget.loop_bound.max(1) as usize;
+        for (path, &n) in &run.callables {
+            let n = (n as usize).clamp(1, bound);
+            let e = self.callable_calls.entry(path.clone()).or_insert(1);
+            *e = (*e).max(n);
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Inputs the solver does not propose: the first ones (defaults, every alternative of every
+//! choice, the function's literals, values no path condition asks for), choices crossed with
+//! the inputs found, inputs of another type where a type test went one way, repairs of inputs
+//! that could not be built, and mutations once the solver's targets are spent.
+
+use super::flip::prefix_hashes;
+use super::request::varargs_choice;
+use super::{Phase, Search};
+use crate::agent::protocol::{ExecuteRequest, Execution, Value};
+use crate::explore::coverage::Observed;
+use crate::explore::exploration::Attempt;
+use crate::explore::inputs::{Candidate, call_return, constructor_choice};
+use crate::explore::mutate::{Sources, mutate};
+use crate::explore::shape::{Shape, kind_shape};
+use crate::explore::value::ModelValue;
+
+impl Search<'_> {
+    /// A candidate with the signature's default values.
+    pub(super) fn base(&self) -> Candidate {
+        Candidate {
+            vars: self.signature.defaults.clone(),
+            ..Candidate::default()
+        }
+    }
+
+    /// The first inputs: defaults, then every alternative of every choice.
+    pub(super) fn seeds(&self) -> Vec<Candidate> {
+        let mut seeds = vec![self.base()];
+        for (path, count) in &self.choices() {
+            for k in 1..*count {
+                let mut c = self.base();
+                c.choices.insert(path.clone(), k);
+                seeds.push(c);
+            }
+        }
+        // Literals of the function for scalar parameters.
+        for (name, shape) in &self.signature.params {
+            match shape {
+                Shape::Int => {
+                    for n in self.numbers.iter().take(6) {
+                        for v in [*n, n + 1, n - 1] {
+                            let mut c = self.base();
+                            c.vars.insert(name.clone(), ModelValue::Int(v.to_string()));
+                            seeds.push(c);
+                        }
+                    }
+                }
+                Shape::Str => {
+                    for s in self.strings.iter().take(6) {
+                        let mut c = self.base();
+                        c.vars.insert(name.clone(), ModelValue::Str(s.clone()));
+                        seeds.push(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (name, shape) in &self.signature.params {
+            for want in [Shape::Float, Shape::Str] {
+                let Some(pick) = variant_of(shape, &want) else {
+                    continue;
+                };
+                for value in self.special_values(&want) {
+                    let mut c = self.base();
+                    if let Some(k) = pick {
+                        c.choices.insert(name.clone(), k);
+                    }
+                    c.vars.insert(name.clone(), value);
+                    seeds.push(c);
+                }
+            }
+        }
+        seeds
+    }
+
+    /// Values no path condition asks for, worth a try for an input of `shape`: non-finite
+    /// floats where the function tests for them (`math.isfinite`, `float("inf")`), numbers as
+    /// text where it converts text to numbers.
+    pub(super) fn special_values(&self, shape: &Shape) -> Vec<ModelValue> {
+        let special = ["isfinite", "isinf", "isnan", "inf", "nan"]
+            .iter()
+            .any(|w| self.source.contains(w));
+        let converts = self.source.contains("float(") || self.source.contains("int(");
+        match shape {
+            Shape::Float if special => [f64::INFINITY, f64::NEG_INFINITY, f64::NAN]
+                .into_iter()
+                .map(ModelValue::Real)
+                .collect(),
+            Shape::Str if converts => {
+                let mut texts = vec!["1000", "1.5", "-2"];
+                if special {
+                    texts.extend(["inf", "-inf", "nan"]);
+                }
+                texts
+                    .into_iter()
+                    .map(|t| ModelValue::Str(t.to_owned()))
+                    .collect()
+            }
+            _ => vec![],
+        }
+    }
+
+    /// When the frontier is empty: cross choices with the inputs that covered most, so that
+    /// choices the solver cannot see get combined with values it found.
+    pub(super) fn widen(&mut self) -> bool {
+        let choices = self.choices();
+        let bases: Vec<Candidate> = self
+            .out
+            .tests
+            .iter()
+            .rev()
+            .take(8)
+            .map(|t| t.candidate.clone())
+            .collect();
+        let mut added = false;
+        for base in bases {
+            for (path, count) in &choices {
+                for k in 0..*count {
+                    let mut c = base.clone();
+                    c.choices.insert(path.clone(), k);
+                    if self.seen_candidates.insert(c.key()) {
+                        self.frontier.push((0, c));
+                        added = true;
+                    }
+                }
+            }
+        }
+        added
+    }
+
+    /// When the solver has no target left: mutations of the inputs kept so far, for as long as
+    /// a side still uncovered could be reached by some input (not one that only depends on
+    /// external calls or object state, nor one the solver proved unsatisfiable) and mutations
+    /// keep finding something new (see `stale`).
+    pub(super) fn mutate(&mut self) -> bool {
+        const BATCH: usize = 16;
+        if self.phase != Phase::Mutations {
+            self.phase = Phase::Mutations;
+            self.progress.grew = self.out.executions;
+        }
+        if self.stale() || !self.worth_mutating() {
+            return false;
+        }
+        let choices = self.choices();
+        let mut bases: Vec<Candidate> = self
+            .out
+            .tests
+            .iter()
+            .map(|t| t.candidate.clone())
+            .chain(self.corpus.iter().cloned())
+            .collect();
+        bases.push(self.base());
+        let mut added = false;
+        for _ in 0..BATCH * 4 {
+            let base = &bases[self.rng.below(bases.len())];
+            let mut request = self.request(base);
+            // What mocks the function never called return is no input of it.
+            for (m, mock) in request.mocks.iter_mut().enumerate() {
+                if !self.mock_calls.contains_key(&m) {
+                    mock.returns.clear();
+                }
+            }
+            let sources = Sources {
+                strings: &self.strings,
+                numbers: &self.numbers,
+                choices: &choices,
+                bound: self.budget.loop_bound as usize,
+            };
+            let Some(next) = mutate(base, &request, &sources, &mut self.rng) else {
+                continue;
+            };
+            if self.seen_candidates.insert(next.key()) {
+                self.frontier.push((0, next));
+                added = true;
+                if self.frontier.len() >= BATCH {
+                    break;
+                }
+            }
+        }
+        added
+    }
+
+    /// Whether some uncovered side might be reached by an input the solver did not propose.
+    pub(super) fn worth_mutating(&self) -> bool {
+        self.f
+            .syntax
+            .decisions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.expr.is_some())
+            .flat_map(|(d, _)| [(d, true), (d, false)])
+            .filter(|side| !self.out.covered.contains_key(side))
+            .any(|side| {
+                self.out.attempts.get(&side).is_none_or(|attempts| {
+                    attempts.is_empty()
+                        || attempts.iter().any(|a| {
+                            !matches!(
+                                a,
+                                Attempt::Unsat
+                                    | Attempt::Uncontrollable(_)
+                                    | Attempt::ObjectState(..)
+                                    | Attempt::BoundHit { .. }
+                            )
+                        })
+                })
+            })
+    }
+
+    /// Keeps an input that took a path not seen before as a base for mutations (the latest
+    /// `CORPUS` of them).
+    pub(super) fn remember(&mut self, candidate: &Candidate, observed: &Observed) {
+        const CORPUS: usize = 64;
+        let path = prefix_hashes(&observed.path).last().copied().unwrap_or(0);
+        if self.paths.insert(path) {
+            if self.corpus.len() >= CORPUS {
+                self.corpus.remove(0);
+            }
+            self.corpus.push(candidate.clone());
+        }
+    }
+
+    /// Every choice of the inputs (parameters, receiver, the values of mocked calls) with its
+    /// number of alternatives.
+    pub(super) fn choices(&self) -> Vec<(String, usize)> {
+        let mut choices = vec![];
+        let calls = |path: &str| self.callable_calls.get(path).copied().unwrap_or(1);
+        for (name, shape) in &self.signature.params {
+            collect_choices(shape, name, &calls, &mut choices);
+        }
+        if let Some((name, _)) = &self.signature.varargs {
+            choices.push((varargs_choice(name), 4));
+        }
+        if let Some(receiver) = &self.signature.receiver {
+            collect_choices(
+                &Shape::Object(receiver.clone()),
+                "self",
+                &calls,
+                &mut choices,
+            );
+        }
+        // Only the mocks this function was seen calling: the guidance module declares mocks
+        // for the whole project, and the alternatives of one never called are no inputs.
+        for (m, decl) in self.signature.guidance.mocks.iter().enumerate() {
+            if !self.mock_calls.contains_key(&m) {
+                continue;
+            }
+            for k in 0..self.mock_call_count(m) {
+                collect_choices(
+                    &decl.returns,
+                    &format!("$mock:{m}[{k}]"),
+                    &calls,
+                    &mut choices,
+                );
+            }
+        }
+        choices
+    }
+
+    /// A type test on an input (`isinstance(value, str)`) turns the other way for a value of
+    /// another kind: each kind that would is tried once, on the input that saw the test.
+    /// The receiver keeps its class: the method is called on it.
+    pub(super) fn retype(&mut self, candidate: &Candidate, run: &Execution) {
+        for test in &run.type_tests {
+            if test.name == "self" && self.signature.receiver.is_some() {
+                continue;
+            }
+            for kind in &test.flip {
+                let Some(shape) = kind_shape(kind) else {
+                    continue;
+                };
+                if !self.retyped.insert((test.name.clone(), kind.clone())) {
+                    continue;
+                }
+                let mut next = candidate.clone();
+                next.types.insert(test.name.clone(), shape.clone());
+                for value in self.special_values(&shape) {
+                    let mut special = next.clone();
+                    special.vars.insert(test.name.clone(), value);
+                    self.push(1, special);
+                }
+                self.push(2, next);
+            }
+        }
+    }
+
+    /// An input could not be built (a constructor rejected its arguments): try the usual
+    /// suspects — positive numbers, non-empty strings — for every scalar of the request.
+    pub(super) fn repair(&mut self, candidate: &Candidate, request: &ExecuteRequest) {
+        // Until some input is valid, repairs come first; after, they wait with the flips of
+        // the inputs' construction (a factory's flags), oldest first, instead of starving them.
+        let priority = if self.out.tests.is_empty() { 2 } else { 0 };
+        // Scalars anywhere in the inputs, and the factories that build them.
+        let (mut scalars, mut built) = (vec![], vec![]);
+        for t in request.args.iter().chain(request.receiver.iter()) {
+            t.walk(&mut |node| match (&node.sym, &node.value) {
+                (Some(s), Value::Int { .. } | Value::Str { .. } | Value::Float { .. }) => {
+                    scalars.push((s.clone(), node.value.clone()))
+                }
+                // A factory that rejects its arguments: the constructor may do better.
+                (Some(s), Value::Factory { .. }) => built.push(s.clone()),
+                _ => {}
+            });
+        }
+        for path in built {
+            let mut next = candidate.clone();
+            next.choices.insert(constructor_choice(&path), 1);
+            self.push(priority, next);
+        }
+        for (path, value) in scalars {
+            let replacements: Vec<ModelValue> = match value {
+                Value::Int { .. } => ["1", "10", "100"]
+                    .iter()
+                    .map(|v| ModelValue::Int((*v).into()))
+                    .collect(),
+                Value::Float { .. } => vec![ModelValue::Real(1.0), ModelValue::Real(10.0)],
+                Value::Str { .. } => vec![ModelValue::Str("a".into())],
+                _ => vec![],
+            };
+            for r in replacements {
+                let mut next = candidate.clone();
+                next.vars.insert(path.clone(), r);
+                self.push(priority, next);
+            }
+        }
+    }
+}
+
+/// How an input of `shape` takes values of shape `want`: `Some(None)` when it is one,
+/// `Some(Some(k))` when its choice's alternative `k` is one.
+fn variant_of(shape: &Shape, want: &Shape) -> Option<Option<usize>> {
+    if shape == want {
+        return Some(None);
+    }
+    shape.variants().iter().position(|v| v == want).map(Some)
+}
+
+/// The choices of an input of `shape` at `path`, with their number of alternatives;
+/// `calls(path)` is how many values the callable input at `path` returns.
+fn collect_choices(
+    shape: &Shape,
+    path: &str,
+    calls: &dyn Fn(&str) -> usize,
+    out: &mut Vec<(String, usize)>,
+) {
+    let count = shape.choice_count();
+    if count > 1 && !out.iter().any(|(p, _)| p == path) {
+        out.push((path.to_owned(), count.min(8)));
+    }
+    match shape {
+        Shape::Optional(inner) => collect_choices(inner, path, calls, out),
+        Shape::Union(members) => {
+            for m in members {
+                if let Shape::Callable { .. } = m {
+                    collect_choices(m, path, calls, out);
+                }
+            }
+        }
+        Shape::Callable { returns, .. } => {
+            for k in 0..calls(path) {
+                collect_choices(returns, &call_return(path, k), calls, out);
+            }
+        }
+        Shape::Object(o) => {
+            for (name, s) in &o.init {
+                collect_choices(s, &format!("{path}.__init__.{name}"), calls, out);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,265 @@
+//! The shapes of a function's inputs, as the agent's `describe` gives them (or as the
+//! annotation text and uses suggest when it has none): scalars, containers, choices
+//! (`Optional`, unions, enums, literals), callables and objects with their constructor
+//! arguments, methods and the domains of a value type's arguments. Plain data read from JSON:
+//! no candidates, no solver.
+
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// What kind of value a parameter takes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Int,
+    Bool,
+    Str,
+    Float,
+    None,
+    Bytes,
+    /// A callable: each call returns an input of shape `returns` (`predicate.__call__[0]`,
+    /// `predicate.__call__[1]`, …), or, as the first choice, the existing function or class
+    /// `named` (`builtins:dict`, a parameter's default).
+    Callable {
+        returns: Box<Shape>,
+        named: Option<String>,
+    },
+    /// Unknown: tried as each of a few common types.
+    Any,
+    Optional(Box<Shape>),
+    Union(Vec<Shape>),
+    List(Box<Shape>),
+    Set(Box<Shape>),
+    Tuple(Vec<Shape>),
+    Dict(Box<Shape>, Box<Shape>),
+    Literal(Vec<Json>),
+    Enum {
+        class: String,
+        members: Vec<String>,
+    },
+    Object(ObjectShape),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectShape {
+    /// `module:Qual.name`.
+    pub class: String,
+    pub init: Vec<(String, Shape)>,
+    /// Public methods with their parameters: the calls an object can be driven through.
+    pub methods: Vec<(String, Vec<(String, Shape)>)>,
+    /// The domains of constructor arguments that have one (a value type's: `hour` of a
+    /// `datetime`), by name.
+    pub domains: BTreeMap<String, Domain>,
+}
+
+/// The values a constructor argument of a value type may take, as the agent's `describe` gives
+/// them (`{"min": 0, "max": 23}`, `{"length": 32, "alphabet": "0123456789abcdef"}`): outside
+/// them the constructor raises, so a model there would be an input error, not a new path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Domain {
+    /// An integer within `min..=max`; an absent bound does not bound.
+    Int { min: Option<i64>, max: Option<i64> },
+    /// A string of `length` characters, each one of `alphabet`; an absent one does not bound.
+    Str {
+        length: Option<u64>,
+        alphabet: Option<String>,
+    },
+}
+
+impl Domain {
+    /// Reads a `domain` of `describe`; none for an empty or unknown one (then nothing bounds
+    /// the argument: models may be invalid, never missed).
+    pub fn from_describe(d: &Json) -> Option<Domain> {
+        let int = |k: &str| d[k].as_i64();
+        let (min, max) = (int("min"), int("max"));
+        if min.is_some() || max.is_some() {
+            return Some(Domain::Int { min, max });
+        }
+        let length = d["length"].as_u64();
+        let alphabet = d["alphabet"].as_str().map(str::to_owned);
+        (length.is_some() || alphabet.is_some()).then_some(Domain::Str { length, alphabet })
+    }
+}
+
+/// The variants an `Any` parameter is tried as, in order.
+pub fn any_variants() -> Vec<Shape> {
+    vec![
+        Shape::Int,
+        Shape::Str,
+        Shape::None,
+        Shape::Float,
+        Shape::Bool,
+        Shape::Dict(Box::new(Shape::Str), Box::new(Shape::Int)),
+        Shape::List(Box::new(Shape::Int)),
+    ]
+}
+
+impl Shape {
+    /// Reads a type tree of the agent's `describe`.
+    pub fn from_describe(t: &Json) -> Shape {
+        let sub = |k: &str| Box::new(Shape::from_describe(&t[k]));
+        match t["kind"].as_str().unwrap_or("any") {
+            "int" => Shape::Int,
+            "bool" => Shape::Bool,
+            "str" => Shape::Str,
+            "float" => Shape::Float,
+            "none" => Shape::None,
+            "bytes" => Shape::Bytes,
+            "callable" => Shape::Callable {
+                returns: sub("returns"),
+                named: t["named"].as_str().map(str::to_owned),
+            },
+            "optional" => Shape::Optional(sub("of")),
+            "union" => Shape::Union(
+                t["of"]
+                    .as_array()
+                    .map(|a| a.iter().map(Shape::from_describe).collect())
+                    .unwrap_or_default(),
+            ),
+            "list" => Shape::List(sub("of")),
+            "set" => Shape::Set(sub("of")),
+            "tuple" => Shape::Tuple(
+                t["items"]
+                    .as_array()
+                    .map(|a| a.iter().map(Shape::from_describe).collect())
+                    .unwrap_or_default(),
+            ),
+            "dict" => Shape::Dict(sub("key"), sub("value")),
+            "literal" => Shape::Literal(t["values"].as_array().cloned().unwrap_or_default()),
+            "enum" => Shape::Enum {
+                class: t["class"].as_str().unwrap_or_default().to_owned(),
+                members: t["members"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|m| m.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            "class" if t["external"] != true => Shape::Object(ObjectShape {
+                class: t["class"].as_str().unwrap_or_default().to_owned(),
+                init: params(&t["init"]),
+                domains: domains(&t["init"]),
+                methods: t["methods"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|m| {
+                                (
+                                    m["name"].as_str().unwrap_or_default().to_owned(),
+                                    params(&m["params"]),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }),
+            _ => Shape::Any,
+        }
+    }
+
+    /// The variants a choice at this shape selects between (`None` or the value for an
+    /// `Optional`, …); empty when the shape has no choice.
+    pub fn variants(&self) -> Vec<Shape> {
+        match self {
+            Shape::Any => any_variants(),
+            Shape::Optional(inner) => vec![(**inner).clone(), Shape::None],
+            Shape::Union(members) => members.clone(),
+            _ => vec![],
+        }
+    }
+
+    /// How many alternatives the choice at this shape has (1 when there is no choice).
+    pub fn choice_count(&self) -> usize {
+        match self {
+            Shape::Literal(values) => values.len().max(1),
+            Shape::Enum { members, .. } => members.len().max(1),
+            Shape::Callable { named: Some(_), .. } => 2,
+            s => s.variants().len().max(1),
+        }
+    }
+}
+/// Parameters as `describe` lists them, without `*args`/`**kwargs`.
+pub fn params(list: &Json) -> Vec<(String, Shape)> {
+    list.as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|p| {
+                    !matches!(
+                        p["kind"].as_str(),
+                        Some("var_positional") | Some("var_keyword")
+                    )
+                })
+                .map(|p| {
+                    (
+                        p["name"].as_str().unwrap_or_default().to_owned(),
+                        Shape::from_describe(&p["type"]),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The domains of the parameters `describe` lists that have one, by name.
+pub fn domains(list: &Json) -> BTreeMap<String, Domain> {
+    list.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| {
+                    let domain = Domain::from_describe(&p["domain"])?;
+                    Some((p["name"].as_str()?.to_owned(), domain))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The names of the keyword-only parameters among those `describe` lists.
+pub fn keyword_only(list: &Json) -> Vec<String> {
+    list.as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|p| p["kind"].as_str() == Some("keyword_only"))
+                .filter_map(|p| p["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The shape of a kind of value a type test names (`"bytes"`, `"callable"`; see the agent's
+/// type tests).
+pub fn kind_shape(kind: &str) -> Option<Shape> {
+    Some(match kind {
+        "int" => Shape::Int,
+        "float" => Shape::Float,
+        "str" => Shape::Str,
+        "bytes" => Shape::Bytes,
+        "none" => Shape::None,
+        "bool" => Shape::Bool,
+        "list" => Shape::List(Box::new(Shape::Any)),
+        "tuple" => Shape::Tuple(vec![Shape::Any]),
+        "dict" => Shape::Dict(Box::new(Shape::Str), Box::new(Shape::Any)),
+        "set" => Shape::Set(Box::new(Shape::Int)),
+        "callable" => Shape::Callable {
+            returns: Box::new(Shape::Any),
+            named: None,
+        },
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn shapes_from_describe() {
+        let t = json!({"kind": "optional", "of": {"kind": "list", "of": {"kind": "int"}}});
+        assert_eq!(
+            Shape::from_describe(&t),
+            Shape::Optional(Box::new(Shape::List(Box::new(Shape::Int))))
+        );
+    }
+}

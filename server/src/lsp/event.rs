@@ -1,0 +1,73 @@
+//! What reaches the owner, in order: the editor's notifications (opened, changed, saved,
+//! closed documents, settings, files changed on disk), the requests that need the owner's
+//! state (code actions, resolving one, the guidance module's path, exporting tests) with the
+//! channel their answer goes back by, and the generation thread's results.
+
+use super::outcome::FunctionOutcome;
+use super::settings::Settings;
+use std::path::PathBuf;
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionOrCommand, CodeActionParams, FileChangeType,
+    TextDocumentContentChangeEvent, Uri,
+};
+
+pub enum Event {
+    Initialize {
+        root: Option<PathBuf>,
+        settings: Settings,
+        generate: bool,
+        /// What the user is told when `generate` is false.
+        why_static: &'static str,
+    },
+    Open {
+        uri: Uri,
+        text: String,
+        version: i32,
+    },
+    Change {
+        uri: Uri,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    },
+    Save {
+        uri: Uri,
+    },
+    Close {
+        uri: Uri,
+    },
+    Settings(Settings),
+    FilesChanged(Vec<(PathBuf, FileChangeType)>),
+    Rerun {
+        uri: Option<Uri>,
+        function: Option<String>,
+    },
+    Export {
+        directory: Option<PathBuf>,
+        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, String>>,
+    },
+    Explored {
+        uri: Uri,
+        version: i32,
+        module: String,
+        outcome: FunctionOutcome,
+    },
+    JobDone {
+        job: u64,
+    },
+    /// The guidance module's path, created with its header when missing (not in static mode,
+    /// which writes nothing): `(path, created)`.
+    Guidance {
+        reply: tokio::sync::oneshot::Sender<Result<(PathBuf, bool), String>>,
+    },
+    /// The code actions for a range, checked against the guidance module as resolving them
+    /// will see it (so that an action that would be refused is never offered).
+    CodeActions {
+        params: CodeActionParams,
+        reply: tokio::sync::oneshot::Sender<Vec<CodeActionOrCommand>>,
+    },
+    /// Computes the edit of a code action offered earlier.
+    Resolve {
+        action: CodeAction,
+        reply: tokio::sync::oneshot::Sender<Result<CodeAction, String>>,
+    },
+}

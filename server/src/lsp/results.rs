@@ -1,0 +1,219 @@
+//! The outcomes of generation and their publication. Outcomes are kept in memory and in the
+//! store, keyed by configuration, module and function, and count only for the fingerprint they
+//! were computed for and while the guidance declarations they depend on are unchanged.
+//! Publishing a document puts its static diagnostics and the outcomes of its functions into the
+//! snapshot request handlers read, and sends them (or a refresh, when the client pulls) with
+//! the document's coverage to the client.
+
+use super::convert;
+use super::document::{Document, Text};
+use super::outbox::{Coverage, Outbox, Outgoing};
+use super::outcome::FunctionOutcome;
+use super::settings::Settings;
+use super::snapshot::{Published, Shared};
+use super::store::Store;
+use lacuna_analysis::config::Config;
+use lacuna_analysis::db::{SourceFile, Workspace, file_functions, module_index, static_report};
+use lacuna_analysis::generation;
+use lacuna_analysis::guidance::dependence::Declarations;
+use rustc_hash::FxHashMap;
+use std::path::Path;
+use tower_lsp_server::ls_types::Uri;
+
+pub struct Results {
+    outcomes: FxHashMap<String, FunctionOutcome>,
+    store: Option<Store>,
+    /// The configuration an outcome was computed for, without the guidance module.
+    config_key: String,
+    /// The guidance module's declarations on disk (what the workers import): an outcome is
+    /// current while those it depends on are unchanged.
+    declarations: Declarations,
+}
+
+/// What identifies the configuration outcomes were computed for.
+pub fn config_key(config: &Config) -> String {
+    let text = format!(
+        "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        env!("CARGO_PKG_VERSION"),
+        config.python,
+        config.budget,
+        config.mcdc,
+        config.sandbox,
+        config.guidance,
+    );
+    format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
+}
+
+/// The guidance module's declarations as its file on disk has them.
+pub fn declarations(config: &Config) -> Declarations {
+    Declarations::parse(&std::fs::read_to_string(&config.guidance).unwrap_or_default())
+}
+
+/// The module name of a file of the project.
+pub fn module_of(workspace: &Workspace, file: SourceFile) -> Option<String> {
+    let db = &workspace.db;
+    module_index(db, workspace.project)
+        .name(file)
+        .map(str::to_owned)
+}
+
+impl Results {
+    pub fn new(store: Option<Store>, config: &Config) -> Results {
+        Results {
+            outcomes: FxHashMap::default(),
+            store,
+            config_key: config_key(config),
+            declarations: declarations(config),
+        }
+    }
+
+    pub fn key(&self, module: &str, function: &str) -> String {
+        format!("{}|{module}|{function}", self.config_key)
+    }
+
+    /// Outcomes are computed for this configuration from now on; returns whether it differs.
+    pub fn set_config_key(&mut self, key: String) -> bool {
+        let changed = key != self.config_key;
+        self.config_key = key;
+        changed
+    }
+
+    /// The guidance module on disk declares these now; returns whether they differ.
+    pub fn set_declarations(&mut self, declarations: Declarations) -> bool {
+        let changed = declarations != self.declarations;
+        if changed {
+            self.declarations = declarations;
+        }
+        changed
+    }
+
+    /// The outcome of a function for its current fingerprint, from memory or the store.
+    pub fn outcome(
+        &mut self,
+        module: &str,
+        function: &str,
+        fingerprint: u64,
+    ) -> Option<&FunctionOutcome> {
+        let key = self.key(module, function);
+        let fresh = self
+            .outcomes
+            .get(&key)
+            .is_some_and(|o| o.fingerprint == fingerprint);
+        if !fresh {
+            let stored = self.store.as_ref()?.get(&key, fingerprint)?;
+            self.outcomes.insert(key.clone(), stored);
+        }
+        self.outcomes
+            .get(&key)
+            .filter(|o| o.guided_by(&self.declarations))
+    }
+
+    /// A new outcome, kept in memory and stored.
+    pub fn record(&mut self, key: String, outcome: FunctionOutcome, outbox: &Outbox) {
+        if let Some(store) = &self.store
+            && let Err(e) = store.put(&[(key.clone(), outcome.clone())])
+        {
+            outbox.log(format!("Lacuna: cannot store results: {e}"));
+        }
+        self.outcomes.insert(key, outcome);
+    }
+
+    /// Forgets the outcome of one function (it is explored again).
+    pub fn forget(&mut self, key: &str) {
+        self.outcomes.remove(key);
+    }
+
+    /// Forgets every outcome, the stored ones too.
+    pub fn clear(&mut self, outbox: &Outbox) {
+        if let Some(store) = &self.store
+            && let Err(e) = store.clear()
+        {
+            outbox.log(format!("Lacuna: cannot clear the store: {e}"));
+        }
+        self.outcomes.clear();
+    }
+
+    /// Publishes a document's diagnostics: static ones for its current text, and generation
+    /// results of every function whose fingerprint they were computed for. `generating`: the
+    /// functions generation does not explore say why.
+    #[allow(clippy::too_many_arguments)]
+    pub fn publish(
+        &mut self,
+        uri: &Uri,
+        doc: &Document,
+        workspace: &Workspace,
+        generating: bool,
+        settings: &Settings,
+        shared: &Shared,
+        outbox: &Outbox,
+    ) {
+        let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else {
+            return;
+        };
+        let Some(file) = workspace.lookup(&path) else {
+            return;
+        };
+        let db = &workspace.db;
+        let report = static_report(db, file).clone();
+        let anchors: FxHashMap<String, u32> = file_functions(db, file)
+            .iter()
+            .map(|n| (n.id(db).to_string(), n.anchor(db).offset))
+            .collect();
+        let module = module_of(workspace, file).unwrap_or_default();
+        let mut diagnostics = report.diagnostics.clone();
+        let (mut covered, mut total) = (0, 0);
+        for f in &report.functions {
+            let id = f.id.to_string();
+            let Some(origin) = anchors.get(&id).copied() else {
+                continue;
+            };
+            if let Some(o) = self.outcome(&module, &id, f.fingerprint) {
+                covered += o.covered;
+                total += o.total;
+                diagnostics.extend(o.diagnostics.iter().filter_map(|d| d.at(origin)));
+            }
+        }
+        // Every function has an outcome: those generation does not explore say why.
+        if generating {
+            let (_, skipped) = generation::targets(db, &[file]);
+            for s in skipped {
+                total += s.branch_sides;
+                diagnostics.push(s.diagnostic);
+            }
+        }
+        diagnostics.sort_by_key(|d| (d.range.start, d.code));
+        let encoding = shared.encoding();
+        let lsp_diagnostics = diagnostics
+            .iter()
+            .filter_map(|d| {
+                convert::diagnostic(d, uri, &doc.text, encoding, settings, &|p: &Path| {
+                    std::fs::read_to_string(p).ok().map(Text::new)
+                })
+            })
+            .collect();
+        shared.published.write().expect("published lock").insert(
+            uri.clone(),
+            Published {
+                version: doc.version,
+                text: doc.text.clone(),
+                diagnostics,
+            },
+        );
+        if shared.pull.load(std::sync::atomic::Ordering::Relaxed) {
+            outbox.send(Outgoing::Refresh);
+        } else {
+            outbox.send(Outgoing::Publish {
+                uri: uri.clone(),
+                version: Some(doc.version),
+                diagnostics: lsp_diagnostics,
+            });
+        }
+        if total > 0 {
+            outbox.send(Outgoing::Coverage(Coverage {
+                uri: uri.clone(),
+                covered,
+                total,
+            }));
+        }
+    }
+}
