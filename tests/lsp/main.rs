@@ -8,6 +8,7 @@ mod efficacy;
 mod example;
 mod neovim;
 mod robustness;
+mod sequence_fuzz;
 
 use client::Server;
 use serde_json::{Value, json};
