@@ -214,15 +214,50 @@ fn unimportable(module: &str) -> Option<String> {
     ))
 }
 
+/// Why a file has no module name: a part of its path that is not an identifier
+/// (`my-module.py`, `data-v2/x.py`), or no source root above it.
+fn unnamed(src: &[PathBuf], file: &Path) -> String {
+    let under_root = src.iter().find_map(|root| file.strip_prefix(root).ok());
+    let Some(relative) = under_root else {
+        return format!(
+            "`{}` is under no source root (`src` in `[tool.lacuna]`), so `import` cannot reach it",
+            file.display()
+        );
+    };
+    let bad = relative.components().find_map(|c| {
+        let part = c.as_os_str().to_string_lossy();
+        let stem = part
+            .strip_suffix(".py")
+            .or_else(|| part.strip_suffix(".pyi"))
+            .unwrap_or(&part);
+        let mut chars = stem.chars();
+        let starts = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+        (!starts || !chars.all(|c| c == '_' || c.is_alphanumeric())).then(|| part.into_owned())
+    });
+    match bad {
+        Some(part) => format!(
+            "the name `{part}` is not a Python identifier, so `import` cannot reach it; rename it (`{}`)",
+            part.replace(
+                |c: char| !(c == '_' || c == '.' || c.is_alphanumeric()),
+                "_"
+            )
+        ),
+        None => format!("`{}` has no module name", relative.display()),
+    }
+}
+
 pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>) {
     let index = module_index(db, db.project());
     let mut out = vec![];
     let mut skipped = vec![];
     for &file in files {
-        let Some(module) = index.name(file) else {
-            continue;
+        let (module, unimportable) = match index.name(file) {
+            Some(module) => (module, unimportable(module)),
+            None => (
+                "",
+                Some(unnamed(&db.project().config(db).src, file.path(db))),
+            ),
         };
-        let unimportable = unimportable(module);
         let path = canonical(file.path(db));
         let lines = line_index(db, file).clone();
         let text = file.contents(db).text().cloned().unwrap_or_default();

@@ -1318,13 +1318,18 @@ def double(x: int) -> int:
     assert_eq!(std::fs::read_to_string(&canary).unwrap(), "alive");
 }
 
-/// Modules whose names `import` cannot reach (`1abc.py`, `class.py`) are not explored — each
+/// Modules whose names `import` cannot reach (`1abc.py`, `class.py`, `my-module.py`) are not explored — each
 /// function says why — and never cost the other modules their emitted tests.
 #[test]
 fn modules_import_cannot_reach_say_so_and_spare_the_others() {
     let (project, home, venv) = scratch_project(
         "[tool.lacuna]\nsrc = [\".\"]\n",
-        &[("1abc.py", SIGN), ("class.py", SIGN), ("ok.py", SIGN)],
+        &[
+            ("1abc.py", SIGN),
+            ("class.py", SIGN),
+            ("my-module.py", SIGN),
+            ("ok.py", SIGN),
+        ],
     );
     let root = project.path();
     let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
@@ -1344,6 +1349,12 @@ fn modules_import_cannot_reach_say_so_and_spare_the_others() {
             "{text}"
         );
     }
+    assert!(
+        text.contains(
+            "info[LCN107]: not explored: the name `my-module.py` is not a Python identifier, so `import` cannot reach it; rename it (`my_module.py`)"
+        ),
+        "{text}"
+    );
     assert!(
         stderr(&out).contains("lacuna: wrote 2 tests in 1 files")
             && stderr(&out).contains("checked under pytest: 2 as generated"),
