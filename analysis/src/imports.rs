@@ -194,10 +194,20 @@ fn message(
     };
     if let Some(missing) = failure.missing_dependency() {
         let full = failure.missing.as_deref().unwrap_or(missing);
+        let installable = ["pyproject.toml", "setup.py", "setup.cfg"]
+            .iter()
+            .any(|f| root.join(f).is_file());
+        let project = if installable {
+            format!(
+                " (or install the project with its dependencies: `{} -m pip install -e .`)",
+                python.display()
+            )
+        } else {
+            String::new()
+        };
         return format!(
             "missing dependency `{missing}`: {}, which is not installed for {}; {not_explored}. \
-             Fix: `{} -m pip install {}` (or install the project with its dependencies: \
-             `{2} -m pip install -e .`)",
+             Fix: `{} -m pip install {}`{project}",
             chain_text(failure, target, full),
             python.display(),
             python.display(),
