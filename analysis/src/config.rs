@@ -649,6 +649,28 @@ allow-network = true
     }
 
     #[test]
+    fn the_root_is_the_nearest_marker_else_above_the_outermost_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "a/pkg/__init__.py",
+            "a/pkg/sub/__init__.py",
+            "a/pkg/sub/m.py",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let deep = root.join("a/pkg/sub/m.py");
+        assert_eq!(Config::discover(&deep).unwrap().root, root.join("a"));
+        std::fs::write(root.join("setup.cfg"), "[metadata]\n").unwrap();
+        assert_eq!(Config::discover(&deep).unwrap().root, root);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let c = Config::discover(&deep).unwrap();
+        assert_eq!(c.src, vec![root.join("src"), root.join(".")]);
+    }
+
+    #[test]
     fn errors_name_the_key_and_the_file() {
         let e = parse("[tool.lacuna]\npyton = 'x'\n").unwrap_err();
         assert_eq!(e.file, Path::new("/p/pyproject.toml"));
