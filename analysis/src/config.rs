@@ -228,6 +228,34 @@ struct Table {
     max_file_size: Option<u64>,
 }
 
+/// What marks a project's root besides `pyproject.toml`: setuptools' files and the repository.
+pub const ROOT_MARKERS: &[&str] = &["setup.cfg", "setup.py", ".git"];
+
+/// The first directory at or above `dir` that is not a package (holds no `__init__.py`): where
+/// Python must start looking for the package `dir` is part of.
+pub fn package_base(dir: &Path) -> &Path {
+    let mut base = dir;
+    while base.join("__init__.py").is_file() {
+        match base.parent() {
+            Some(parent) if parent != base => base = parent,
+            _ => break,
+        }
+    }
+    base
+}
+
+/// The import roots when `src` is not configured: `src/` first when the project has the `src`
+/// layout (a `src` directory that is not itself a package), then the root.
+fn default_src(root: &Path) -> Vec<PathBuf> {
+    let src = root.join("src");
+    let mut out = vec![];
+    if src.is_dir() && !src.join("__init__.py").exists() {
+        out.push(src);
+    }
+    out.push(root.join("."));
+    out
+}
+
 /// The largest `pyproject.toml` read.
 pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 
@@ -237,8 +265,11 @@ impl Config {
         Config::from_table(root, None, Table::default())
     }
 
-    /// Finds the nearest `pyproject.toml` at or above `start` and reads its `[tool.lacuna]`
-    /// table. Without one, `start` (or its directory) is the root and the defaults apply.
+    /// Finds the project root at or above `start` — the nearest directory holding a
+    /// `pyproject.toml`, a `setup.cfg`, a `setup.py` or a `.git` — and reads the `[tool.lacuna]`
+    /// table of its `pyproject.toml`. Without any of them, the root is the directory above the
+    /// outermost package holding `start` (walking up while `__init__.py` exists, as pytest
+    /// does), so that a module's relative imports find their package.
     pub fn discover(start: &Path) -> Result<Config, ConfigError> {
         let start = if start.is_file() {
             start.parent().unwrap_or(start)
@@ -250,8 +281,11 @@ impl Config {
             if candidate.is_file() {
                 return Config::load(&candidate);
             }
+            if ROOT_MARKERS.iter().any(|m| dir.join(m).exists()) {
+                return Ok(Config::defaults(dir));
+            }
         }
-        Ok(Config::defaults(start))
+        Ok(Config::defaults(package_base(start)))
     }
 
     /// Reads one `pyproject.toml`.
@@ -316,12 +350,10 @@ impl Config {
             root: root.to_owned(),
             source,
             python: table.python.map(|p| interpreter_path(root, p)),
-            src: table
-                .src
-                .unwrap_or_else(|| vec![PathBuf::from(".")])
-                .iter()
-                .map(|p| abs(p))
-                .collect(),
+            src: match table.src {
+                Some(src) => src.iter().map(|p| abs(p)).collect(),
+                None => default_src(root),
+            },
             include: table.include.unwrap_or_default(),
             exclude,
             guidance: abs(&table
@@ -614,6 +646,28 @@ allow-network = true
             "narrowed by the repository"
         );
         assert_eq!(refused.len(), 1);
+    }
+
+    #[test]
+    fn the_root_is_the_nearest_marker_else_above_the_outermost_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "a/pkg/__init__.py",
+            "a/pkg/sub/__init__.py",
+            "a/pkg/sub/m.py",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let deep = root.join("a/pkg/sub/m.py");
+        assert_eq!(Config::discover(&deep).unwrap().root, root.join("a"));
+        std::fs::write(root.join("setup.cfg"), "[metadata]\n").unwrap();
+        assert_eq!(Config::discover(&deep).unwrap().root, root);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let c = Config::discover(&deep).unwrap();
+        assert_eq!(c.src, vec![root.join("src"), root.join(".")]);
     }
 
     #[test]

@@ -25,6 +25,31 @@ pub struct FunctionResult {
     pub function: lacuna_grammar::FunctionId,
     pub target: FunctionUnderTest,
     pub exploration: Exploration,
+    /// Why its module could not be imported, when that is why it was not explored.
+    pub import_failure: Option<crate::imports::ImportFailure>,
+}
+
+/// Why a target could not be described: the agent's message, and the import failure behind it
+/// when its module could not be imported.
+#[derive(Clone, Debug)]
+pub struct NotDescribed {
+    pub message: String,
+    pub import: Option<Box<crate::imports::ImportFailure>>,
+}
+
+impl std::fmt::Display for NotDescribed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for NotDescribed {
+    fn from(message: String) -> NotDescribed {
+        NotDescribed {
+            message,
+            import: None,
+        }
+    }
 }
 
 /// A function with branch sides that is not explored, and why.
@@ -388,7 +413,7 @@ pub fn signature(
     target: &FunctionUnderTest,
     facts: &Facts,
     source: &str,
-) -> Result<Signature, String> {
+) -> Result<Signature, NotDescribed> {
     let request = serde_json::json!({
         "op": "describe",
         "target": {"module": target.module, "qualname": target.qualname},
@@ -398,7 +423,13 @@ pub fn signature(
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
-        return Err(error.to_owned());
+        return Err(NotDescribed {
+            message: error.to_owned(),
+            import: response
+                .get("import_error")
+                .and_then(crate::imports::ImportFailure::from_agent)
+                .map(Box::new),
+        });
     }
     let default_refs: std::collections::BTreeMap<&str, &str> = response["params"]
         .as_array()
@@ -487,13 +518,23 @@ pub fn explore_all(
                     let Some((i, (file, function, target, source))) = next else {
                         return;
                     };
-                    let exploration = match signature(pool, &target, facts, &source) {
-                        Ok(sig) => explore(&target, &sig, pool, budget, &source),
-                        Err(e) => Exploration {
-                            failure: Some(e),
-                            ..Exploration::default()
-                        },
-                    };
+                    let (exploration, import_failure) =
+                        match signature(pool, &target, facts, &source) {
+                            Ok(sig) => (explore(&target, &sig, pool, budget, &source), None),
+                            Err(e) => (
+                                Exploration {
+                                    failure: Some(match &e.import {
+                                        Some(_) => format!(
+                                            "cannot import `{}`: {} (LCN108)",
+                                            target.module, e.message
+                                        ),
+                                        None => e.message,
+                                    }),
+                                    ..Exploration::default()
+                                },
+                                e.import.map(|b| *b),
+                            ),
+                        };
                     results.lock().expect("results lock").push((
                         i,
                         FunctionResult {
@@ -501,6 +542,7 @@ pub fn explore_all(
                             function,
                             target,
                             exploration,
+                            import_failure,
                         },
                     ));
                 }

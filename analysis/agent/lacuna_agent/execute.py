@@ -20,6 +20,7 @@ except ImportError:  # not on every platform
 
 from . import describe as describing
 from . import interpose, objects, positions, recorder, values
+from .describe import mangled
 from .sym import Sym, concrete
 from .tracer import Tracer
 
@@ -66,6 +67,7 @@ class ProjectLoader(importlib.abc.Loader):
         exec(code, module.__dict__)
         interpose.wrap_globals(module, self._runtime.is_project_module)
         self._runtime.project_modules.append(module)
+        self._runtime.caches.extend(interpose.caches_of(module.__dict__))
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -95,6 +97,10 @@ class Runtime:
         self.excluded = []
         self.tracer = None
         self.project_modules = []
+        # The project's `functools.lru_cache` wrappers, emptied before each execution: a cached
+        # result would skip the function's branches, and runs must not depend on earlier ones.
+        self.caches = []
+        self.sys_path = []
         self.max_events = 5000
         self._lines = {}
 
@@ -102,6 +108,7 @@ class Runtime:
         self.roots = [os.path.realpath(r) for r in request.get("roots", [])]
         here = os.path.dirname(os.path.realpath(__file__))
         self.excluded = [here] + [os.path.realpath(p) for p in request.get("exclude", [])]
+        self.sys_path = [os.path.realpath(p) for p in request.get("sys_path", [])]
         for p in reversed(request.get("sys_path", [])):
             if p not in sys.path:
                 sys.path.insert(0, p)
@@ -162,7 +169,10 @@ class Runtime:
     # -- requests -------------------------------------------------------------------------
 
     def resolve(self, target):
-        module = importlib.import_module(target["module"])
+        try:
+            module = importlib.import_module(target["module"])
+        except Exception as e:  # ImportError, and whatever the module raises while it runs
+            raise TargetImportError(e, self) from e
         owner = None
         obj = module
         parts = target["qualname"].split(".")
@@ -171,7 +181,7 @@ class Runtime:
                               % target["qualname"])
         for part in parts:
             owner = obj if isinstance(obj, type) else None
-            obj = getattr(obj, part)
+            obj = getattr(obj, mangled(owner, part))
         return obj, owner
 
     def describe(self, request):
@@ -179,6 +189,8 @@ class Runtime:
         self.sandbox.active = True
         try:
             func, owner = self.resolve(request["target"])
+        except TargetImportError as e:
+            return {"error": str(e), "import_error": e.details}
         finally:
             self.sandbox.active = False
             self.sandbox.importing = False
@@ -244,7 +256,7 @@ class Runtime:
                               for k, t in request.get("kwargs", {}).items()}
                     if receiver is not None:
                         func = getattr(values.decode(receiver, self.is_project_object),
-                                       request["target"]["qualname"].split(".")[-1])
+                                       mangled(owner, request["target"]["qualname"].split(".")[-1]))
                     mocks = [(m["target"], [_mocked_value(t, self) for t in m.get("returns", [])])
                              for m in request.get("mocks", [])]
                 except values.InputError as e:
@@ -263,6 +275,8 @@ class Runtime:
                         rec.end_of_building()
                     if mocks:
                         restore_mocks = interpose.install_mocks(mocks)
+                    for cache in self.caches:
+                        cache.cache_clear()
                     value = func(*args, **kwargs)
                     observation = self.tracer.stop()
             finally:
@@ -377,6 +391,41 @@ class Runtime:
         if observation is not None and observation.truncated:
             result["truncated"] = True
         return result
+
+
+class TargetImportError(Exception):
+    """The target's module could not be imported: why, and through which project modules."""
+
+    def __init__(self, error, runtime):
+        self.details = import_failure(error, runtime)
+        super().__init__("%s: %s" % (type(error).__name__, error))
+
+
+def import_failure(error, runtime):
+    """What the Rust side needs to explain an import failure: the exception, the missing module
+    when one is (and whether it is the project's own), and the chain of project modules that
+    were being imported, outermost first, each with the line of the statement that was running."""
+    chain = []
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == "<module>" and runtime.is_project_file(code.co_filename):
+            chain.append({"module": tb.tb_frame.f_globals.get("__name__"),
+                          "file": os.path.realpath(code.co_filename), "line": tb.tb_lineno})
+        tb = tb.tb_next
+    # A syntax error is raised by the compiler, with no frame of the file it is in.
+    if isinstance(error, SyntaxError) and error.filename and runtime.is_project_file(error.filename):
+        chain.append({"module": None, "file": os.path.realpath(error.filename),
+                      "line": error.lineno})
+    missing = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    out = {"type": type(error).__name__, "message": str(error)[:500], "chain": chain}
+    if missing:
+        out["missing"] = missing
+        top = missing.split(".")[0]
+        out["missing_in_project"] = any(
+            os.path.isdir(os.path.join(root, top)) or os.path.isfile(os.path.join(root, top + ".py"))
+            for root in runtime.sys_path + runtime.roots)
+    return out
 
 
 def _uses_factory(tree):

@@ -508,6 +508,28 @@ pub fn call_of(qualname: &str, request: &ExecuteRequest) -> Option<(Vec<String>,
     call_source(qualname, request, &mut Imports::default())
 }
 
+/// A qualified name as code outside the class reaches it: a `__private` method of `Stack` is
+/// the attribute `_Stack__private` (Python's name mangling); other names unchanged.
+pub fn mangled(qualname: &str) -> String {
+    let mut parts: Vec<&str> = qualname.split('.').collect();
+    let Some((&last, init)) = parts.split_last() else {
+        return qualname.to_owned();
+    };
+    let Some(&class) = init.last() else {
+        return qualname.to_owned();
+    };
+    let class = class.trim_start_matches('_');
+    if !last.starts_with("__") || last.ends_with("__") || class.is_empty() {
+        return qualname.to_owned();
+    }
+    let attribute = format!("_{class}{last}");
+    parts.pop();
+    let mut out = parts.join(".");
+    out.push('.');
+    out.push_str(&attribute);
+    out
+}
+
 fn call_source(
     qualname: &str,
     request: &ExecuteRequest,
@@ -525,12 +547,13 @@ fn call_source(
             if object.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
                 object = format!("({object})");
             }
-            let method = qualname.rsplit('.').next().unwrap_or(qualname);
+            let method = mangled(qualname);
+            let method = method.rsplit('.').next().unwrap_or(qualname);
             format!("{object}.{method}")
         }
         None => writer
             .imports
-            .name(&format!("{}:{}", request.target.module, qualname))?,
+            .name(&format!("{}:{}", request.target.module, mangled(qualname)))?,
     };
     let call = format!(
         "{callee}({})",
@@ -645,6 +668,16 @@ mod tests {
             test_name("Stock.remove", 1, &raised),
             "test_stock_remove_1_raises_out_of_stock"
         );
+    }
+
+    #[test]
+    fn private_methods_are_reached_by_their_mangled_name() {
+        assert_eq!(mangled("Stack.__grow"), "Stack._Stack__grow");
+        assert_eq!(mangled("_Stack.__grow"), "_Stack._Stack__grow");
+        assert_eq!(mangled("Outer.Inner.__grow"), "Outer.Inner._Inner__grow");
+        for unchanged in ["Stack.__len__", "Stack._grow", "__grow", "__.__grow"] {
+            assert_eq!(mangled(unchanged), unchanged);
+        }
     }
 
     #[test]

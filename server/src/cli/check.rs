@@ -24,6 +24,9 @@ pub struct CheckedFile {
     pub report: Arc<StaticReport>,
     /// What generation found, per function (empty with `--static`).
     pub generated: Vec<GeneratedFunction>,
+    /// Modules that could not be imported (`LCN108`): one per missing dependency or failing
+    /// module, placed in this file.
+    pub imports: Vec<Diagnostic>,
 }
 
 /// The generation results of one function.
@@ -152,6 +155,8 @@ pub struct RunStats {
     pub workers_started: u64,
     pub timeouts: u64,
     pub crashes: u64,
+    /// Every function explored failed to import its module.
+    pub nothing_imported: bool,
 }
 
 /// One branch side as the JSON document lists it.
@@ -209,6 +214,7 @@ impl CheckedFile {
             .diagnostics
             .iter()
             .chain(self.generated.iter().flat_map(|g| &g.diagnostics))
+            .chain(&self.imports)
             .collect();
         all.sort_by_key(|d| (d.range.start, d.code));
         all
@@ -280,6 +286,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 lines: line_index(db, file).clone(),
                 report: static_report(db, file).clone(),
                 generated: vec![],
+                imports: vec![],
             }
         })
         .collect();
@@ -305,6 +312,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .flat_map(|f| f.diagnostics())
         .any(|d| d.severity == Severity::Error);
+    // Nothing could be imported: the run measured nothing, whatever the report says.
+    if stats.as_ref().is_some_and(|s| s.nothing_imported) {
+        return Ok(ExitCode::from(2));
+    }
     Ok(if errors {
         ExitCode::from(1)
     } else {
@@ -377,6 +388,9 @@ fn generate(
         stats.executions += u64::from(result.exploration.executions);
         stats.solver_queries += result.exploration.solver_queries;
     }
+    stats.nothing_imported =
+        !results.is_empty() && results.iter().all(|r| r.import_failure.is_some());
+    import_diagnostics(&config, &results, checked, cwd);
     for result in results {
         let Some(i) = sources.iter().position(|&f| f == result.file) else {
             continue;
@@ -476,6 +490,55 @@ fn generate(
         });
     }
     Ok(stats)
+}
+
+/// One `LCN108` per missing dependency or module that fails to import, in the file of the
+/// report where its import statement is.
+fn import_diagnostics(
+    config: &Config,
+    results: &[generation::FunctionResult],
+    checked: &mut [CheckedFile],
+    cwd: &Path,
+) {
+    let failed: Vec<lacuna_analysis::imports::Failed<'_>> = results
+        .iter()
+        .filter_map(|r| {
+            Some(lacuna_analysis::imports::Failed {
+                module: &r.target.module,
+                file: &r.target.file,
+                failure: r.import_failure.as_ref()?,
+            })
+        })
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    let python = lacuna_analysis::agent::interpreter::discover(
+        &config.root,
+        config.python.as_deref(),
+        config.grants.allow_unconfined,
+    )
+    .map(|p| p.path)
+    .unwrap_or_else(|_| PathBuf::from("python3"));
+    let mut shown = lacuna_analysis::imports::Shown::default();
+    let mut paths = vec![];
+    for f in checked.iter() {
+        if let Some(text) = &f.text {
+            let path = cwd.join(&f.display);
+            shown.add(&path, text.clone());
+            paths.push(std::fs::canonicalize(&path).unwrap_or(path));
+        } else {
+            paths.push(PathBuf::new());
+        }
+    }
+    for (file, diagnostic) in
+        lacuna_analysis::imports::diagnostics(&failed, &python, &config.root, &shown)
+    {
+        let file = std::fs::canonicalize(&file).unwrap_or(file);
+        if let Some(i) = paths.iter().position(|p| *p == file) {
+            checked[i].imports.push(diagnostic);
+        }
+    }
 }
 
 /// Writes one pytest file per module into `dir`, checked under pytest; returns the tests kept

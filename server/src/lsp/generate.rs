@@ -205,7 +205,7 @@ impl Generator {
         match generation::signature(pool, target, &facts, source) {
             Ok(signature) => explore(target, &signature, pool, &budget, source),
             Err(e) => Exploration {
-                failure: Some(e),
+                failure: Some(e.message),
                 ..Exploration::default()
             },
         }
