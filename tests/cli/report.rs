@@ -1,0 +1,154 @@
+//! The report itself: one definition of every total across text, JSON and `--mcdc-report`,
+//! the same report from the same inputs, colours as the environment asks, exclusions, the
+//! project's tests and emitted files left out, and progress only on a terminal.
+
+use super::{fixtures, stderr, stdout, test_python};
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `lacuna check ARGS` in `dir` with the test interpreter's environment, a throw-away HOME,
+/// and `env` on top.
+fn check(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
+    };
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
+    command
+        .arg("check")
+        .args(args)
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .current_dir(dir);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().expect("the lacuna binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.code() == Some(0),
+        "{}\n{}",
+        stdout(out),
+        stderr(out)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The document without what measures time.
+fn without_timings(mut doc: serde_json::Value) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                map.retain(|k, _| !k.ends_with("_ms"));
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut doc);
+    doc
+}
+
+#[test]
+fn the_same_inputs_give_the_same_report() {
+    let project = fixtures().join("report");
+    let first = without_timings(json(&check(&project, &["--format", "json"], &[])));
+    let second = without_timings(json(&check(&project, &["--format", "json"], &[])));
+    assert_eq!(first, second, "two runs differ");
+    // Nothing here needed the time budget to stop: each function says what ended it.
+    let stopped: Vec<(String, String)> = first["files"][0]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| {
+            Some((
+                f["name"].as_str()?.to_owned(),
+                f["stopped_by"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    insta::assert_debug_snapshot!(stopped);
+}
+
+#[test]
+fn every_output_counts_the_same_totals() {
+    // A generator is not explored: its branch sides and MC/DC obligations still count, as not
+    // covered, in the summary line, the JSON summary and the MC/DC report alike.
+    let project = fixtures().join("report");
+    let doc = json(&check(&project, &["--format", "json"], &[]));
+    let summary = &doc["summary"];
+    let functions = doc["files"][0]["functions"].as_array().unwrap();
+    let sum = |field: &str, part: &str| -> u64 {
+        functions
+            .iter()
+            .map(|f| f[field][part].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        summary["branches"].as_u64().unwrap(),
+        sum("branches", "total")
+    );
+    assert_eq!(
+        summary["covered"].as_u64().unwrap(),
+        sum("branches", "covered")
+    );
+    assert_eq!(
+        summary["obligations"].as_u64().unwrap(),
+        sum("obligations", "total")
+    );
+    assert_eq!(
+        summary["obligations_covered"].as_u64().unwrap(),
+        sum("obligations", "covered")
+    );
+    let evens = functions.iter().find(|f| f["name"] == "evens").unwrap();
+    assert_eq!(evens["outcome"], "not-explored");
+    assert_eq!(evens["branches"]["covered"], 0);
+    assert_eq!(evens["obligations"]["total"], 4);
+
+    let text = stdout(&check(&project, &[], &[]));
+    let line = format!(
+        "{}/{} branch sides covered, {}/{} MC/DC obligations shown",
+        summary["covered"],
+        summary["branches"],
+        summary["obligations_covered"],
+        summary["obligations"]
+    );
+    assert!(text.contains(&line), "{line}\n{text}");
+    // Functions without decisions are one line, not one line each.
+    assert!(text.contains("  2 functions without decisions\n"), "{text}");
+    assert!(!text.contains(" 0 branch sides"), "{text}");
+
+    let report = stdout(&check(&project, &["--mcdc-report"], &[]));
+    let footer = format!(
+        "MC/DC: {}/{} condition outcomes covered",
+        summary["obligations_covered"], summary["obligations"]
+    );
+    assert!(report.contains(&footer), "{footer}\n{report}");
+    assert!(
+        report.contains("in evens: not explored: generators"),
+        "{report}"
+    );
+}
+
+#[test]
+fn colours_follow_no_color_and_force_color() {
+    // Standard output is a pipe here: plain unless forced; NO_COLOR wins over everything.
+    let project = fixtures();
+    let args = ["--static", "static"];
+    let escape = |out: &Output| stdout(out).contains("\u{1b}[");
+    assert!(!escape(&check(&project, &args, &[])));
+    assert!(escape(&check(&project, &args, &[("FORCE_COLOR", "1")])));
+    assert!(escape(&check(&project, &args, &[("CLICOLOR_FORCE", "1")])));
+    assert!(!escape(&check(&project, &args, &[("FORCE_COLOR", "0")])));
+    assert!(!escape(&check(
+        &project,
+        &args,
+        &[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]
+    )));
+}
