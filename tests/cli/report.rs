@@ -152,3 +152,20 @@ fn colours_follow_no_color_and_force_color() {
         &[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]
     )));
 }
+
+#[test]
+fn progress_stays_off_pipes_and_quiet_silences_information() {
+    // Standard error is a pipe: no progress bar, no carriage returns, only the messages.
+    let project = fixtures().join("report");
+    let out = check(&project, &["--format", "json"], &[]);
+    let err = stderr(&out);
+    assert!(!err.contains('\r') && !err.contains("functions"), "{err:?}");
+    assert!(err.contains("lacuna: sandbox:"), "{err}");
+    let quiet = check(&project, &["--format", "json", "--quiet"], &[]);
+    assert_eq!(stderr(&quiet), "", "--quiet prints nothing but warnings");
+    assert_eq!(
+        without_timings(json(&quiet)),
+        without_timings(json(&out)),
+        "--quiet changes nothing else"
+    );
+}

@@ -439,6 +439,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             &mut checked,
             emit.as_deref(),
             &cwd,
+            args.quiet,
         )?)
     };
     match args.format {
@@ -465,13 +466,16 @@ fn generate(
     checked: &mut [CheckedFile],
     emit: Option<&Path>,
     cwd: &Path,
+    quiet: bool,
 ) -> anyhow::Result<RunStats> {
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
     let (pool, refused) = generation::start_pool(&config).map_err(anyhow::Error::msg)?;
     let layers = lacuna_analysis::sandbox::Layers::current();
-    eprintln!("lacuna: sandbox: {layers}");
+    if !quiet {
+        eprintln!("lacuna: sandbox: {layers}");
+    }
     if !layers.complete() {
         eprintln!(
             "lacuna: warning: the sandbox is weaker here: {}",
@@ -490,10 +494,21 @@ fn generate(
     };
     let budget = generation::budget(&config);
     let started = Instant::now();
-    let results = generation::explore_all(&pool, targets, &facts, &budget, pool.size());
+    let progress = progress_bar(targets.len(), quiet);
+    let results =
+        generation::explore_all_reporting(&pool, targets, &facts, &budget, pool.size(), &|event| {
+            match event {
+                generation::Progress::Started { module, qualname } => {
+                    progress.set_message(format!("{module}.{qualname}"));
+                }
+                generation::Progress::Finished => progress.inc(1),
+            }
+        });
     let explore = started.elapsed();
     // The project's own tests, for their coverage and MC/DC next to the generated tests'.
+    progress.set_message("the project's own tests");
     let suite = lacuna_analysis::suite::run(&pool, &config);
+    progress.finish_and_clear();
     // With emitted tests, coverage is what they reproduce.
     let started = Instant::now();
     let (kept, mut not_emitted) = match emit {
@@ -680,6 +695,31 @@ fn emit_tests(
         );
     }
     Ok((emitted.kept, emitted.not_emitted))
+}
+
+/// The progress of exploration on standard error: functions done of all, the function started
+/// last, time elapsed. Drawn only when standard error is a terminal and `--quiet` is not given
+/// (never in piped output, logs or tests); it disappears when exploration ends.
+fn progress_bar(functions: usize, quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let colour = super::render::colour(true);
+    let template = if colour {
+        "{elapsed:>4.dim} {bar:24.cyan/blue} {pos}/{len} functions  {wide_msg}"
+    } else {
+        "{elapsed:>4} {bar:24} {pos}/{len} functions  {wide_msg}"
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(functions as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 fn display_path(path: &Path, cwd: &Path) -> PathBuf {
