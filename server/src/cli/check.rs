@@ -318,20 +318,16 @@ impl CheckedFile {
             .chain(self.generated.iter().flat_map(|g| &g.diagnostics))
             .collect();
         all.sort_by(|a, b| {
-            (
-                a.range.start,
-                a.range.end,
-                a.code.as_str(),
-                &a.message,
-                &a.function,
-            )
-                .cmp(&(
-                    b.range.start,
-                    b.range.end,
-                    b.code.as_str(),
-                    &b.message,
-                    &b.function,
-                ))
+            let key = |d: &'_ Diagnostic| {
+                (
+                    d.range.start,
+                    d.code,
+                    d.range.end,
+                    d.message.clone(),
+                    d.function.clone(),
+                )
+            };
+            key(a).cmp(&key(b))
         });
         all
     }
