@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// Directory names never walked into (ruff's defaults, plus Lacuna's own store).
+/// Directory names never walked into (ruff's defaults, plus Lacuna's own store and `docs`).
 pub const DEFAULT_EXCLUDES: &[&str] = &[
     ".bzr",
     ".direnv",
@@ -32,6 +32,7 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
     "buck-out",
     "build",
     "dist",
+    "docs",
     "node_modules",
     "site-packages",
     "venv",
@@ -51,6 +52,9 @@ pub struct Config {
     pub include: Vec<String>,
     /// Globs or directory names to leave out.
     pub exclude: Vec<String>,
+    /// Check the project's tests too (`tests/`, `test/`, `test_*.py`, `*_test.py`,
+    /// `conftest.py`), which are left out by default.
+    pub include_tests: bool,
     /// The module where mocks and factories live, absolute.
     pub guidance: PathBuf,
     /// Where the project's own tests live, absolute.
@@ -217,6 +221,7 @@ struct Table {
     include: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
     extend_exclude: Option<Vec<String>>,
+    include_tests: Option<bool>,
     guidance: Option<PathBuf>,
     tests: Option<Vec<PathBuf>>,
     #[serde(default)]
@@ -356,6 +361,7 @@ impl Config {
             },
             include: table.include.unwrap_or_default(),
             exclude,
+            include_tests: table.include_tests.unwrap_or(false),
             guidance: abs(&table
                 .guidance
                 .unwrap_or_else(|| PathBuf::from("tests/lacuna_guidance.py"))),

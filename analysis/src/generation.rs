@@ -508,6 +508,28 @@ pub fn explore_all(
     budget: &Budget,
     threads: usize,
 ) -> Vec<FunctionResult> {
+    explore_all_reporting(pool, targets, facts, budget, threads, &|_| {})
+}
+
+/// What [`explore_all_reporting`] says as it goes, from the exploring threads.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// A function's exploration starts: its module and qualified name.
+    Started { module: &'a str, qualname: &'a str },
+    /// A function's exploration ended.
+    Finished,
+}
+
+/// [`explore_all`], telling `report` when each function starts and ends (for a progress
+/// display; it must not block).
+pub fn explore_all_reporting(
+    pool: &Pool,
+    targets: Vec<Target>,
+    facts: &Facts,
+    budget: &Budget,
+    threads: usize,
+    report: &(dyn Fn(Progress<'_>) + Sync),
+) -> Vec<FunctionResult> {
     let queue = Mutex::new(targets.into_iter().enumerate().collect::<Vec<_>>());
     let results = Mutex::new(vec![]);
     std::thread::scope(|s| {
@@ -518,6 +540,10 @@ pub fn explore_all(
                     let Some((i, (file, function, target, source))) = next else {
                         return;
                     };
+                    report(Progress::Started {
+                        module: &target.module,
+                        qualname: &target.qualname,
+                    });
                     let (exploration, import_failure) =
                         match signature(pool, &target, facts, &source) {
                             Ok(sig) => (explore(&target, &sig, pool, budget, &source), None),
@@ -535,6 +561,7 @@ pub fn explore_all(
                                 e.import.map(|b| *b),
                             ),
                         };
+                    report(Progress::Finished);
                     results.lock().expect("results lock").push((
                         i,
                         FunctionResult {

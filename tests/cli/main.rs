@@ -1,6 +1,8 @@
 //! End-to-end tests of the `lacuna` command line: the real binary on real files, its JSON
 //! document, its human output and its exit codes.
 
+mod report;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

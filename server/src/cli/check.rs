@@ -27,13 +27,70 @@ pub struct CheckedFile {
     /// Modules that could not be imported (`LCN108`): one per missing dependency or failing
     /// module, placed in this file.
     pub imports: Vec<Diagnostic>,
+    /// Whether generation ran (every function then has covered figures, 0 when not explored).
+    pub generation: bool,
+}
+
+/// One function's figures under the one definition every output (text, JSON,
+/// `--mcdc-report`) uses: every branch side and every MC/DC obligation of the static model,
+/// less the excluded ones; covered counts only those; a function not explored covers none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub sides: usize,
+    /// With generation.
+    pub covered: Option<usize>,
+    pub obligations: usize,
+    /// With generation.
+    pub shown: Option<usize>,
+    /// Branch sides left out by an exclusion (`# pragma: no cover`, `exclude_lines`).
+    pub excluded: usize,
+}
+
+/// The figures of a whole run: the sums of every function's [`Figures`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub files: usize,
+    pub functions: usize,
+    /// Functions without a decision: nothing to cover.
+    pub without_decisions: usize,
+    pub decisions: usize,
+    pub conditions: usize,
+    pub figures: Figures,
+    pub diagnostics: usize,
+}
+
+impl Totals {
+    pub fn of(files: &[CheckedFile]) -> Totals {
+        let mut t = Totals {
+            files: files.len(),
+            ..Totals::default()
+        };
+        for file in files {
+            t.diagnostics += file.diagnostics().len();
+            for f in &file.report.functions {
+                let figures = file.figures(f);
+                t.functions += 1;
+                t.without_decisions += usize::from(f.model.decisions == 0);
+                t.decisions += f.model.decisions;
+                t.conditions += f.model.conditions;
+                let sum = &mut t.figures;
+                sum.sides += figures.sides;
+                sum.obligations += figures.obligations;
+                sum.excluded += figures.excluded;
+                if file.generation {
+                    *sum.covered.get_or_insert(0) += figures.covered.unwrap_or(0);
+                    *sum.shown.get_or_insert(0) += figures.shown.unwrap_or(0);
+                }
+            }
+        }
+        t
+    }
 }
 
 /// The generation results of one function.
 pub struct GeneratedFunction {
     pub id: String,
     pub covered: usize,
-    pub total: usize,
     /// MC/DC obligations shown, and in total.
     pub obligations: (usize, usize),
     /// Per decision with obligations: what is shown and what is missing.
@@ -47,6 +104,8 @@ pub struct GeneratedFunction {
     pub diagnostics: Vec<Diagnostic>,
     /// Why it could not be explored, when it could not.
     pub failure: Option<String>,
+    /// What ended its exploration.
+    pub stopped_by: StoppedBy,
     /// With `--emit-tests`: the tests left out for a side effect their run attempted, as
     /// (test name, reason).
     pub not_emitted: Vec<(String, String)>,
@@ -57,6 +116,53 @@ pub struct GeneratedFunction {
     pub external_calls: Vec<(Option<PathBuf>, explain::ExternalCandidate)>,
     /// Fields of object inputs only methods change (Covana's OCP candidates).
     pub object_fields: Vec<explain::FieldCandidate>,
+}
+
+/// What ended a function's exploration: only a time budget makes the same code and
+/// configuration give another result on another run (a slower or busier machine runs fewer
+/// executions in the same time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoppedBy {
+    /// Every branch side and MC/DC obligation covered.
+    Complete,
+    /// The time budget (`function-time-ms`) ran out: another run may cover more or less.
+    Budget,
+    /// The execution budget (`function-executions`) ran out: reproducible.
+    Executions,
+    /// The search had nothing left to try before either budget ran out: reproducible.
+    Exhausted,
+    /// Not explored (the reason is given).
+    NotExplored,
+}
+
+impl StoppedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoppedBy::Complete => "complete",
+            StoppedBy::Budget => "budget",
+            StoppedBy::Executions => "executions",
+            StoppedBy::Exhausted => "exhausted",
+            StoppedBy::NotExplored => "not-explored",
+        }
+    }
+
+    fn of(
+        e: &lacuna_analysis::explore::search::Exploration,
+        budget: &lacuna_analysis::explore::search::Budget,
+        complete: bool,
+    ) -> StoppedBy {
+        if e.failure.is_some() {
+            StoppedBy::NotExplored
+        } else if complete {
+            StoppedBy::Complete
+        } else if e.executions >= budget.executions {
+            StoppedBy::Executions
+        } else if e.elapsed >= budget.time {
+            StoppedBy::Budget
+        } else {
+            StoppedBy::Exhausted
+        }
+    }
 }
 
 /// One decision's MC/DC obligations, for `--mcdc-report`.
@@ -207,7 +313,8 @@ fn side_records(
 }
 
 impl CheckedFile {
-    /// Static diagnostics and generation diagnostics, in source order.
+    /// Static diagnostics and generation diagnostics, in source order (a total order: the
+    /// same report prints the same way whatever order the threads finished in).
     pub fn diagnostics(&self) -> Vec<&Diagnostic> {
         let mut all: Vec<&Diagnostic> = self
             .report
@@ -216,8 +323,41 @@ impl CheckedFile {
             .chain(self.generated.iter().flat_map(|g| &g.diagnostics))
             .chain(&self.imports)
             .collect();
-        all.sort_by_key(|d| (d.range.start, d.code));
+        all.sort_by(|a, b| {
+            let key = |d: &'_ Diagnostic| {
+                (
+                    d.range.start,
+                    d.code,
+                    d.range.end,
+                    d.message.clone(),
+                    d.function.clone(),
+                )
+            };
+            key(a).cmp(&key(b))
+        });
         all
+    }
+
+    /// What generation found for a function, when it ran and the function has sides.
+    pub fn generated(&self, id: &lacuna_grammar::FunctionId) -> Option<&GeneratedFunction> {
+        self.generated.iter().find(|g| g.id == id.as_str())
+    }
+
+    /// The function's figures (see [`Figures`]).
+    pub fn figures(&self, f: &lacuna_analysis::db::FunctionSummary) -> Figures {
+        let g = self.generated(&f.id);
+        let explored = g.filter(|g| g.failure.is_none());
+        Figures {
+            sides: f.model.branch_sides,
+            covered: self
+                .generation
+                .then(|| explored.map_or(0, |g| g.covered.min(f.model.branch_sides))),
+            obligations: f.model.obligations,
+            shown: self
+                .generation
+                .then(|| explored.map_or(0, |g| g.obligations.0.min(f.model.obligations))),
+            excluded: 0,
+        }
     }
 }
 
@@ -287,6 +427,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 report: static_report(db, file).clone(),
                 generated: vec![],
                 imports: vec![],
+                generation: !args.static_only,
             }
         })
         .collect();
@@ -301,6 +442,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             &mut checked,
             emit.as_deref(),
             &cwd,
+            args.quiet,
         )?)
     };
     match args.format {
@@ -331,13 +473,16 @@ fn generate(
     checked: &mut [CheckedFile],
     emit: Option<&Path>,
     cwd: &Path,
+    quiet: bool,
 ) -> anyhow::Result<RunStats> {
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
     let (pool, refused) = generation::start_pool(&config).map_err(anyhow::Error::msg)?;
     let layers = lacuna_analysis::sandbox::Layers::current();
-    eprintln!("lacuna: sandbox: {layers}");
+    if !quiet {
+        eprintln!("lacuna: sandbox: {layers}");
+    }
     if !layers.complete() {
         eprintln!(
             "lacuna: warning: the sandbox is weaker here: {}",
@@ -356,10 +501,21 @@ fn generate(
     };
     let budget = generation::budget(&config);
     let started = Instant::now();
-    let results = generation::explore_all(&pool, targets, &facts, &budget, pool.size());
+    let progress = progress_bar(targets.len(), quiet);
+    let results =
+        generation::explore_all_reporting(&pool, targets, &facts, &budget, pool.size(), &|event| {
+            match event {
+                generation::Progress::Started { module, qualname } => {
+                    progress.set_message(format!("{module}.{qualname}"));
+                }
+                generation::Progress::Finished => progress.inc(1),
+            }
+        });
     let explore = started.elapsed();
     // The project's own tests, for their coverage and MC/DC next to the generated tests'.
+    progress.set_message("the project's own tests");
     let suite = lacuna_analysis::suite::run(&pool, &config);
+    progress.finish_and_clear();
     // With emitted tests, coverage is what they reproduce.
     let started = Instant::now();
     let (kept, mut not_emitted) = match emit {
@@ -409,12 +565,16 @@ fn generate(
         };
         let report = explain::explain(&result.target, e, &config.mcdc);
         let obligations = report.obligations_covered();
+        let stopped_by = StoppedBy::of(
+            &result.exploration,
+            &budget,
+            report.covered >= report.total && obligations.0 >= obligations.1,
+        );
         let own = suite.coverage(&result.target);
         let sides = side_records(&result.target, e);
         checked[i].generated.push(GeneratedFunction {
             id: result.function.to_string(),
             covered: report.covered,
-            total: report.total,
             obligations,
             suite: (!suite.tests.is_empty()).then(|| {
                 let shown = report
@@ -447,6 +607,7 @@ fn generate(
                 report.diagnostics
             },
             failure: e.failure.clone(),
+            stopped_by,
             not_emitted: not_emitted
                 .extract_if(.., |n| {
                     n.module == result.target.module && n.function == result.target.qualname
@@ -473,7 +634,6 @@ fn generate(
         checked[i].generated.push(GeneratedFunction {
             id: s.function.to_string(),
             covered: 0,
-            total: s.branch_sides,
             obligations: (0, 0),
             mcdc: vec![],
             suite: None,
@@ -483,6 +643,7 @@ fn generate(
             solver_queries: 0,
             diagnostics: vec![s.diagnostic],
             failure: Some(s.reason),
+            stopped_by: StoppedBy::NotExplored,
             not_emitted: vec![],
             sides: vec![],
             external_calls: vec![],
@@ -593,6 +754,31 @@ fn emit_tests(
         );
     }
     Ok((emitted.kept, emitted.not_emitted))
+}
+
+/// The progress of exploration on standard error: functions done of all, the function started
+/// last, time elapsed. Drawn only when standard error is a terminal and `--quiet` is not given
+/// (never in piped output, logs or tests); it disappears when exploration ends.
+fn progress_bar(functions: usize, quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let colour = super::render::colour(true);
+    let template = if colour {
+        "{elapsed:>4.dim} {bar:24.cyan/blue} {pos}/{len} functions  {wide_msg}"
+    } else {
+        "{elapsed:>4} {bar:24} {pos}/{len} functions  {wide_msg}"
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(functions as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 fn display_path(path: &Path, cwd: &Path) -> PathBuf {
