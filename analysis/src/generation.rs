@@ -3,6 +3,7 @@
 //! tables, and its signature as the agent describes it), explores the targets in parallel (one
 //! solver per thread: z3 solvers stay on their thread), and returns one result per function.
 
+use crate::agent::protocol::{Call, Form};
 use crate::agent::{Pool, WorkerError, WorkerSpec, embed, interpreter};
 use crate::config::Config;
 use crate::db::{
@@ -180,14 +181,14 @@ pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
             "nested in another function, it cannot be called directly: move it to module level to have it tested",
         );
     }
-    if syntax.is_async {
+    if syntax.is_async && syntax.is_generator {
         return Err(
-            "async functions are not explored yet: test it with an async test, or move its branches into a plain function it calls",
+            "async generators are not explored yet: move its branches into a plain function it calls",
         );
     }
-    if syntax.is_generator {
+    if syntax.is_async && is_context_manager(syntax) {
         return Err(
-            "generators are not explored yet: move its branches into a plain function it calls",
+            "async context managers are not explored yet: move its branches into a plain function it calls",
         );
     }
     if CLASS_HOOKS.contains(&syntax.name.as_str()) {
@@ -195,20 +196,152 @@ pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
             "constructors and class hooks are not explored on their own: their branches are reached through the methods and factories that build the class",
         );
     }
-    if syntax.is_property()
-        || syntax
-            .decorators
-            .iter()
-            .any(|d| d.ends_with(".setter") || d.ends_with(".deleter"))
-    {
-        return Err(
-            "property accessors are not explored on their own: move their branches into a method they call",
-        );
-    }
     if syntax.decisions.is_empty() {
         return Err("no decisions");
     }
     Ok(())
+}
+
+fn is_context_manager(syntax: &FunctionSyntax) -> bool {
+    syntax.decorators.iter().any(|d| {
+        matches!(
+            d.rsplit('.').next(),
+            Some("contextmanager" | "asynccontextmanager")
+        )
+    })
+}
+
+fn is_overload(decorator: &str) -> bool {
+    decorator.rsplit('.').next() == Some("overload")
+}
+
+fn is_singledispatch(decorator: &str) -> bool {
+    matches!(
+        decorator.rsplit('.').next(),
+        Some("singledispatch" | "singledispatchmethod")
+    )
+}
+
+/// How a test reaches the definition `syntax` (whose header spans `header`, 1-based lines):
+/// the name it is known by (unique in its module) and the call. A registration of a
+/// `singledispatch` function is called through the dispatcher; a property's accessors through
+/// attribute access; generators are iterated, coroutines run, context managers entered; a name
+/// bound by several definitions is told apart by the lines of each.
+fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -> (String, Call) {
+    let in_scope = |name: &str| match &syntax.class {
+        Some(class) => format!("{class}.{name}"),
+        None => name.to_owned(),
+    };
+    for decorator in &syntax.decorators {
+        let (head, argument) = match decorator.split_once('(') {
+            Some((head, rest)) => (head, rest.strip_suffix(')').map(str::trim)),
+            None => (decorator.as_str(), None),
+        };
+        let Some(dispatcher) = head.strip_suffix(".register") else {
+            continue;
+        };
+        let through = in_scope(dispatcher);
+        let dispatches = all
+            .iter()
+            .any(|f| f.qualname == through && f.decorators.iter().any(|d| is_singledispatch(d)));
+        if !dispatches {
+            continue;
+        }
+        // The registered type: the decorator's argument, or the first parameter's annotation.
+        let skip = usize::from(syntax.is_method() && !syntax.is_staticmethod());
+        let registered = argument
+            .filter(|a| !a.is_empty())
+            .map(str::to_owned)
+            .or_else(|| syntax.params.get(skip).and_then(|p| p.annotation.clone()));
+        let name = match registered {
+            Some(t) => format!("{through}.register({t})"),
+            None => format!("{through}.register@{}", header.1),
+        };
+        return (
+            name,
+            Call {
+                through: Some(through),
+                lines: Some(header),
+                form: Form::Dispatch,
+            },
+        );
+    }
+    let accessor = syntax.decorators.iter().find_map(|d| {
+        if d.ends_with(".setter") {
+            Some(Form::PropertySet)
+        } else if d.ends_with(".deleter") {
+            Some(Form::PropertyDelete)
+        } else {
+            None
+        }
+    });
+    // A dataclass's `__post_init__` runs when the class is called.
+    if syntax.name == "__post_init__"
+        && let Some(class) = &syntax.class
+    {
+        return (
+            syntax.qualname.clone(),
+            Call {
+                through: Some(class.clone()),
+                lines: None,
+                form: Form::Construct,
+            },
+        );
+    }
+    let form = if syntax.is_property() {
+        Form::PropertyGet
+    } else if let Some(accessor) = accessor {
+        accessor
+    } else if syntax.is_generator && is_context_manager(syntax) {
+        Form::With
+    } else if syntax.is_generator {
+        Form::Generator
+    } else if syntax.is_async {
+        Form::Async
+    } else {
+        Form::Plain
+    };
+    match form {
+        Form::PropertyGet | Form::PropertySet | Form::PropertyDelete => {
+            let name = match form {
+                Form::PropertySet => format!("{}.setter", syntax.qualname),
+                Form::PropertyDelete => format!("{}.deleter", syntax.qualname),
+                _ => syntax.qualname.clone(),
+            };
+            let through = (name != syntax.qualname).then(|| syntax.qualname.clone());
+            return (
+                name,
+                Call {
+                    through,
+                    lines: Some(header),
+                    form,
+                },
+            );
+        }
+        _ => {}
+    }
+    // `typing.overload` stubs are no definitions a call reaches: the implementation is.
+    let bindings = all
+        .iter()
+        .filter(|f| f.qualname == syntax.qualname && !f.decorators.iter().any(|d| is_overload(d)))
+        .count();
+    if bindings > 1 {
+        return (
+            format!("{}@{}", syntax.qualname, header.1),
+            Call {
+                through: Some(syntax.qualname.clone()),
+                lines: Some(header),
+                form,
+            },
+        );
+    }
+    (
+        syntax.qualname.clone(),
+        Call {
+            form,
+            ..Call::default()
+        },
+    )
 }
 
 /// A function to explore: its file, ID, what the search needs, and its source text.
@@ -291,9 +424,23 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
         for &node in functions {
             let syntax = node.syntax(db).clone();
             // A function nested in a decorator is called as the functions it decorates.
-            let called_as = wrapped_by(&syntax, &all).unwrap_or_else(|| syntax.qualname.clone());
+            let anchor = node.anchor(db);
+            let header = (
+                lines.line_col(syntax.range.absolute(anchor).start).line + 1,
+                lines
+                    .line_col(syntax.name_range.absolute(anchor).start)
+                    .line
+                    + 1,
+            );
+            let (called_as, call) = match wrapped_by(&syntax, &all) {
+                Some(name) => (name, Call::default()),
+                None => reach(&syntax, &all, header),
+            };
             let checked = FunctionSyntax {
-                qualname: called_as.clone(),
+                qualname: match &call.through {
+                    Some(through) => through.clone(),
+                    None => called_as.clone(),
+                },
                 ..(*syntax).clone()
             };
             let verdict = match &unimportable {
@@ -341,6 +488,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 FunctionUnderTest {
                     module: module.to_owned(),
                     qualname: called_as,
+                    call,
                     file: path.clone(),
                     anchor: node.anchor(db),
                     lines: lines.clone(),
@@ -416,7 +564,11 @@ pub fn signature(
 ) -> Result<Signature, NotDescribed> {
     let request = serde_json::json!({
         "op": "describe",
-        "target": {"module": target.module, "qualname": target.qualname},
+        "target": crate::agent::protocol::Target {
+            module: target.module.clone(),
+            qualname: target.qualname.clone(),
+            call: target.call.clone(),
+        },
     });
     let response = pool
         .raw(request, Duration::from_secs(20))

@@ -82,6 +82,7 @@ pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
                 target: Target {
                     module: module.clone(),
                     qualname: f.qualname.clone(),
+                    call: Default::default(),
                 },
                 receiver: None,
                 args: vec![],

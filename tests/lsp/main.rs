@@ -626,7 +626,7 @@ fn a_guidance_change_re_explores_only_the_functions_it_concerns() {
 #[test]
 fn functions_not_explored_are_published_with_their_reason() {
     let (dir, root, module) = project();
-    let source = "def countdown(n):\n    while n > 0:\n        yield n\n        n -= 1\n\n\ndef plain(n: int) -> int:\n    if n > 1:\n        return n\n    return 1\n";
+    let source = "async def countdown(n):\n    while n > 0:\n        yield n\n        n -= 1\n\n\ndef plain(n: int) -> int:\n    if n > 1:\n        return n\n    return 1\n";
     std::fs::write(&module, source).unwrap();
     let mut server = Server::start(&home(&dir), &[]);
     server.initialize(&root, json!({"trusted": true}));
@@ -639,11 +639,11 @@ fn functions_not_explored_are_published_with_their_reason() {
     assert_eq!(skipped.len(), 1, "{diagnostics:#?}");
     assert_eq!(
         skipped[0]["message"],
-        "not explored: generators are not explored yet: move its branches into a plain function it calls"
+        "not explored: async generators are not explored yet: move its branches into a plain function it calls"
     );
     assert_eq!(
         skipped[0]["range"],
-        json!({"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 13}})
+        json!({"start": {"line": 0, "character": 10}, "end": {"line": 0, "character": 19}})
     );
     assert_eq!(skipped[0]["severity"], 3, "information");
     server.shutdown();

@@ -435,10 +435,13 @@ def mangled(owner, name):
     return "_%s%s" % (stripped, name) if stripped else name
 
 
-def describe(target, owner, is_project_class):
-    """The description of a function or method `target` (defined in class `owner`, if any)."""
-    raw = inspect.getattr_static(owner, mangled(owner, target.__name__)) \
-        if owner is not None else target
+def describe(target, owner, is_project_class, raw=None, registered=None):
+    """The description of a function or method `target` (defined in class `owner`, if any;
+    `raw` is what the class holds, when not `target` under its own name). For a registration
+    of a `singledispatch` function, `registered` is the type its first argument must have."""
+    if raw is None:
+        raw = inspect.getattr_static(owner, mangled(owner, target.__name__)) \
+            if owner is not None else target
     kind = "function"
     if isinstance(raw, staticmethod):
         kind = "staticmethod"
@@ -451,6 +454,11 @@ def describe(target, owner, is_project_class):
         params = parameters(func, is_project_class, 0, skip_first=kind in ("method", "classmethod"))
     except (TypeError, ValueError) as e:
         return {"kind": kind, "error": str(e), "params": []}
+    if registered is not None:
+        first = next((p for p in params
+                      if p["kind"] in ("positional_only", "positional_or_keyword")), None)
+        if first is not None:
+            first["type"] = type_tree(registered, is_project_class, 0)
     out = {"kind": kind, "params": params}
     if owner is not None:
         out["owner"] = describe_class(owner, is_project_class, 1)

@@ -102,9 +102,16 @@ def wrap_returned(result, base):
         return SymTuple([_path(v, "%s[%d]" % (base, i)) for i, v in enumerate(result)],
                         ["var", base + ".__len__", "int"])
     if result is None or isinstance(result, (types.ModuleType, type, BaseException)) \
-            or callable(result):
+            or callable(result) or _is_flow(result):
         return result
     return ReturnedObject(result, base)
+
+
+def _is_flow(value):
+    """Coroutines, generators and other awaitables: `await` and `yield from` need the object
+    itself (a proxy of one cannot be awaited)."""
+    return isinstance(value, (types.CoroutineType, types.GeneratorType,
+                              types.AsyncGeneratorType)) or hasattr(type(value), "__await__")
 
 
 def _path(value, name):

@@ -56,6 +56,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/sym.py"),
     ),
     (
+        "lacuna_agent/targets.py",
+        include_str!("../../agent/lacuna_agent/targets.py"),
+    ),
+    (
         "lacuna_agent/tracer.py",
         include_str!("../../agent/lacuna_agent/tracer.py"),
     ),

@@ -1,6 +1,8 @@
 //! Writing the pytest source of a module's generated tests.
 
-use crate::agent::protocol::{ExecuteRequest, Literal, Value, ValueTree, wire_float};
+use crate::agent::protocol::{
+    ExecuteRequest, Form, Literal, MAX_ITEMS, Value, ValueTree, wire_float,
+};
 use crate::explore::search::{GeneratedTest, Outcome};
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
@@ -147,6 +149,12 @@ struct Imports {
     /// Some test passes a callable returning several values in turn: the file defines
     /// `_returning`.
     returning: bool,
+    /// Some test iterates a generator: `itertools`.
+    itertools: bool,
+    /// Some test runs a coroutine: `asyncio`.
+    asyncio: bool,
+    /// Some test enters a context manager: the file defines `_entered`.
+    entered: bool,
     from: BTreeSet<(String, String)>,
 }
 
@@ -167,8 +175,14 @@ impl Imports {
 
     fn render(&self) -> String {
         let mut out = String::new();
+        if self.asyncio {
+            out.push_str("import asyncio\n");
+        }
         if self.mock {
             out.push_str("import importlib\n");
+        }
+        if self.itertools {
+            out.push_str("import itertools\n");
         }
         if self.math {
             out.push_str("import math\n");
@@ -207,6 +221,10 @@ impl Imports {
             out.push_str(RETURNING_HELPER);
             out.push_str("\n\n");
         }
+        if self.entered {
+            out.push_str(ENTERED_HELPER);
+            out.push_str("\n\n");
+        }
         out
     }
 }
@@ -234,6 +252,13 @@ def _hermetic(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", None)  # read again from TMPDIR
     (tmp_path / "work").mkdir()
     monkeypatch.chdir(tmp_path / "work")
+"#;
+
+/// A context manager entered and left as a `with` statement does: what it gave the block.
+const ENTERED_HELPER: &str = r#"def _entered(manager):
+    """What `with manager as value:` binds to `value`, after the block is left."""
+    with manager as value:
+        return value
 "#;
 
 /// A callable argument whose calls return chosen values in turn, the way the generator ran it.
@@ -545,6 +570,11 @@ fn call_source(
         setup: vec![],
         used: BTreeSet::from(["result".to_owned()]),
     };
+    // The name called: a registration's dispatcher, a property, one of several definitions
+    // bound to one name.
+    let call_form = &request.target.call;
+    let path = mangled(call_form.through.as_deref().unwrap_or(qualname));
+    let member = path.rsplit('.').next().unwrap_or(&path).to_owned();
     let callee = match &request.receiver {
         Some(receiver) => {
             let mut object = writer.expr(receiver)?;
@@ -552,18 +582,47 @@ fn call_source(
             if object.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
                 object = format!("({object})");
             }
-            let method = mangled(qualname);
-            let method = method.rsplit('.').next().unwrap_or(qualname);
-            format!("{object}.{method}")
+            if !is_identifier(&member) {
+                return None;
+            }
+            format!("{object}.{member}")
         }
         None => writer
             .imports
-            .name(&format!("{}:{}", request.target.module, mangled(qualname)))?,
+            .name(&format!("{}:{}", request.target.module, path))?,
     };
-    let call = format!(
-        "{callee}({})",
-        writer.arguments(&request.args, &request.kwargs)?
-    );
+    let arguments = writer.arguments(&request.args, &request.kwargs)?;
+    let call = match call_form.form {
+        Form::Plain | Form::Dispatch | Form::Construct => format!("{callee}({arguments})"),
+        Form::Generator => {
+            writer.imports.itertools = true;
+            format!("list(itertools.islice({callee}({arguments}), {MAX_ITEMS}))")
+        }
+        Form::Async => {
+            writer.imports.asyncio = true;
+            format!("asyncio.run({callee}({arguments}))")
+        }
+        Form::With => {
+            writer.imports.entered = true;
+            format!("_entered({callee}({arguments}))")
+        }
+        // Accessors are reached through an instance: `obj.name`, `setattr(obj, 'name', v)`.
+        Form::PropertyGet | Form::PropertySet | Form::PropertyDelete => {
+            let (object, _) = callee.rsplit_once('.')?;
+            request.receiver.as_ref()?;
+            let values = request.args.len() + request.kwargs.len();
+            match call_form.form {
+                Form::PropertyGet if values == 0 => callee.clone(),
+                Form::PropertySet if request.args.len() == 1 && values == 1 => {
+                    format!("setattr({object}, '{member}', {arguments})")
+                }
+                Form::PropertyDelete if values == 0 => {
+                    format!("delattr({object}, '{member}')")
+                }
+                _ => return None,
+            }
+        }
+    };
     Some((writer.setup, call))
 }
 

@@ -769,6 +769,7 @@ impl Search<'_> {
             target: Target {
                 module: self.f.module.clone(),
                 qualname: self.f.qualname.clone(),
+                call: self.f.call.clone(),
             },
             receiver: self
                 .signature
