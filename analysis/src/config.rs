@@ -55,6 +55,8 @@ pub struct Config {
     pub guidance: PathBuf,
     /// Where the project's own tests live, absolute.
     pub tests: Vec<PathBuf>,
+    /// Extra arguments for the run of the project's tests under pytest.
+    pub pytest_args: Vec<String>,
     pub budget: Budget,
     pub mcdc: Mcdc,
     pub sandbox: Sandbox,
@@ -219,6 +221,7 @@ struct Table {
     extend_exclude: Option<Vec<String>>,
     guidance: Option<PathBuf>,
     tests: Option<Vec<PathBuf>>,
+    pytest_args: Option<Vec<String>>,
     #[serde(default)]
     budget: Budget,
     #[serde(default)]
@@ -333,6 +336,7 @@ impl Config {
                 .iter()
                 .map(|p| abs(p))
                 .collect(),
+            pytest_args: table.pytest_args.unwrap_or_default(),
             budget: table.budget,
             mcdc: table.mcdc,
             sandbox: table.sandbox,

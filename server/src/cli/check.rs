@@ -152,6 +152,17 @@ pub struct RunStats {
     pub workers_started: u64,
     pub timeouts: u64,
     pub crashes: u64,
+    /// The project's own suite, run under pytest (absent when it has no test directory).
+    pub suite: Option<SuiteSummary>,
+}
+
+/// The project's own suite as the JSON document's `suite` section gives it.
+#[derive(Default)]
+pub struct SuiteSummary {
+    pub tests: Vec<lacuna_analysis::suite::TestResult>,
+    pub collection_errors: Vec<lacuna_analysis::suite::CollectionError>,
+    pub failure: Option<String>,
+    pub ms: u128,
 }
 
 /// One branch side as the JSON document lists it.
@@ -347,8 +358,14 @@ fn generate(
     let started = Instant::now();
     let results = generation::explore_all(&pool, targets, &facts, &budget, pool.size());
     let explore = started.elapsed();
-    // The project's own tests, for their coverage and MC/DC next to the generated tests'.
+    // The project's own tests, under pytest, for their coverage and MC/DC next to the
+    // generated tests'.
+    let suite_started = Instant::now();
     let suite = lacuna_analysis::suite::run(&pool, &config);
+    let suite_ms = suite_started.elapsed().as_millis();
+    if let Some(failure) = &suite.failure {
+        eprintln!("lacuna: warning: {failure}");
+    }
     // With emitted tests, coverage is what they reproduce.
     let started = Instant::now();
     let (kept, mut not_emitted) = match emit {
@@ -371,6 +388,15 @@ fn generate(
         workers_started: pool_stats.started,
         timeouts: pool_stats.timeouts,
         crashes: pool_stats.crashes,
+        suite: (!suite.tests.is_empty()
+            || !suite.collection_errors.is_empty()
+            || suite.failure.is_some())
+        .then(|| SuiteSummary {
+            tests: suite.tests.clone(),
+            collection_errors: suite.collection_errors.clone(),
+            failure: suite.failure.clone(),
+            ms: suite_ms,
+        }),
         ..RunStats::default()
     };
     for result in &results {
