@@ -91,6 +91,9 @@ pub struct Budget {
     /// is capped at the cores unless `force_workers`.
     pub workers: u32,
     pub force_workers: bool,
+    /// Time one phase (setup, call, teardown) of a test of the project's own suite may run
+    /// before it fails.
+    pub test_timeout_ms: u64,
 }
 
 impl Default for Budget {
@@ -105,6 +108,7 @@ impl Default for Budget {
             solver_timeout_ms: 500,
             workers: 0,
             force_workers: false,
+            test_timeout_ms: 60_000,
         }
     }
 }

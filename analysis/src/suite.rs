@@ -25,8 +25,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// How long one phase of a test (setup, call, teardown) may run before it fails.
-pub const TEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the worker may stay silent (collection of a large suite included).
 const SILENCE: Duration = Duration::from_secs(180);
 /// Branch events recorded per test.
@@ -297,7 +295,7 @@ pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
             "paths": paths,
             "test_dirs": test_dirs(config),
             "args": args,
-            "timeout_ms": TEST_TIMEOUT.as_millis() as u64,
+            "timeout_ms": config.budget.test_timeout_ms,
             "max_events": MAX_EVENTS_PER_TEST,
         });
         let mut worker = match pool.dedicated() {
@@ -308,7 +306,8 @@ pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
             }
         };
         let mut started: Option<String> = None;
-        let answer = worker.request_streaming(request, SILENCE, |message| {
+        let silence = SILENCE.max(Duration::from_millis(config.budget.test_timeout_ms) * 3);
+        let answer = worker.request_streaming(request, silence, |message| {
             if let Some(id) = message.get("started").and_then(|s| s.as_str()) {
                 started = Some(id.to_owned());
             } else if let Some(test) = message.get("test") {
