@@ -59,6 +59,8 @@ pub struct Config {
     pub guidance: PathBuf,
     /// Where the project's own tests live, absolute.
     pub tests: Vec<PathBuf>,
+    /// Extra arguments for the run of the project's tests under pytest.
+    pub pytest_args: Vec<String>,
     pub budget: Budget,
     pub mcdc: Mcdc,
     pub sandbox: Sandbox,
@@ -93,6 +95,9 @@ pub struct Budget {
     /// is capped at the cores unless `force_workers`.
     pub workers: u32,
     pub force_workers: bool,
+    /// Time one phase (setup, call, teardown) of a test of the project's own suite may run
+    /// before it fails.
+    pub test_timeout_ms: u64,
 }
 
 impl Default for Budget {
@@ -107,6 +112,7 @@ impl Default for Budget {
             solver_timeout_ms: 500,
             workers: 0,
             force_workers: false,
+            test_timeout_ms: 60_000,
         }
     }
 }
@@ -224,6 +230,7 @@ struct Table {
     include_tests: Option<bool>,
     guidance: Option<PathBuf>,
     tests: Option<Vec<PathBuf>>,
+    pytest_args: Option<Vec<String>>,
     #[serde(default)]
     budget: Budget,
     #[serde(default)]
@@ -371,6 +378,7 @@ impl Config {
                 .iter()
                 .map(|p| abs(p))
                 .collect(),
+            pytest_args: table.pytest_args.unwrap_or_default(),
             budget: table.budget,
             mcdc: table.mcdc,
             sandbox: table.sandbox,

@@ -61,12 +61,15 @@ class ProjectLoader(importlib.abc.Loader):
 
     def exec_module(self, module):
         code = self._inner.get_code(module.__name__)
-        module.__dict__["__builtins__"] = interpose.builtins_for(module.__name__)
-        self._runtime.tracer.instrument(code)
+        runtime = self._runtime
+        if runtime.interpose:
+            module.__dict__["__builtins__"] = interpose.builtins_for(module.__name__)
+        runtime.tracer.instrument(code)
         exec(code, module.__dict__)
-        interpose.wrap_globals(module, self._runtime.is_project_module)
-        self._runtime.project_modules.append(module)
-        self._runtime.caches.extend(interpose.caches_of(module.__dict__))
+        if runtime.interpose:
+            interpose.wrap_globals(module, runtime.is_project_module)
+        runtime.project_modules.append(module)
+        runtime.caches.extend(interpose.caches_of(module.__dict__))
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -100,6 +103,12 @@ class Runtime:
         # result would skip the function's branches, and runs must not depend on earlier ones.
         self.caches = []
         self.sys_path = []
+        # Whether project modules run with Lacuna's builtins and recording wrappers (the
+        # generator's executions); the suite's run imports them as they are, traced only.
+        self.interpose = True
+        # File names (tests, conftest.py) that are never project code, in the suite's run.
+        self.test_file = None
+        self.scratch = None
         self.max_events = 5000
         self._lines = {}
 
@@ -112,6 +121,7 @@ class Runtime:
             if p not in sys.path:
                 sys.path.insert(0, p)
         scratch = request.get("scratch") or os.getcwd()
+        self.scratch = os.path.realpath(scratch)
         os.makedirs(scratch, exist_ok=True)
         os.chdir(scratch)
         sandbox = request.get("sandbox", {})
@@ -136,6 +146,8 @@ class Runtime:
             return False
         real = os.path.realpath(filename)
         if any(real.startswith(e + os.sep) for e in self.excluded):
+            return False
+        if self.test_file is not None and self.test_file(real):
             return False
         if "site-packages" in real or "dist-packages" in real:
             return False

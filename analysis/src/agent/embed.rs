@@ -36,6 +36,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/objects.py"),
     ),
     (
+        "lacuna_agent/observe.py",
+        include_str!("../../agent/lacuna_agent/observe.py"),
+    ),
+    (
         "lacuna_agent/positions.py",
         include_str!("../../agent/lacuna_agent/positions.py"),
     ),
@@ -50,6 +54,10 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "lacuna_agent/sandbox.py",
         include_str!("../../agent/lacuna_agent/sandbox.py"),
+    ),
+    (
+        "lacuna_agent/suite.py",
+        include_str!("../../agent/lacuna_agent/suite.py"),
     ),
     (
         "lacuna_agent/sym.py",

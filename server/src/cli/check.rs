@@ -263,6 +263,17 @@ pub struct RunStats {
     pub crashes: u64,
     /// Every function explored failed to import its module.
     pub nothing_imported: bool,
+    /// The project's own suite, run under pytest (absent when it has no test directory).
+    pub suite: Option<SuiteSummary>,
+}
+
+/// The project's own suite as the JSON document's `suite` section gives it.
+#[derive(Default)]
+pub struct SuiteSummary {
+    pub tests: Vec<lacuna_analysis::suite::TestResult>,
+    pub collection_errors: Vec<lacuna_analysis::suite::CollectionError>,
+    pub failure: Option<String>,
+    pub ms: u128,
 }
 
 /// One branch side as the JSON document lists it.
@@ -512,10 +523,16 @@ fn generate(
             }
         });
     let explore = started.elapsed();
-    // The project's own tests, for their coverage and MC/DC next to the generated tests'.
+    // The project's own tests, under pytest, for their coverage and MC/DC next to the
+    // generated tests'.
     progress.set_message("the project's own tests");
+    let suite_started = Instant::now();
     let suite = lacuna_analysis::suite::run(&pool, &config);
+    let suite_ms = suite_started.elapsed().as_millis();
     progress.finish_and_clear();
+    if let Some(failure) = &suite.failure {
+        eprintln!("lacuna: warning: {failure}");
+    }
     // With emitted tests, coverage is what they reproduce.
     let started = Instant::now();
     let (kept, mut not_emitted) = match emit {
@@ -538,6 +555,15 @@ fn generate(
         workers_started: pool_stats.started,
         timeouts: pool_stats.timeouts,
         crashes: pool_stats.crashes,
+        suite: (!suite.tests.is_empty()
+            || !suite.collection_errors.is_empty()
+            || suite.failure.is_some())
+        .then(|| SuiteSummary {
+            tests: suite.tests.clone(),
+            collection_errors: suite.collection_errors.clone(),
+            failure: suite.failure.clone(),
+            ms: suite_ms,
+        }),
         ..RunStats::default()
     };
     for result in &results {

@@ -18,6 +18,38 @@ struct Document<'a> {
     /// With generation: what the run cost as a whole.
     #[serde(skip_serializing_if = "Option::is_none")]
     generation: Option<Generation>,
+    /// With generation: the project's own suite, run under pytest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suite: Option<JsonSuiteRun<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSuiteRun<'a> {
+    /// Tests by outcome (`passed`, `failed`, `error`, `skipped`, `xfailed`, `xpassed`,
+    /// `crashed`), those with none left out.
+    counts: std::collections::BTreeMap<&'static str, usize>,
+    tests: Vec<JsonTest<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    collection_errors: Vec<JsonCollectionError<'a>>,
+    /// Why the suite did not run, or not completely (a module its tests need is missing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    time_ms: u128,
+}
+
+#[derive(Serialize)]
+struct JsonTest<'a> {
+    id: &'a str,
+    outcome: &'static str,
+    duration_ms: u64,
+}
+
+#[derive(Serialize)]
+struct JsonCollectionError<'a> {
+    path: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<&'a str>,
+    message: &'a str,
 }
 
 #[derive(Serialize)]
@@ -468,6 +500,35 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
             workers_started: s.workers_started,
             timeouts: s.timeouts,
             crashes: s.crashes,
+        }),
+        suite: stats.and_then(|s| s.suite.as_ref()).map(|s| {
+            let mut counts = std::collections::BTreeMap::new();
+            for t in &s.tests {
+                *counts.entry(t.outcome.as_str()).or_default() += 1;
+            }
+            JsonSuiteRun {
+                counts,
+                tests: s
+                    .tests
+                    .iter()
+                    .map(|t| JsonTest {
+                        id: &t.id,
+                        outcome: t.outcome.as_str(),
+                        duration_ms: t.duration_ms,
+                    })
+                    .collect(),
+                collection_errors: s
+                    .collection_errors
+                    .iter()
+                    .map(|e| JsonCollectionError {
+                        path: &e.path,
+                        missing: e.missing.as_deref(),
+                        message: &e.message,
+                    })
+                    .collect(),
+                error: s.failure.as_deref(),
+                time_ms: s.ms,
+            }
         }),
     };
     let stdout = std::io::stdout().lock();
