@@ -46,6 +46,7 @@ fn main() {
             target: Target {
                 module: "m".into(),
                 qualname: "classify".into(),
+                call: Default::default(),
             },
             receiver: None,
             args: vec![ValueTree::named(

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// Directory names never walked into (ruff's defaults, plus Lacuna's own store).
+/// Directory names never walked into (ruff's defaults, plus Lacuna's own store and `docs`).
 pub const DEFAULT_EXCLUDES: &[&str] = &[
     ".bzr",
     ".direnv",
@@ -32,6 +32,7 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
     "buck-out",
     "build",
     "dist",
+    "docs",
     "node_modules",
     "site-packages",
     "venv",
@@ -51,10 +52,15 @@ pub struct Config {
     pub include: Vec<String>,
     /// Globs or directory names to leave out.
     pub exclude: Vec<String>,
+    /// Check the project's tests too (`tests/`, `test/`, `test_*.py`, `*_test.py`,
+    /// `conftest.py`), which are left out by default.
+    pub include_tests: bool,
     /// The module where mocks and factories live, absolute.
     pub guidance: PathBuf,
     /// Where the project's own tests live, absolute.
     pub tests: Vec<PathBuf>,
+    /// Extra arguments for the run of the project's tests under pytest.
+    pub pytest_args: Vec<String>,
     pub budget: Budget,
     pub mcdc: Mcdc,
     pub sandbox: Sandbox,
@@ -89,6 +95,9 @@ pub struct Budget {
     /// is capped at the cores unless `force_workers`.
     pub workers: u32,
     pub force_workers: bool,
+    /// Time one phase (setup, call, teardown) of a test of the project's own suite may run
+    /// before it fails.
+    pub test_timeout_ms: u64,
 }
 
 impl Default for Budget {
@@ -103,6 +112,7 @@ impl Default for Budget {
             solver_timeout_ms: 500,
             workers: 0,
             force_workers: false,
+            test_timeout_ms: 60_000,
         }
     }
 }
@@ -217,8 +227,10 @@ struct Table {
     include: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
     extend_exclude: Option<Vec<String>>,
+    include_tests: Option<bool>,
     guidance: Option<PathBuf>,
     tests: Option<Vec<PathBuf>>,
+    pytest_args: Option<Vec<String>>,
     #[serde(default)]
     budget: Budget,
     #[serde(default)]
@@ -226,6 +238,34 @@ struct Table {
     #[serde(default)]
     sandbox: Sandbox,
     max_file_size: Option<u64>,
+}
+
+/// What marks a project's root besides `pyproject.toml`: setuptools' files and the repository.
+pub const ROOT_MARKERS: &[&str] = &["setup.cfg", "setup.py", ".git"];
+
+/// The first directory at or above `dir` that is not a package (holds no `__init__.py`): where
+/// Python must start looking for the package `dir` is part of.
+pub fn package_base(dir: &Path) -> &Path {
+    let mut base = dir;
+    while base.join("__init__.py").is_file() {
+        match base.parent() {
+            Some(parent) if parent != base => base = parent,
+            _ => break,
+        }
+    }
+    base
+}
+
+/// The import roots when `src` is not configured: `src/` first when the project has the `src`
+/// layout (a `src` directory that is not itself a package), then the root.
+fn default_src(root: &Path) -> Vec<PathBuf> {
+    let src = root.join("src");
+    let mut out = vec![];
+    if src.is_dir() && !src.join("__init__.py").exists() {
+        out.push(src);
+    }
+    out.push(root.join("."));
+    out
 }
 
 /// The largest `pyproject.toml` read.
@@ -237,8 +277,11 @@ impl Config {
         Config::from_table(root, None, Table::default())
     }
 
-    /// Finds the nearest `pyproject.toml` at or above `start` and reads its `[tool.lacuna]`
-    /// table. Without one, `start` (or its directory) is the root and the defaults apply.
+    /// Finds the project root at or above `start` — the nearest directory holding a
+    /// `pyproject.toml`, a `setup.cfg`, a `setup.py` or a `.git` — and reads the `[tool.lacuna]`
+    /// table of its `pyproject.toml`. Without any of them, the root is the directory above the
+    /// outermost package holding `start` (walking up while `__init__.py` exists, as pytest
+    /// does), so that a module's relative imports find their package.
     pub fn discover(start: &Path) -> Result<Config, ConfigError> {
         let start = if start.is_file() {
             start.parent().unwrap_or(start)
@@ -250,8 +293,11 @@ impl Config {
             if candidate.is_file() {
                 return Config::load(&candidate);
             }
+            if ROOT_MARKERS.iter().any(|m| dir.join(m).exists()) {
+                return Ok(Config::defaults(dir));
+            }
         }
-        Ok(Config::defaults(start))
+        Ok(Config::defaults(package_base(start)))
     }
 
     /// Reads one `pyproject.toml`.
@@ -316,14 +362,13 @@ impl Config {
             root: root.to_owned(),
             source,
             python: table.python.map(|p| interpreter_path(root, p)),
-            src: table
-                .src
-                .unwrap_or_else(|| vec![PathBuf::from(".")])
-                .iter()
-                .map(|p| abs(p))
-                .collect(),
+            src: match table.src {
+                Some(src) => src.iter().map(|p| abs(p)).collect(),
+                None => default_src(root),
+            },
             include: table.include.unwrap_or_default(),
             exclude,
+            include_tests: table.include_tests.unwrap_or(false),
             guidance: abs(&table
                 .guidance
                 .unwrap_or_else(|| PathBuf::from("tests/lacuna_guidance.py"))),
@@ -333,6 +378,7 @@ impl Config {
                 .iter()
                 .map(|p| abs(p))
                 .collect(),
+            pytest_args: table.pytest_args.unwrap_or_default(),
             budget: table.budget,
             mcdc: table.mcdc,
             sandbox: table.sandbox,
@@ -614,6 +660,28 @@ allow-network = true
             "narrowed by the repository"
         );
         assert_eq!(refused.len(), 1);
+    }
+
+    #[test]
+    fn the_root_is_the_nearest_marker_else_above_the_outermost_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "a/pkg/__init__.py",
+            "a/pkg/sub/__init__.py",
+            "a/pkg/sub/m.py",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let deep = root.join("a/pkg/sub/m.py");
+        assert_eq!(Config::discover(&deep).unwrap().root, root.join("a"));
+        std::fs::write(root.join("setup.cfg"), "[metadata]\n").unwrap();
+        assert_eq!(Config::discover(&deep).unwrap().root, root);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let c = Config::discover(&deep).unwrap();
+        assert_eq!(c.src, vec![root.join("src"), root.join(".")]);
     }
 
     #[test]

@@ -70,6 +70,9 @@ pub enum Code {
     SuspiciousAssertion,
     /// A function with branch sides that generation does not explore, with the reason.
     NotExplored,
+    /// A module of the project cannot be imported (a missing dependency, an exception while
+    /// it runs): its functions are not explored.
+    ImportFailed,
 }
 
 impl Code {
@@ -86,6 +89,7 @@ impl Code {
         Code::UncoveredBranch(Cause::SolverLimit),
         Code::UncoveredBranch(Cause::Infeasible),
         Code::NotExplored,
+        Code::ImportFailed,
         Code::McdcObligation,
         Code::McdcInfeasible,
         Code::SuspiciousAssertion,
@@ -106,6 +110,7 @@ impl Code {
             Code::UncoveredBranch(Cause::SolverLimit) => "LCN105",
             Code::UncoveredBranch(Cause::Infeasible) => "LCN106",
             Code::NotExplored => "LCN107",
+            Code::ImportFailed => "LCN108",
             Code::McdcObligation => "LCN200",
             Code::McdcInfeasible => "LCN201",
             Code::SuspiciousAssertion => "LCN300",
@@ -127,6 +132,7 @@ impl Code {
             Code::UncoveredBranch(Cause::SolverLimit) => "uncovered-solver-limit",
             Code::UncoveredBranch(Cause::Infeasible) => "infeasible-branch",
             Code::NotExplored => "not-explored",
+            Code::ImportFailed => "import-failed",
             Code::McdcObligation => "mcdc-obligation",
             Code::McdcInfeasible => "mcdc-infeasible",
             Code::SuspiciousAssertion => "suspicious-assertion",
@@ -142,6 +148,7 @@ impl Code {
             Code::FileTooLarge => "file-too-large",
             Code::UncoveredBranch(_) => "uncovered-branch",
             Code::NotExplored => "not-explored",
+            Code::ImportFailed => "import-failed",
             Code::McdcObligation | Code::McdcInfeasible => "mcdc-obligation",
             Code::SuspiciousAssertion => "suspicious-assertion",
         }
@@ -156,7 +163,7 @@ impl Code {
 
     pub fn default_severity(self) -> Severity {
         match self {
-            Code::SyntaxError | Code::UnreadableFile => Severity::Error,
+            Code::SyntaxError | Code::UnreadableFile | Code::ImportFailed => Severity::Error,
             Code::UnmodelledDecision | Code::NotExplored => Severity::Information,
             Code::FileTooLarge => Severity::Warning,
             Code::UncoveredBranch(Cause::Infeasible) => Severity::Hint,

@@ -3,6 +3,7 @@
 //! tables, and its signature as the agent describes it), explores the targets in parallel (one
 //! solver per thread: z3 solvers stay on their thread), and returns one result per function.
 
+use crate::agent::protocol::{Call, Form};
 use crate::agent::{Pool, WorkerError, WorkerSpec, embed, interpreter};
 use crate::config::Config;
 use crate::db::{
@@ -27,6 +28,31 @@ pub struct FunctionResult {
     pub function: lacuna_grammar::FunctionId,
     pub target: FunctionUnderTest,
     pub exploration: Exploration,
+    /// Why its module could not be imported, when that is why it was not explored.
+    pub import_failure: Option<crate::imports::ImportFailure>,
+}
+
+/// Why a target could not be described: the agent's message, and the import failure behind it
+/// when its module could not be imported.
+#[derive(Clone, Debug)]
+pub struct NotDescribed {
+    pub message: String,
+    pub import: Option<Box<crate::imports::ImportFailure>>,
+}
+
+impl std::fmt::Display for NotDescribed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for NotDescribed {
+    fn from(message: String) -> NotDescribed {
+        NotDescribed {
+            message,
+            import: None,
+        }
+    }
 }
 
 /// A function with branch sides that is not explored, and why.
@@ -157,14 +183,14 @@ pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
             "nested in another function, it cannot be called directly: move it to module level to have it tested",
         );
     }
-    if syntax.is_async {
+    if syntax.is_async && syntax.is_generator {
         return Err(
-            "async functions are not explored yet: test it with an async test, or move its branches into a plain function it calls",
+            "async generators are not explored yet: move its branches into a plain function it calls",
         );
     }
-    if syntax.is_generator {
+    if syntax.is_async && is_context_manager(syntax) {
         return Err(
-            "generators are not explored yet: move its branches into a plain function it calls",
+            "async context managers are not explored yet: move its branches into a plain function it calls",
         );
     }
     if CLASS_HOOKS.contains(&syntax.name.as_str()) {
@@ -172,20 +198,152 @@ pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
             "constructors and class hooks are not explored on their own: their branches are reached through the methods and factories that build the class",
         );
     }
-    if syntax.is_property()
-        || syntax
-            .decorators
-            .iter()
-            .any(|d| d.ends_with(".setter") || d.ends_with(".deleter"))
-    {
-        return Err(
-            "property accessors are not explored on their own: move their branches into a method they call",
-        );
-    }
     if syntax.decisions.is_empty() {
         return Err("no decisions");
     }
     Ok(())
+}
+
+fn is_context_manager(syntax: &FunctionSyntax) -> bool {
+    syntax.decorators.iter().any(|d| {
+        matches!(
+            d.rsplit('.').next(),
+            Some("contextmanager" | "asynccontextmanager")
+        )
+    })
+}
+
+fn is_overload(decorator: &str) -> bool {
+    decorator.rsplit('.').next() == Some("overload")
+}
+
+fn is_singledispatch(decorator: &str) -> bool {
+    matches!(
+        decorator.rsplit('.').next(),
+        Some("singledispatch" | "singledispatchmethod")
+    )
+}
+
+/// How a test reaches the definition `syntax` (whose header spans `header`, 1-based lines):
+/// the name it is known by (unique in its module) and the call. A registration of a
+/// `singledispatch` function is called through the dispatcher; a property's accessors through
+/// attribute access; generators are iterated, coroutines run, context managers entered; a name
+/// bound by several definitions is told apart by the lines of each.
+fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -> (String, Call) {
+    let in_scope = |name: &str| match &syntax.class {
+        Some(class) => format!("{class}.{name}"),
+        None => name.to_owned(),
+    };
+    for decorator in &syntax.decorators {
+        let (head, argument) = match decorator.split_once('(') {
+            Some((head, rest)) => (head, rest.strip_suffix(')').map(str::trim)),
+            None => (decorator.as_str(), None),
+        };
+        let Some(dispatcher) = head.strip_suffix(".register") else {
+            continue;
+        };
+        let through = in_scope(dispatcher);
+        let dispatches = all
+            .iter()
+            .any(|f| f.qualname == through && f.decorators.iter().any(|d| is_singledispatch(d)));
+        if !dispatches {
+            continue;
+        }
+        // The registered type: the decorator's argument, or the first parameter's annotation.
+        let skip = usize::from(syntax.is_method() && !syntax.is_staticmethod());
+        let registered = argument
+            .filter(|a| !a.is_empty())
+            .map(str::to_owned)
+            .or_else(|| syntax.params.get(skip).and_then(|p| p.annotation.clone()));
+        let name = match registered {
+            Some(t) => format!("{through}.register({t})"),
+            None => format!("{through}.register@{}", header.1),
+        };
+        return (
+            name,
+            Call {
+                through: Some(through),
+                lines: Some(header),
+                form: Form::Dispatch,
+            },
+        );
+    }
+    let accessor = syntax.decorators.iter().find_map(|d| {
+        if d.ends_with(".setter") {
+            Some(Form::PropertySet)
+        } else if d.ends_with(".deleter") {
+            Some(Form::PropertyDelete)
+        } else {
+            None
+        }
+    });
+    // A dataclass's `__post_init__` runs when the class is called.
+    if syntax.name == "__post_init__"
+        && let Some(class) = &syntax.class
+    {
+        return (
+            syntax.qualname.clone(),
+            Call {
+                through: Some(class.clone()),
+                lines: None,
+                form: Form::Construct,
+            },
+        );
+    }
+    let form = if syntax.is_property() {
+        Form::PropertyGet
+    } else if let Some(accessor) = accessor {
+        accessor
+    } else if syntax.is_generator && is_context_manager(syntax) {
+        Form::With
+    } else if syntax.is_generator {
+        Form::Generator
+    } else if syntax.is_async {
+        Form::Async
+    } else {
+        Form::Plain
+    };
+    match form {
+        Form::PropertyGet | Form::PropertySet | Form::PropertyDelete => {
+            let name = match form {
+                Form::PropertySet => format!("{}.setter", syntax.qualname),
+                Form::PropertyDelete => format!("{}.deleter", syntax.qualname),
+                _ => syntax.qualname.clone(),
+            };
+            let through = (name != syntax.qualname).then(|| syntax.qualname.clone());
+            return (
+                name,
+                Call {
+                    through,
+                    lines: Some(header),
+                    form,
+                },
+            );
+        }
+        _ => {}
+    }
+    // `typing.overload` stubs are no definitions a call reaches: the implementation is.
+    let bindings = all
+        .iter()
+        .filter(|f| f.qualname == syntax.qualname && !f.decorators.iter().any(|d| is_overload(d)))
+        .count();
+    if bindings > 1 {
+        return (
+            format!("{}@{}", syntax.qualname, header.1),
+            Call {
+                through: Some(syntax.qualname.clone()),
+                lines: Some(header),
+                form,
+            },
+        );
+    }
+    (
+        syntax.qualname.clone(),
+        Call {
+            form,
+            ..Call::default()
+        },
+    )
 }
 
 /// A function to explore: its file, ID, what the search needs, and its source text.
@@ -216,15 +374,50 @@ fn unimportable(module: &str) -> Option<String> {
     ))
 }
 
+/// Why a file has no module name: a part of its path that is not an identifier
+/// (`my-module.py`, `data-v2/x.py`), or no source root above it.
+fn unnamed(src: &[PathBuf], file: &Path) -> String {
+    let under_root = src.iter().find_map(|root| file.strip_prefix(root).ok());
+    let Some(relative) = under_root else {
+        return format!(
+            "`{}` is under no source root (`src` in `[tool.lacuna]`), so `import` cannot reach it",
+            file.display()
+        );
+    };
+    let bad = relative.components().find_map(|c| {
+        let part = c.as_os_str().to_string_lossy();
+        let stem = part
+            .strip_suffix(".py")
+            .or_else(|| part.strip_suffix(".pyi"))
+            .unwrap_or(&part);
+        let mut chars = stem.chars();
+        let starts = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+        (!starts || !chars.all(|c| c == '_' || c.is_alphanumeric())).then(|| part.into_owned())
+    });
+    match bad {
+        Some(part) => format!(
+            "the name `{part}` is not a Python identifier, so `import` cannot reach it; rename it (`{}`)",
+            part.replace(
+                |c: char| !(c == '_' || c == '.' || c.is_alphanumeric()),
+                "_"
+            )
+        ),
+        None => format!("`{}` has no module name", relative.display()),
+    }
+}
+
 pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>) {
     let index = module_index(db, db.project());
     let mut out = vec![];
     let mut skipped = vec![];
     for &file in files {
-        let Some(module) = index.name(file) else {
-            continue;
+        let (module, unimportable) = match index.name(file) {
+            Some(module) => (module, unimportable(module)),
+            None => (
+                "",
+                Some(unnamed(&db.project().config(db).src, file.path(db))),
+            ),
         };
-        let unimportable = unimportable(module);
         let path = canonical(file.path(db));
         let lines = line_index(db, file).clone();
         let text = file.contents(db).text().cloned().unwrap_or_default();
@@ -233,9 +426,23 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
         for &node in functions {
             let syntax = node.syntax(db).clone();
             // A function nested in a decorator is called as the functions it decorates.
-            let called_as = wrapped_by(&syntax, &all).unwrap_or_else(|| syntax.qualname.clone());
+            let anchor = node.anchor(db);
+            let header = (
+                lines.line_col(syntax.range.absolute(anchor).start).line + 1,
+                lines
+                    .line_col(syntax.name_range.absolute(anchor).start)
+                    .line
+                    + 1,
+            );
+            let (called_as, call) = match wrapped_by(&syntax, &all) {
+                Some(name) => (name, Call::default()),
+                None => reach(&syntax, &all, header),
+            };
             let checked = FunctionSyntax {
-                qualname: called_as.clone(),
+                qualname: match &call.through {
+                    Some(through) => through.clone(),
+                    None => called_as.clone(),
+                },
                 ..(*syntax).clone()
             };
             let verdict = match &unimportable {
@@ -283,6 +490,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 FunctionUnderTest {
                     module: module.to_owned(),
                     qualname: called_as,
+                    call,
                     file: path.clone(),
                     anchor: node.anchor(db),
                     lines: lines.clone(),
@@ -355,17 +563,27 @@ pub fn signature(
     target: &FunctionUnderTest,
     facts: &Facts,
     source: &str,
-) -> Result<Signature, String> {
+) -> Result<Signature, NotDescribed> {
     let request = serde_json::json!({
         "op": "describe",
-        "target": {"module": target.module, "qualname": target.qualname},
+        "target": crate::agent::protocol::Target {
+            module: target.module.clone(),
+            qualname: target.qualname.clone(),
+            call: target.call.clone(),
+        },
     });
     let response = pool
         .raw(request, Duration::from_secs(20))
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
-        return Err(error.to_owned());
+        return Err(NotDescribed {
+            message: error.to_owned(),
+            import: response
+                .get("import_error")
+                .and_then(crate::imports::ImportFailure::from_agent)
+                .map(Box::new),
+        });
     }
     let default_refs: std::collections::BTreeMap<&str, &str> = response["params"]
         .as_array()
@@ -444,6 +662,28 @@ pub fn explore_all(
     budget: &Budget,
     threads: usize,
 ) -> Vec<FunctionResult> {
+    explore_all_reporting(pool, targets, facts, budget, threads, &|_| {})
+}
+
+/// What [`explore_all_reporting`] says as it goes, from the exploring threads.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// A function's exploration starts: its module and qualified name.
+    Started { module: &'a str, qualname: &'a str },
+    /// A function's exploration ended.
+    Finished,
+}
+
+/// [`explore_all`], telling `report` when each function starts and ends (for a progress
+/// display; it must not block).
+pub fn explore_all_reporting(
+    pool: &Pool,
+    targets: Vec<Target>,
+    facts: &Facts,
+    budget: &Budget,
+    threads: usize,
+    report: &(dyn Fn(Progress<'_>) + Sync),
+) -> Vec<FunctionResult> {
     let queue = Mutex::new(targets.into_iter().enumerate().collect::<Vec<_>>());
     let results = Mutex::new(vec![]);
     std::thread::scope(|s| {
@@ -454,13 +694,28 @@ pub fn explore_all(
                     let Some((i, (file, function, target, source))) = next else {
                         return;
                     };
-                    let exploration = match signature(pool, &target, facts, &source) {
-                        Ok(sig) => explore(&target, &sig, pool, budget, &source),
-                        Err(e) => Exploration {
-                            failure: Some(e),
-                            ..Exploration::default()
-                        },
-                    };
+                    report(Progress::Started {
+                        module: &target.module,
+                        qualname: &target.qualname,
+                    });
+                    let (exploration, import_failure) =
+                        match signature(pool, &target, facts, &source) {
+                            Ok(sig) => (explore(&target, &sig, pool, budget, &source), None),
+                            Err(e) => (
+                                Exploration {
+                                    failure: Some(match &e.import {
+                                        Some(_) => format!(
+                                            "cannot import `{}`: {} (LCN108)",
+                                            target.module, e.message
+                                        ),
+                                        None => e.message,
+                                    }),
+                                    ..Exploration::default()
+                                },
+                                e.import.map(|b| *b),
+                            ),
+                        };
+                    report(Progress::Finished);
                     results.lock().expect("results lock").push((
                         i,
                         FunctionResult {
@@ -468,6 +723,7 @@ pub fn explore_all(
                             function,
                             target,
                             exploration,
+                            import_failure,
                         },
                     ));
                 }

@@ -11,6 +11,7 @@ pub mod explain;
 pub mod explore;
 pub mod generation;
 pub mod guidance;
+pub mod imports;
 pub mod model;
 pub mod sandbox;
 pub mod suite;

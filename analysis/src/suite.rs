@@ -1,26 +1,217 @@
-//! The project's own tests, run through the agent, so that developers see the branch coverage
-//! and MC/DC of their suite next to the generated tests': every `test_*` function without
-//! parameters (pytest fixtures are not supplied) of the `test_*.py`/`*_test.py` files under the
-//! configured test directories is executed under the tracer, and its runs are mapped onto each
-//! explored function like a generated input's.
+//! The project's own test suite, run with real pytest inside a worker of the agent (the same
+//! interpreter, kernel confinement, audit sandbox and memory limit as generated inputs: the suite
+//! is user code too), through the agent's pytest plugin. The project's pytest configuration
+//! applies (rootdir, `pyproject.toml`/`pytest.ini`/`setup.cfg`, `conftest.py`, fixtures,
+//! parametrize, classes, `unittest.TestCase`, markers, `addopts`).
+//!
+//! Every test reports its outcome and duration; a passing test's run (branch events and lines,
+//! as a generated input's) is mapped onto each explored function for the suite's coverage and
+//! MC/DC, and feeds the [`Observations`]: program points, coverage profiles, call sequences on
+//! objects, and the functions each test reached. Failing, erroring, skipped and xfailed tests
+//! feed nothing.
+//!
+//! The run takes a worker of its own, dropped afterwards (pytest leaves its modules behind). A
+//! test that kills its worker (`os._exit`, a crash) is reported as `crashed`, and the run
+//! resumes in a new worker without the tests already run.
 
-use crate::agent::protocol::{ExecuteRequest, RANDOM_SEED, Target};
-use crate::agent::{Execution, Pool, Status};
+use crate::agent::protocol::{Execution, Status};
+use crate::agent::{Pool, WorkerError};
 use crate::config::Config;
 use crate::explore::coverage::{ConditionIndex, FunctionUnderTest, observe};
 use crate::model::mcdc::Independence;
-use crate::workspace::module_name;
-use lacuna_grammar::FunctionKind;
 use rustc_hash::FxHashMap;
+use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::time::Duration;
 
-/// The runs of the suite's tests.
+/// How long the worker may stay silent (collection of a large suite included).
+const SILENCE: Duration = Duration::from_secs(180);
+/// Branch events recorded per test.
+pub const MAX_EVENTS_PER_TEST: u32 = 100_000;
+/// Workers the run may start after its worker died.
+const RESTARTS: usize = 5;
+
+/// How a test ended, as pytest counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Passed,
+    Failed,
+    /// Its setup or teardown failed.
+    Error,
+    Skipped,
+    Xfailed,
+    Xpassed,
+    /// It killed the worker (not one of pytest's outcomes).
+    Crashed,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Error => "error",
+            Outcome::Skipped => "skipped",
+            Outcome::Xfailed => "xfailed",
+            Outcome::Xpassed => "xpassed",
+            Outcome::Crashed => "crashed",
+        }
+    }
+}
+
+/// One test of the suite.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestResult {
+    /// pytest's node id (`tests/test_a.py::TestX::test_y[1-2]`).
+    pub id: String,
+    pub outcome: Outcome,
+    pub duration_ms: u64,
+    /// The end of pytest's report of a failure or error.
+    pub message: Option<String>,
+    /// The project functions (`module:qualname`) a passing test reached.
+    pub reached: Vec<String>,
+}
+
+/// A file pytest could not collect.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct CollectionError {
+    pub path: String,
+    pub message: String,
+    /// The module an import could not find, when that is why.
+    #[serde(default)]
+    pub missing: Option<String>,
+}
+
+/// The value of a variable at a program point.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "lowercase")]
+pub enum Variable {
+    Bool(bool),
+    /// A decimal integer (at most 30 digits).
+    Int(String),
+    /// `float.__repr__`.
+    Float(String),
+    /// A string of at most 40 characters, or a type's qualified name.
+    Str(String),
+}
+
+/// One program point of a function (its entry or its exit): how many times passing tests
+/// reached it and a reservoir of samples, each a map from variable (`self._items`,
+/// `len(self._items)`, `type(x)`, `x is None`, `return`, `type(exception)`) to value.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct ProgramPoint {
+    pub calls: u64,
+    pub samples: Vec<BTreeMap<String, Variable>>,
+}
+
+/// A branch side of a profile: the position of the tested value (line, column, end line, end
+/// column; columns absent on Python 3.9–3.10) and the side taken.
+pub type ProfileSide = (u32, Option<u32>, u32, Option<u32>, bool);
+
+/// A distinct coverage profile of a function's invocations: the branch sides it took, as
+/// (position of the tested value, side), and how many invocations had it.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Profile {
+    pub sides: Vec<ProfileSide>,
+    pub count: u64,
+}
+
+/// What passing tests show of one function.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct FunctionObservations {
+    /// `module:qualname`.
+    pub function: String,
+    pub file: String,
+    pub entry: ProgramPoint,
+    pub exit: ProgramPoint,
+    pub profiles: Vec<Profile>,
+}
+
+/// An argument of a constructor or method call in a call sequence.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Argument {
+    None,
+    Bool {
+        value: bool,
+    },
+    Int {
+        #[serde(default)]
+        value: Option<String>,
+    },
+    Float {
+        value: String,
+    },
+    /// A string: its value when at most 40 characters long, else its length.
+    Str {
+        #[serde(default)]
+        value: Option<String>,
+        #[serde(default)]
+        len: Option<u64>,
+    },
+    List {
+        len: u64,
+    },
+    Tuple {
+        len: u64,
+    },
+    Dict {
+        len: u64,
+    },
+    Set {
+        len: u64,
+    },
+    Frozenset {
+        len: u64,
+    },
+    Bytes {
+        len: u64,
+    },
+    Bytearray {
+        len: u64,
+    },
+    Object {
+        class: String,
+    },
+}
+
+/// A method called on an object of a project class.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct MethodCall {
+    pub method: String,
+    pub args: Vec<Argument>,
+}
+
+/// A distinct sequence of calls on objects of one project class (Palus's dynamic model): the
+/// constructor's arguments (none when the constructor is not project code, as a dataclass's),
+/// then the methods called on the object from outside it, in order.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CallSequence {
+    pub class: String,
+    pub constructor: Option<Vec<Argument>>,
+    pub calls: Vec<MethodCall>,
+    pub count: u64,
+}
+
+/// What the suite's passing tests show.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct Observations {
+    pub functions: Vec<FunctionObservations>,
+    pub sequences: Vec<CallSequence>,
+}
+
+/// The suite's run.
 #[derive(Default)]
 pub struct SuiteRuns {
-    /// Tests run (module, name), with how each ended (and the exception, if one was raised).
-    pub tests: Vec<(String, String, Status, Option<String>)>,
-    runs: Vec<Execution>,
+    pub tests: Vec<TestResult>,
+    pub collection_errors: Vec<CollectionError>,
+    pub observations: Observations,
+    /// Why the suite could not run, or not completely.
+    pub failure: Option<String>,
+    /// The passing tests' runs, with the functions each reached.
+    runs: Vec<(BTreeSet<String>, Execution)>,
 }
 
 /// What the suite covers of one function.
@@ -30,88 +221,212 @@ pub struct SuiteCoverage {
     pub independence: BTreeMap<usize, Independence>,
 }
 
-fn test_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        if path.is_dir() {
-            if !name.starts_with('.') && name != "__pycache__" && name != "generated" {
-                test_files(&path, out);
-            }
-        } else if name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
-        {
-            out.push(path);
-        }
-    }
+#[derive(Deserialize)]
+struct WireTest {
+    id: String,
+    outcome: Outcome,
+    #[serde(default)]
+    duration_ms: u64,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    reached: Vec<String>,
+    #[serde(default)]
+    run: Option<Execution>,
 }
 
-/// Runs every parameterless test function of the suite once.
-pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
-    let mut files = vec![];
-    for dir in &config.tests {
-        test_files(dir, &mut files);
+#[derive(Deserialize)]
+struct WireEnd {
+    status: String,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    collection_errors: Vec<CollectionError>,
+    #[serde(default)]
+    observations: Observations,
+}
+
+fn cut(text: &str, max: usize) -> String {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
     }
+    text[..end].to_owned()
+}
+
+/// The configured test directories and files that exist.
+fn test_paths(config: &Config) -> Vec<PathBuf> {
+    config
+        .tests
+        .iter()
+        .filter(|p| p.exists())
+        .cloned()
+        .collect()
+}
+
+/// Test directories that hold no import root: none of their files is project code.
+fn test_dirs(config: &Config) -> Vec<PathBuf> {
+    config
+        .tests
+        .iter()
+        .filter(|d| d.is_dir() && !config.src.iter().any(|s| s.starts_with(d)))
+        .cloned()
+        .collect()
+}
+
+/// Runs the project's suite under pytest. An empty run when no test directory exists.
+pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
     let mut out = SuiteRuns::default();
-    for file in files {
-        let Some(module) = module_name(&config.src, &file) else {
-            continue;
-        };
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        };
-        let parsed = lacuna_grammar::parse(&text);
-        for function in &parsed.functions {
-            let f = &function.syntax;
-            let runnable = f.kind == FunctionKind::Def
-                && f.name.starts_with("test")
-                && f.qualname == f.name
-                && f.params.is_empty()
-                && !f.is_async
-                && f.decorators.is_empty();
-            if !runnable {
-                continue;
-            }
-            let request = ExecuteRequest {
-                target: Target {
-                    module: module.clone(),
-                    qualname: f.qualname.clone(),
-                },
-                receiver: None,
-                args: vec![],
-                kwargs: BTreeMap::new(),
-                mocks: vec![],
-                timeout_ms: config.budget.execution_timeout_ms.max(5_000),
-                random_seed: RANDOM_SEED,
-            };
-            let Ok(run) = pool.execute(&request) else {
-                continue;
-            };
-            let raised = run
-                .exception
-                .as_ref()
-                .map(|e| format!("{}: {}", e.type_name, e.message));
-            out.tests
-                .push((module.clone(), f.qualname.clone(), run.status, raised));
-            out.runs.push(run);
+    let paths = test_paths(config);
+    if paths.is_empty() {
+        return out;
+    }
+    let mut deselect: Vec<String> = vec![];
+    let mut collected = BTreeMap::new();
+    for _ in 0..=RESTARTS {
+        let mut args = config.pytest_args.clone();
+        for id in &deselect {
+            args.push("--deselect".into());
+            args.push(id.clone());
         }
+        let request = serde_json::json!({
+            "op": "suite",
+            "rootdir": config.root,
+            "paths": paths,
+            "test_dirs": test_dirs(config),
+            "args": args,
+            "timeout_ms": config.budget.test_timeout_ms,
+            "max_events": MAX_EVENTS_PER_TEST,
+        });
+        let mut worker = match pool.dedicated() {
+            Ok(w) => w,
+            Err(e) => {
+                out.failure = Some(format!("the suite could not start: {e}"));
+                return out;
+            }
+        };
+        let mut started: Option<String> = None;
+        let silence = SILENCE.max(Duration::from_millis(config.budget.test_timeout_ms) * 3);
+        let answer = worker.request_streaming(request, silence, |message| {
+            if let Some(id) = message.get("started").and_then(|s| s.as_str()) {
+                started = Some(id.to_owned());
+            } else if let Some(test) = message.get("test") {
+                started = None;
+                match serde_json::from_value::<WireTest>(test.clone()) {
+                    Ok(t) => out.add(t),
+                    Err(e) => {
+                        out.failure = Some(format!("a malformed test report: {e}"));
+                    }
+                }
+            }
+        });
+        match answer {
+            Ok(end) => {
+                worker.shutdown();
+                match serde_json::from_value::<WireEnd>(end) {
+                    Ok(end) if end.status == "completed" => {
+                        for e in end.collection_errors {
+                            collected.entry(e.path.clone()).or_insert(e);
+                        }
+                        out.observations = end.observations;
+                        if let Some(error) = end.error {
+                            out.failure = Some(format!("pytest stopped: {}", cut(&error, 2000)));
+                        }
+                    }
+                    Ok(end) => {
+                        out.failure = Some(end.error.unwrap_or(end.status));
+                    }
+                    Err(e) => out.failure = Some(format!("a malformed suite report: {e}")),
+                }
+                break;
+            }
+            Err(e) => {
+                let why = match &e {
+                    WorkerError::Timeout(_) => {
+                        "the worker was silent too long and was killed".to_owned()
+                    }
+                    other => other.to_string(),
+                };
+                let Some(id) = started else {
+                    out.failure = Some(format!("the suite's worker stopped: {}", cut(&why, 2000)));
+                    break;
+                };
+                out.tests.push(TestResult {
+                    id: id.clone(),
+                    outcome: Outcome::Crashed,
+                    duration_ms: 0,
+                    message: Some(cut(&why, 2000)),
+                    reached: vec![],
+                });
+                deselect = out.tests.iter().map(|t| t.id.clone()).collect();
+            }
+        }
+    }
+    out.collection_errors = collected.into_values().collect();
+    if out.failure.is_none() {
+        out.failure = out.missing_dependency();
     }
     out
 }
 
 impl SuiteRuns {
-    /// What the suite's runs cover of `f`.
+    fn add(&mut self, t: WireTest) {
+        if let Some(run) = t.run.filter(|_| t.outcome == Outcome::Passed)
+            && run.status == Status::Returned
+            && (!run.events.is_empty() || !run.lines.is_empty())
+        {
+            self.runs.push((t.reached.iter().cloned().collect(), run));
+        }
+        self.tests.push(TestResult {
+            id: t.id,
+            outcome: t.outcome,
+            duration_ms: t.duration_ms,
+            message: t.message.map(|m| cut(&m, 2000)),
+            reached: t.reached,
+        });
+    }
+
+    /// One message for the modules the suite's files could not import: the first missing
+    /// one named, with how many files it stopped.
+    pub fn missing_dependency(&self) -> Option<String> {
+        let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &self.collection_errors {
+            if let Some(m) = &e.missing {
+                *missing.entry(m.as_str()).or_default() += 1;
+            }
+        }
+        if missing.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = missing
+            .iter()
+            .map(|(m, n)| format!("`{m}` ({n} file{})", if *n == 1 { "" } else { "s" }))
+            .collect();
+        Some(format!(
+            "the project's tests import modules the interpreter does not have: {}; install them in the project's environment",
+            names.join(", ")
+        ))
+    }
+
+    /// Tests by outcome.
+    pub fn counts(&self) -> BTreeMap<Outcome, usize> {
+        let mut counts = BTreeMap::new();
+        for t in &self.tests {
+            *counts.entry(t.outcome).or_default() += 1;
+        }
+        counts
+    }
+
+    /// What the suite's passing runs cover of `f`.
     pub fn coverage(&self, f: &FunctionUnderTest) -> SuiteCoverage {
         let index = ConditionIndex::new(f);
         let mut out = SuiteCoverage::default();
         let mut independence: FxHashMap<usize, Independence> = FxHashMap::default();
-        for run in &self.runs {
+        let key = format!("{}:{}", f.module, f.qualname);
+        for (reached, run) in &self.runs {
+            if !reached.contains(&key) {
+                continue;
+            }
             let observed = observe(f, &index, run);
             out.sides.extend(observed.sides.iter().copied());
             for (d, shown) in observed.independence {
@@ -120,5 +435,15 @@ impl SuiteRuns {
         }
         out.independence = independence.into_iter().collect();
         out
+    }
+
+    /// The tests that reached `function` (`module:qualname`): those to run again when it
+    /// changes.
+    pub fn tests_reaching(&self, function: &str) -> Vec<&str> {
+        self.tests
+            .iter()
+            .filter(|t| t.reached.iter().any(|r| r == function))
+            .map(|t| t.id.as_str())
+            .collect()
     }
 }

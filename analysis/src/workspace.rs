@@ -148,6 +148,7 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, 
         let root = config.root.clone();
         let names = excluded_names.clone();
         let dir_globs = exclude_globs.clone();
+        let include_tests = config.include_tests;
         let walker = ignore::WalkBuilder::new(path)
             .hidden(false)
             .git_ignore(true)
@@ -161,6 +162,9 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, 
                 }
                 let name = entry.file_name().to_string_lossy();
                 if names.iter().any(|n| *n == name) {
+                    return false;
+                }
+                if !include_tests && TEST_DIRECTORIES.contains(&name.as_ref()) {
                     return false;
                 }
                 if entry.path().join("pyvenv.cfg").is_file() {
@@ -191,12 +195,45 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, 
             if !config.include.is_empty() && !include.is_match(rel) {
                 continue;
             }
+            if !config.include_tests && is_test_file(p) {
+                continue;
+            }
+            if emitted_by_lacuna(p) {
+                continue;
+            }
             files.push(p.to_owned());
         }
     }
     files.sort();
     files.dedup();
     Ok(Discovered { files, warnings })
+}
+
+/// Directories of the project's own tests, left out unless `include-tests`.
+pub const TEST_DIRECTORIES: &[&str] = &["tests", "test"];
+
+/// Whether pytest would collect `path` as a test module or read it as a conftest
+/// (`test_*.py`, `*_test.py`, `conftest.py`): the project's tests, left out unless
+/// `include-tests`.
+pub fn is_test_file(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    name == "conftest.py"
+        || (name.starts_with("test_") && name.ends_with(".py"))
+        || name.ends_with("_test.py")
+}
+
+/// Whether the file at `path` was written by `lacuna check --emit-tests` (its first line is
+/// the emitted-file marker): such files are never checked, so a run does not analyse the tests
+/// the previous one wrote.
+pub fn emitted_by_lacuna(path: &Path) -> bool {
+    let marker = crate::emit::EMITTED_MARKER.as_bytes();
+    let mut first = vec![0; marker.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut first))
+        .is_ok_and(|()| first == marker)
 }
 
 /// A walk error as the user reads it: `<path>: <reason>, skipped`.

@@ -119,6 +119,7 @@ fn request(qualname: &str, args: Vec<ValueTree>, timeout_ms: u64) -> ExecuteRequ
         target: Target {
             module: "hostile".into(),
             qualname: qualname.into(),
+            call: Default::default(),
         },
         receiver: None,
         args,

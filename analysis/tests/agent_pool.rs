@@ -18,6 +18,7 @@ fn request(module: &str, qualname: &str, args: Vec<ValueTree>) -> ExecuteRequest
         target: Target {
             module: module.into(),
             qualname: qualname.into(),
+            call: Default::default(),
         },
         receiver: None,
         args,

@@ -67,6 +67,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
         let f = FunctionUnderTest {
             module: "m".into(),
             qualname: function.syntax.qualname.clone(),
+            call: Default::default(),
             file: path.to_owned(),
             syntax: Arc::new(function.syntax.clone()),
             anchor: function.anchor,

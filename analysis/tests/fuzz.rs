@@ -59,8 +59,16 @@ fn execution() -> impl Strategy<Value = Value> {
         })
 }
 
+/// Cases per run: `default`, or `LACUNA_FUZZ_CASES` for a longer run.
+fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("LACUNA_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(500))]
+    #![proptest_config(ProptestConfig::with_cases(fuzz_cases(500)))]
 
     #[test]
     fn forged_agent_responses_decode_or_fail(value in execution()) {

@@ -44,8 +44,16 @@ fn char_boundary(text: &str, at: usize) -> usize {
     at
 }
 
+/// Cases per run: `default`, or `LACUNA_FUZZ_CASES` for a longer run.
+fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("LACUNA_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(fuzz_cases(300)))]
 
     #[test]
     fn lowering_never_panics(text in python()) {

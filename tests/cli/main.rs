@@ -1,8 +1,13 @@
 //! End-to-end tests of the `lacuna` command line: the real binary on real files, its JSON
 //! document, its human output and its exit codes.
 
+mod report;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+#[path = "../support/example.rs"]
+mod example;
 
 fn lacuna(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lacuna"))
@@ -943,8 +948,8 @@ fn dead_code_is_claimed_only_when_proven_for_every_value() {
 
 #[test]
 fn every_function_has_an_outcome() {
-    // Module and class bodies, generators, async functions, nested functions, constructors
-    // and property accessors are not explored: each says why (LCN107) and its branch sides
+    // Module and class bodies, async generators, nested functions and constructors are not
+    // explored: each says why (LCN107) and its branch sides
     // count in the totals; a function without decisions is trivial, not a gap.
     let project = fixtures().join("not_explored");
     let Some((_, venv)) = test_python() else {
@@ -982,10 +987,10 @@ fn every_function_has_an_outcome() {
     insta::assert_snapshot!(table);
     let text = stdout(&run("text"));
     assert!(
-        text.contains("info[LCN107]: not explored: generators are not explored yet"),
+        text.contains("info[LCN107]: not explored: async generators are not explored yet"),
         "{text}"
     );
-    assert!(text.contains("4/18 branch sides covered"), "{text}");
+    assert!(text.contains("8/18 branch sides covered"), "{text}");
 }
 
 #[test]
@@ -1318,13 +1323,18 @@ def double(x: int) -> int:
     assert_eq!(std::fs::read_to_string(&canary).unwrap(), "alive");
 }
 
-/// Modules whose names `import` cannot reach (`1abc.py`, `class.py`) are not explored — each
+/// Modules whose names `import` cannot reach (`1abc.py`, `class.py`, `my-module.py`) are not explored — each
 /// function says why — and never cost the other modules their emitted tests.
 #[test]
 fn modules_import_cannot_reach_say_so_and_spare_the_others() {
     let (project, home, venv) = scratch_project(
         "[tool.lacuna]\nsrc = [\".\"]\n",
-        &[("1abc.py", SIGN), ("class.py", SIGN), ("ok.py", SIGN)],
+        &[
+            ("1abc.py", SIGN),
+            ("class.py", SIGN),
+            ("my-module.py", SIGN),
+            ("ok.py", SIGN),
+        ],
     );
     let root = project.path();
     let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
@@ -1345,10 +1355,178 @@ fn modules_import_cannot_reach_say_so_and_spare_the_others() {
         );
     }
     assert!(
+        text.contains(
+            "info[LCN107]: not explored: the name `my-module.py` is not a Python identifier, so `import` cannot reach it; rename it (`my_module.py`)"
+        ),
+        "{text}"
+    );
+    assert!(
         stderr(&out).contains("lacuna: wrote 2 tests in 1 files")
             && stderr(&out).contains("checked under pytest: 2 as generated"),
         "{}",
         stderr(&out)
     );
     assert!(root.join("tests_gen/test_lacuna_ok.py").is_file());
+}
+
+/// pytest's own count of outcomes, from the last line of its summary
+/// (`1 failed, 10 passed, 1 skipped, 1 xfailed in 1.10s`).
+fn pytest_counts(root: &Path) -> BTreeMap<String, u64> {
+    let out = Command::new(example::python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let last = text
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim_matches('=')
+        .trim();
+    let mut counts = BTreeMap::new();
+    for part in last.split(" in ").next().unwrap().split(", ") {
+        let (n, word) = part.trim().split_once(' ').unwrap();
+        let word = word.trim_end_matches('s');
+        let word = if word == "error" { "error" } else { word };
+        counts.insert(word.to_owned(), n.parse().unwrap());
+    }
+    counts
+}
+
+use std::collections::BTreeMap;
+
+/// `lacuna check` runs the project's own suite with real pytest, honouring its configuration
+/// (`addopts = --import-mode=importlib`, `testpaths`, markers, `conftest.py` fixtures,
+/// parametrize, test classes, `unittest.TestCase`, `tmp_path`): each test's outcome is the one
+/// plain pytest gives it, and only passing tests feed the coverage of the suite per function.
+#[test]
+fn the_projects_suite_runs_under_pytest_as_plain_pytest_counts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = example::suite_project(dir.path());
+    let plain = pytest_counts(&root);
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--format", "json"]),
+        home.path(),
+    )
+    .current_dir(&root)
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let counts: BTreeMap<String, u64> =
+        serde_json::from_value(doc["suite"]["counts"].clone()).unwrap();
+    // pytest counts `xfailed` as `xfailed`, and everything else under the same names.
+    assert_eq!(counts, plain);
+    let mut by_function = serde_json::Map::new();
+    for file in doc["files"].as_array().unwrap() {
+        for f in file["functions"].as_array().unwrap() {
+            if let Some(suite) = f.get("suite") {
+                by_function.insert(f["name"].as_str().unwrap().to_owned(), suite.clone());
+            }
+        }
+    }
+    let suite = &mut doc["suite"];
+    suite["time_ms"] = "[ms]".into();
+    for t in suite["tests"].as_array_mut().unwrap() {
+        t["duration_ms"] = "[ms]".into();
+    }
+    insta::assert_json_snapshot!(serde_json::json!({
+        "suite": suite,
+        "functions": by_function,
+    }));
+}
+
+/// A hostile suite is contained as generated inputs are: a test deleting a file outside the
+/// scratch directory fails and the file survives, a spinning test fails after the test
+/// timeout, a test that kills its worker is reported as `crashed` and the run goes on without
+/// it; a test module needing a module the interpreter lacks gives one message naming it.
+#[test]
+fn a_hostile_suite_is_contained_and_a_missing_module_named_once() {
+    let canary_dir = tempfile::tempdir().unwrap();
+    let canary = canary_dir.path().join("canary.txt");
+    std::fs::write(&canary, "alive").unwrap();
+    let (project, home, venv) = scratch_project(
+        "[tool.lacuna]\ntests = [\"tests\"]\n[tool.lacuna.budget]\ntest-timeout-ms = 1500\n",
+        &[("sign.py", SIGN)],
+    );
+    let tests = project.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    let hostile = format!(
+        "import os\nfrom sign import sign\n\n\
+         def test_delete():\n    os.remove({canary:?})\n\n\
+         def test_spin():\n    while True:\n        pass\n\n\
+         def test_exit():\n    os._exit(3)\n\n\
+         def test_after():\n    assert sign(2) == 1\n",
+        canary = canary.display().to_string()
+    );
+    std::fs::write(tests.join("test_hostile.py"), hostile).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json"])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&canary).unwrap(), "alive");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcomes: Vec<(String, String)> = doc["suite"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().to_owned(),
+                t["outcome"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("tests/test_hostile.py::test_delete", "failed"),
+        ("tests/test_hostile.py::test_spin", "failed"),
+        ("tests/test_hostile.py::test_exit", "crashed"),
+        ("tests/test_hostile.py::test_after", "passed"),
+    ];
+    assert_eq!(
+        outcomes,
+        expected
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect::<Vec<_>>()
+    );
+    // The test that passed after the crash still counts for `sign`.
+    let sign = &doc["files"][0]["functions"][0];
+    assert_eq!(sign["suite"]["branches"], 1, "{sign}");
+
+    // As under plain pytest, a module that cannot be collected stops the run before any test.
+    std::fs::write(tests.join("test_needs.py"), "import numpy_not_here\n").unwrap();
+    std::fs::write(
+        tests.join("test_needs_too.py"),
+        "import numpy_not_here.linalg\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json"])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = doc["suite"]["error"].as_str().unwrap();
+    assert_eq!(
+        error,
+        "the project's tests import modules the interpreter does not have: `numpy_not_here` (2 files); install them in the project's environment"
+    );
+    assert_eq!(
+        doc["suite"]["collection_errors"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(
+        stderr(&out).matches("numpy_not_here").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
 }

@@ -8,6 +8,7 @@ mod efficacy;
 mod example;
 mod neovim;
 mod robustness;
+mod sequence_fuzz;
 
 use client::Server;
 use serde_json::{Value, json};
@@ -625,7 +626,7 @@ fn a_guidance_change_re_explores_only_the_functions_it_concerns() {
 #[test]
 fn functions_not_explored_are_published_with_their_reason() {
     let (dir, root, module) = project();
-    let source = "def countdown(n):\n    while n > 0:\n        yield n\n        n -= 1\n\n\ndef plain(n: int) -> int:\n    if n > 1:\n        return n\n    return 1\n";
+    let source = "async def countdown(n):\n    while n > 0:\n        yield n\n        n -= 1\n\n\ndef plain(n: int) -> int:\n    if n > 1:\n        return n\n    return 1\n";
     std::fs::write(&module, source).unwrap();
     let mut server = Server::start(&home(&dir), &[]);
     server.initialize(&root, json!({"trusted": true}));
@@ -638,12 +639,53 @@ fn functions_not_explored_are_published_with_their_reason() {
     assert_eq!(skipped.len(), 1, "{diagnostics:#?}");
     assert_eq!(
         skipped[0]["message"],
-        "not explored: generators are not explored yet: move its branches into a plain function it calls"
+        "not explored: async generators are not explored yet: move its branches into a plain function it calls"
     );
     assert_eq!(
         skipped[0]["range"],
-        json!({"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 13}})
+        json!({"start": {"line": 0, "character": 10}, "end": {"line": 0, "character": 19}})
     );
     assert_eq!(skipped[0]["severity"], 3, "information");
     server.shutdown();
+}
+
+/// A class with a lowercase name (`more_itertools.peekable`): the factory the code action
+/// writes builds it in a variable of its own, and runs.
+#[test]
+fn a_factory_for_a_lowercase_class_runs() {
+    let (_dir, root, mut server, uri, diagnostics) = open_module(
+        "peek",
+        "class peekable:\n    def __init__(self, iterable):\n        self._it = iter(iterable)\n        self._cache = []\n\n    def prepend(self, item):\n        self._cache.append(item)\n\n    def cached(self):\n        return len(self._cache)\n\n\ndef is_primed(p: peekable) -> bool:\n    if p.cached() >= 100:\n        return True\n    return False\n",
+        "LCN103",
+    );
+    let d = diagnostics.iter().find(|d| d["code"] == "LCN103").unwrap();
+    let action = server.code_actions(&uri, d)["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Create a factory for `peekable`")
+        .cloned()
+        .unwrap_or_else(|| panic!("no factory action: {d}"));
+    let resolved = server.request("codeAction/resolve", action);
+    apply_edits(&resolved["result"]["edit"]);
+    server.shutdown();
+    let guidance = root.join("tests/lacuna_guidance.py");
+    let text = std::fs::read_to_string(&guidance).unwrap();
+    let factory = &text[text.find("@factory\ndef make_peekable").expect("the factory")..];
+    insta::assert_snapshot!(factory);
+    // The factory builds the object under the real interpreter (no UnboundLocalError).
+    let run = std::process::Command::new(python())
+        .args([
+            "-c",
+            "import sys, importlib.util as u\nsys.path.insert(0, '.')\nspec = u.spec_from_file_location('g', 'tests/lacuna_guidance.py')\ng = u.module_from_spec(spec)\nspec.loader.exec_module(g)\np = g.make_peekable([1, 2], [3, 4])\nprint(type(p).__name__, p.cached())\n",
+        ])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "peekable 2\n",
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
 }

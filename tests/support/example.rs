@@ -52,6 +52,14 @@ pub fn decision_forms_project(dir: &Path) -> PathBuf {
     project_copy("tests/fixtures/decision_forms", dir, "forms")
 }
 
+/// `tests/fixtures/suite` (a small ledger with a pytest suite of fixtures, parametrize, a test
+/// class, a `unittest.TestCase`, `tmp_path`, a failing test, a skip and an xfail) copied to
+/// `dir/ledger`, with `[tool.lacuna] python` set; returns its root.
+#[allow(dead_code)]
+pub fn suite_project(dir: &Path) -> PathBuf {
+    project_copy("tests/fixtures/suite", dir, "ledger")
+}
+
 /// `command` set to run a copied project apart from the user's environment: `HOME` at `home`, no
 /// cache directory or virtual environment inherited, no `TIDEPOOL_*` variable (the corpus reads
 /// them).

@@ -426,9 +426,22 @@ def _reference(value):
         return None
 
 
-def describe(target, owner, is_project_class):
-    """The description of a function or method `target` (defined in class `owner`, if any)."""
-    raw = inspect.getattr_static(owner, target.__name__) if owner is not None else target
+def mangled(owner, name):
+    """The attribute a class stores `__name` under (`_Class__name`), as Python's compiler spells
+    it inside the class body; other names unchanged."""
+    if owner is None or not name.startswith("__") or name.endswith("__"):
+        return name
+    stripped = owner.__name__.lstrip("_")
+    return "_%s%s" % (stripped, name) if stripped else name
+
+
+def describe(target, owner, is_project_class, raw=None, registered=None):
+    """The description of a function or method `target` (defined in class `owner`, if any;
+    `raw` is what the class holds, when not `target` under its own name). For a registration
+    of a `singledispatch` function, `registered` is the type its first argument must have."""
+    if raw is None:
+        raw = inspect.getattr_static(owner, mangled(owner, target.__name__)) \
+            if owner is not None else target
     kind = "function"
     if isinstance(raw, staticmethod):
         kind = "staticmethod"
@@ -441,10 +454,18 @@ def describe(target, owner, is_project_class):
         params = parameters(func, is_project_class, 0, skip_first=kind in ("method", "classmethod"))
     except (TypeError, ValueError) as e:
         return {"kind": kind, "error": str(e), "params": []}
+    if registered is not None:
+        first = next((p for p in params
+                      if p["kind"] in ("positional_only", "positional_or_keyword")), None)
+        if first is not None:
+            first["type"] = type_tree(registered, is_project_class, 0)
     out = {"kind": kind, "params": params}
     if owner is not None:
         out["owner"] = describe_class(owner, is_project_class, 1)
-    code = getattr(func, "__code__", None)
+    try:
+        code = getattr(inspect.unwrap(func), "__code__", None)  # behind `lru_cache`, `wraps`
+    except ValueError:  # a cycle of `__wrapped__`
+        code = None
     if code is not None:
         out["file"] = code.co_filename
         out["line"] = code.co_firstlineno

@@ -19,7 +19,7 @@ except ImportError:  # not on every platform
     resource = None
 
 from . import describe as describing
-from . import interpose, objects, positions, recorder, values
+from . import interpose, objects, positions, recorder, targets, values
 from .sym import Sym, concrete
 from .tracer import Tracer
 
@@ -61,11 +61,15 @@ class ProjectLoader(importlib.abc.Loader):
 
     def exec_module(self, module):
         code = self._inner.get_code(module.__name__)
-        module.__dict__["__builtins__"] = interpose.builtins_for(module.__name__)
-        self._runtime.tracer.instrument(code)
+        runtime = self._runtime
+        if runtime.interpose:
+            module.__dict__["__builtins__"] = interpose.builtins_for(module.__name__)
+        runtime.tracer.instrument(code)
         exec(code, module.__dict__)
-        interpose.wrap_globals(module, self._runtime.is_project_module)
-        self._runtime.project_modules.append(module)
+        if runtime.interpose:
+            interpose.wrap_globals(module, runtime.is_project_module)
+        runtime.project_modules.append(module)
+        runtime.caches.extend(interpose.caches_of(module.__dict__))
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -95,6 +99,16 @@ class Runtime:
         self.excluded = []
         self.tracer = None
         self.project_modules = []
+        # The project's `functools.lru_cache` wrappers, emptied before each execution: a cached
+        # result would skip the function's branches, and runs must not depend on earlier ones.
+        self.caches = []
+        self.sys_path = []
+        # Whether project modules run with Lacuna's builtins and recording wrappers (the
+        # generator's executions); the suite's run imports them as they are, traced only.
+        self.interpose = True
+        # File names (tests, conftest.py) that are never project code, in the suite's run.
+        self.test_file = None
+        self.scratch = None
         self.max_events = 5000
         self._lines = {}
 
@@ -102,10 +116,12 @@ class Runtime:
         self.roots = [os.path.realpath(r) for r in request.get("roots", [])]
         here = os.path.dirname(os.path.realpath(__file__))
         self.excluded = [here] + [os.path.realpath(p) for p in request.get("exclude", [])]
+        self.sys_path = [os.path.realpath(p) for p in request.get("sys_path", [])]
         for p in reversed(request.get("sys_path", [])):
             if p not in sys.path:
                 sys.path.insert(0, p)
         scratch = request.get("scratch") or os.getcwd()
+        self.scratch = os.path.realpath(scratch)
         os.makedirs(scratch, exist_ok=True)
         os.chdir(scratch)
         sandbox = request.get("sandbox", {})
@@ -130,6 +146,8 @@ class Runtime:
             return False
         real = os.path.realpath(filename)
         if any(real.startswith(e + os.sep) for e in self.excluded):
+            return False
+        if self.test_file is not None and self.test_file(real):
             return False
         if "site-packages" in real or "dist-packages" in real:
             return False
@@ -162,27 +180,24 @@ class Runtime:
     # -- requests -------------------------------------------------------------------------
 
     def resolve(self, target):
-        module = importlib.import_module(target["module"])
-        owner = None
-        obj = module
-        parts = target["qualname"].split(".")
-        if "<locals>" in parts:
-            raise LookupError("%s is nested in a function and cannot be called directly"
-                              % target["qualname"])
-        for part in parts:
-            owner = obj if isinstance(obj, type) else None
-            obj = getattr(obj, part)
-        return obj, owner
+        try:
+            module = importlib.import_module(target["module"])
+        except Exception as e:  # ImportError, and whatever the module raises while it runs
+            raise TargetImportError(e, self) from e
+        return targets.resolve(module, target)
 
     def describe(self, request):
         self.sandbox.importing = True
         self.sandbox.active = True
         try:
-            func, owner = self.resolve(request["target"])
+            resolved = self.resolve(request["target"])
+        except TargetImportError as e:
+            return {"error": str(e), "import_error": e.details}
         finally:
             self.sandbox.active = False
             self.sandbox.importing = False
-        return describing.describe(func, owner, self.is_project_class)
+        return describing.describe(resolved.definition, resolved.owner, self.is_project_class,
+                                   raw=resolved.raw, registered=resolved.registered)
 
     def guidance(self, request):
         """The mocks and factories declared in the guidance module (imported as project code by
@@ -215,7 +230,7 @@ class Runtime:
             self.sandbox.importing = True
             self.sandbox.active = True
             try:
-                func, owner = self.resolve(request["target"])
+                resolved = self.resolve(request["target"])
             finally:
                 self.sandbox.active = False
                 self.sandbox.importing = False
@@ -243,8 +258,7 @@ class Runtime:
                     kwargs = {k: values.decode(t, self.is_project_object)
                               for k, t in request.get("kwargs", {}).items()}
                     if receiver is not None:
-                        func = getattr(values.decode(receiver, self.is_project_object),
-                                       request["target"]["qualname"].split(".")[-1])
+                        receiver = values.decode(receiver, self.is_project_object)
                     mocks = [(m["target"], [_mocked_value(t, self) for t in m.get("returns", [])])
                              for m in request.get("mocks", [])]
                 except values.InputError as e:
@@ -263,7 +277,9 @@ class Runtime:
                         rec.end_of_building()
                     if mocks:
                         restore_mocks = interpose.install_mocks(mocks)
-                    value = func(*args, **kwargs)
+                    for cache in self.caches:
+                        cache.cache_clear()
+                    value = targets.invoke(resolved, receiver, args, kwargs)
                     observation = self.tracer.stop()
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
@@ -280,6 +296,10 @@ class Runtime:
         except ExecutionTimeout:
             observation = self.tracer.stop() if self.tracer._observation is not None else None
             result = {"status": "timeout"}
+        except targets.NeedsEventLoop as e:
+            # Not the code's behaviour but the agent's limit: no test of it is emitted.
+            result = {"status": "error", "error": str(e)}
+            observation = None
         except MemoryError:
             result = {"status": "memory"}
             observation = None
@@ -377,6 +397,41 @@ class Runtime:
         if observation is not None and observation.truncated:
             result["truncated"] = True
         return result
+
+
+class TargetImportError(Exception):
+    """The target's module could not be imported: why, and through which project modules."""
+
+    def __init__(self, error, runtime):
+        self.details = import_failure(error, runtime)
+        super().__init__("%s: %s" % (type(error).__name__, error))
+
+
+def import_failure(error, runtime):
+    """What the Rust side needs to explain an import failure: the exception, the missing module
+    when one is (and whether it is the project's own), and the chain of project modules that
+    were being imported, outermost first, each with the line of the statement that was running."""
+    chain = []
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == "<module>" and runtime.is_project_file(code.co_filename):
+            chain.append({"module": tb.tb_frame.f_globals.get("__name__"),
+                          "file": os.path.realpath(code.co_filename), "line": tb.tb_lineno})
+        tb = tb.tb_next
+    # A syntax error is raised by the compiler, with no frame of the file it is in.
+    if isinstance(error, SyntaxError) and error.filename and runtime.is_project_file(error.filename):
+        chain.append({"module": None, "file": os.path.realpath(error.filename),
+                      "line": error.lineno})
+    missing = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    out = {"type": type(error).__name__, "message": str(error)[:500], "chain": chain}
+    if missing:
+        out["missing"] = missing
+        top = missing.split(".")[0]
+        out["missing_in_project"] = any(
+            os.path.isdir(os.path.join(root, top)) or os.path.isfile(os.path.join(root, top + ".py"))
+            for root in runtime.sys_path + runtime.roots)
+    return out
 
 
 def _uses_factory(tree):

@@ -9,6 +9,7 @@ Exception classes, constants and classes used only for `isinstance` pass through
 """
 
 import builtins
+import functools
 import enum
 import os
 import types
@@ -101,9 +102,16 @@ def wrap_returned(result, base):
         return SymTuple([_path(v, "%s[%d]" % (base, i)) for i, v in enumerate(result)],
                         ["var", base + ".__len__", "int"])
     if result is None or isinstance(result, (types.ModuleType, type, BaseException)) \
-            or callable(result):
+            or callable(result) or _is_flow(result):
         return result
     return ReturnedObject(result, base)
+
+
+def _is_flow(value):
+    """Coroutines, generators and other awaitables: `await` and `yield from` need the object
+    itself (a proxy of one cannot be awaited)."""
+    return isinstance(value, (types.CoroutineType, types.GeneratorType,
+                              types.AsyncGeneratorType)) or hasattr(type(value), "__await__")
 
 
 def _path(value, name):
@@ -635,6 +643,10 @@ def wrap_globals(module, is_project_module):
     for name, value in list(namespace.items()):
         if name.startswith("__"):
             continue
+        if wraps_project_function(value, is_project_module):
+            # `@functools.lru_cache`, `@functools.cache`, a library decorator using
+            # `functools.wraps`: the project's function behind it is followed, not recorded.
+            continue
         if isinstance(value, types.ModuleType):
             if not is_project_module(value):
                 namespace[name] = ExternalModule(value.__name__, value)
@@ -649,6 +661,41 @@ def wrap_globals(module, is_project_module):
             # `log = logging.getLogger(__name__)`, `PATTERN = re.compile(...)`: their method
             # calls are external calls too.
             namespace[name] = ExternalObject(_qualname(type(value)), value)
+
+
+def wraps_project_function(value, is_project_module):
+    """Whether `value` is a wrapper (`functools.wraps`, `lru_cache`) of a function whose code is
+    the project's."""
+    seen = 0
+    inner = value
+    while seen < 100:
+        try:
+            inner = inner.__wrapped__
+        except AttributeError:
+            break
+        except Exception:  # a proxy or a lazy object whose attributes raise: not a wrapper
+            return False
+        seen += 1
+    if seen == 0 or not isinstance(inner, types.FunctionType):
+        return False
+    return is_project_module(inner.__module__)
+
+
+def caches_of(namespace):
+    """The `functools.lru_cache` wrappers among a module's or a class's attributes (methods
+    included), so that each execution starts with empty caches."""
+    out = []
+    for value in list(namespace.values()):
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if isinstance(value, _LRU_WRAPPER):
+            out.append(value)
+        elif isinstance(value, type) and value.__module__ == namespace.get("__name__"):
+            out.extend(caches_of(dict(vars(value), __name__=value.__module__)))
+    return out
+
+
+_LRU_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
 
 
 def _is_external_instance(value, is_project_module):

@@ -52,6 +52,10 @@ def main():
                 response = runtime.describe(request)
             elif op == "guidance":
                 response = runtime.guidance(request)
+            elif op == "suite":
+                from .suite import run_suite
+                response = run_suite(runtime, request,
+                                     lambda m: send(dict(m, partial=request.get("id"))))
             elif op == "shutdown":
                 send({"id": request.get("id"), "ok": True})
                 return

@@ -15,6 +15,7 @@ the operation's jump and the store).
 import sys
 
 from . import positions
+from .observe import unwrap_exception as observe_exception
 from .sym import truth_of
 
 _MISSING = object()
@@ -47,6 +48,8 @@ class Tracer:
         self._sites = {}
         self._observation = None
         self._recorder = None
+        # What the suite's run records at function entries and exits (observe.Observer), or None.
+        self.observer = None
         if MONITORING:
             mon = sys.monitoring
             try:
@@ -58,6 +61,8 @@ class Tracer:
             mon.register_callback(TOOL_ID, mon.events.LINE, self._on_line)
             mon.register_callback(TOOL_ID, mon.events.PY_RETURN, self._on_return)
             mon.register_callback(TOOL_ID, mon.events.INSTRUCTION, self._on_instruction)
+            mon.register_callback(TOOL_ID, mon.events.PY_START, self._on_start)
+            mon.register_callback(TOOL_ID, mon.events.PY_UNWIND, self._on_unwind)
             self._instrumented = set()
             # {id(frame): (site, whether the store has executed, code)}, the code objects whose
             # instruction events are on for them, and the store sites by the jumps before them.
@@ -86,7 +91,9 @@ class Tracer:
     def _events_of(self, code):
         mon = sys.monitoring
         events = mon.events.BRANCH | mon.events.LINE
-        if any(site.store is None for site in self.value_sites(code).values()):
+        if self.observer is not None:
+            events |= mon.events.PY_START | mon.events.PY_RETURN
+        elif any(site.store is None for site in self.value_sites(code).values()):
             events |= mon.events.PY_RETURN
         return events
 
@@ -124,6 +131,8 @@ class Tracer:
         rec = self._recorder
         if obs is None or rec is None:
             return
+        if self.observer is not None:
+            self.observer.branch(frame, jump, taken)
         if obs.branches >= self._max_events:
             obs.truncated = True
             return
@@ -196,9 +205,20 @@ class Tracer:
         if self._observation is not None:
             self._record_line(code.co_filename, line)
 
+    def _on_start(self, code, offset):
+        if self._observation is not None and self.observer is not None:
+            self.observer.enter(sys._getframe(1))
+
+    def _on_unwind(self, code, offset, exception):
+        if self._observation is not None and self.observer is not None \
+                and code in self._instrumented:
+            self.observer.exit(sys._getframe(1), None, exception)
+
     def _on_return(self, code, offset, retval):
         if self._observation is None:
             return
+        if self.observer is not None:
+            self.observer.exit(sys._getframe(1), retval, None)
         site = self.value_sites(code).get(offset)
         if site is not None and site.store is None:
             self._record_value(sys._getframe(1), code, site, retval)
@@ -233,6 +253,10 @@ class Tracer:
         filename = code.co_filename
         pending = [None]
         stored = [None]
+        raised = [None]
+        observer = self.observer
+        if observer is not None:
+            observer.enter(frame)
         sites = self.value_sites(code)
         record_branch = self._record_branch
         record_line = self._record_line
@@ -244,6 +268,7 @@ class Tracer:
                 site, stored[0] = stored[0], None
                 record_value(frame, code, site, read(frame, site))
             if event == "opcode":
+                raised[0] = None
                 lasti = frame.f_lasti
                 jump = pending[0]
                 if jump is not None:
@@ -258,12 +283,19 @@ class Tracer:
                 record_line(filename, frame.f_lineno)
             elif event == "return":
                 pending[0] = None
+                if observer is not None:
+                    if raised[0] is not None:
+                        observer.exit(frame, None, raised[0])
+                    else:
+                        observer.exit(frame, arg, None)
                 site = sites.get(frame.f_lasti) if sites else None
                 if site is not None and site.store is None:
                     record_value(frame, code, site, arg)
             elif event == "exception":
                 pending[0] = None
                 stored[0] = None
+                if observer is not None:
+                    raised[0] = observe_exception(arg)
             return local
 
         return local

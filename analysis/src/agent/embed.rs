@@ -36,6 +36,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/objects.py"),
     ),
     (
+        "lacuna_agent/observe.py",
+        include_str!("../../agent/lacuna_agent/observe.py"),
+    ),
+    (
         "lacuna_agent/positions.py",
         include_str!("../../agent/lacuna_agent/positions.py"),
     ),
@@ -52,8 +56,16 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/sandbox.py"),
     ),
     (
+        "lacuna_agent/suite.py",
+        include_str!("../../agent/lacuna_agent/suite.py"),
+    ),
+    (
         "lacuna_agent/sym.py",
         include_str!("../../agent/lacuna_agent/sym.py"),
+    ),
+    (
+        "lacuna_agent/targets.py",
+        include_str!("../../agent/lacuna_agent/targets.py"),
     ),
     (
         "lacuna_agent/tracer.py",

@@ -154,6 +154,13 @@ impl Pool {
 }
 
 impl Pool {
+    /// A worker of the pool's kind that is not the pool's: for a run that leaves the
+    /// interpreter changed (the project's suite), to be dropped after it.
+    pub fn dedicated(&self) -> Result<Worker, WorkerError> {
+        self.state.lock().expect("pool lock").stats.started += 1;
+        Worker::spawn(&self.spec)
+    }
+
     /// Gives the pool its workers' scratch directory to remove when it is dropped.
     pub fn with_scratch(mut self, dir: tempfile::TempDir) -> Pool {
         self.scratch = Some(dir);

@@ -136,8 +136,68 @@ impl ValueTree {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
     pub module: String,
+    /// The name the function is known by in reports and emitted tests (unique in its module).
     pub qualname: String,
+    /// How it is reached, when not by calling `qualname`.
+    #[serde(default, skip_serializing_if = "Call::is_plain")]
+    pub call: Call,
 }
+
+/// How a test reaches one definition: through which name, which of the definitions bound to
+/// that name it is, and in what form it is called.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Call {
+    /// The dotted name called, when it is not the target's `qualname` (`convert` for a
+    /// registration of the `singledispatch` function `convert`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub through: Option<String>,
+    /// The lines of the definition's header, first decorator to `def`: which definition this
+    /// is among those bound to one name (a code object's `co_firstlineno` falls in them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<(u32, u32)>,
+    #[serde(default, skip_serializing_if = "Form::is_plain")]
+    pub form: Form,
+}
+
+impl Call {
+    pub fn is_plain(&self) -> bool {
+        *self == Call::default()
+    }
+}
+
+/// The form of the call a test makes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Form {
+    /// `f(...)`.
+    #[default]
+    Plain,
+    /// A registration of a `singledispatch` function or method, called through its dispatcher
+    /// with a first argument of the registered type.
+    Dispatch,
+    /// A generator function: its first `MAX_ITEMS` items, `list(itertools.islice(f(...), N))`.
+    Generator,
+    /// A coroutine function, run to completion: `asyncio.run(f(...))`.
+    Async,
+    /// A `contextlib.contextmanager` function, entered and left: `with f(...) as result:`.
+    With,
+    /// A method the class's constructor runs (a dataclass's `__post_init__`): the class is
+    /// called, `Range(...)`.
+    Construct,
+    /// A property's getter, setter or deleter: `obj.name`, `obj.name = value`, `del obj.name`.
+    PropertyGet,
+    PropertySet,
+    PropertyDelete,
+}
+
+impl Form {
+    pub fn is_plain(&self) -> bool {
+        *self == Form::Plain
+    }
+}
+
+/// How many items of a generator a test takes (the agent's `targets.MAX_ITEMS`).
+pub const MAX_ITEMS: usize = 100;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Mock {

@@ -187,6 +187,41 @@ impl Worker {
         }
     }
 
+    /// Sends one request whose answer comes after any number of partial messages
+    /// (`{"partial": id, …}`), each given to `on_partial` as it arrives; `timeout` bounds the
+    /// wait for each line, not the whole request.
+    pub fn request_streaming(
+        &mut self,
+        mut request: Json,
+        timeout: Duration,
+        mut on_partial: impl FnMut(Json),
+    ) -> Result<Json, WorkerError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        request["id"] = id.into();
+        let mut line = serde_json::to_vec(&request).expect("requests serialise");
+        line.push(b'\n');
+        if self
+            .stdin
+            .write_all(&line)
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
+            return Err(self.death());
+        }
+        loop {
+            let line = self.read(timeout)?;
+            let Ok(response) = serde_json::from_str::<Json>(&line) else {
+                continue;
+            };
+            if response["partial"] == id {
+                on_partial(response);
+            } else if response["id"] == id {
+                return Ok(response);
+            }
+        }
+    }
+
     fn read(&mut self, timeout: Duration) -> Result<String, WorkerError> {
         match self.lines.recv_timeout(timeout) {
             Ok(line) => Ok(line),

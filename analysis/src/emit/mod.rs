@@ -6,6 +6,6 @@ mod project;
 mod python;
 mod verify;
 
-pub use project::{Emitted, Explored, KeptTests, emit_project};
-pub use python::{EmittedTest, NotEmitted, TestFile, call_of, module_tests};
+pub use project::{Emitted, Explored, KeptTests, emit_project, write_support};
+pub use python::{EMITTED_MARKER, EmittedTest, NotEmitted, TestFile, call_of, module_tests};
 pub use verify::{Verification, verify};

@@ -613,6 +613,7 @@ pub(crate) mod tests {
         FunctionUnderTest {
             module: "m".into(),
             qualname: function.syntax.qualname.clone(),
+            call: Default::default(),
             file: "m.py".into(),
             syntax: Arc::new(function.syntax.clone()),
             anchor: function.anchor,

@@ -135,12 +135,12 @@ pub fn explain(
         }
     }
     let mut diagnostics = vec![];
-    let mut total = 0;
+    // Every decision has two branch sides, modelled or not (the static model's count).
+    let total = 2 * decisions.len();
     for (d, decision) in decisions.iter().enumerate() {
         if decision.expr.is_none() {
             continue;
         }
-        total += 2;
         for outcome in [true, false] {
             let Some(e) = explained[2 * d + usize::from(!outcome)].clone() else {
                 continue;

@@ -15,6 +15,8 @@ use std::sync::Arc;
 pub struct FunctionUnderTest {
     pub module: String,
     pub qualname: String,
+    /// How a test reaches it, when not by calling `qualname`.
+    pub call: crate::agent::protocol::Call,
     /// The file as the agent reports it (`co_filename`), canonicalised.
     pub file: std::path::PathBuf,
     pub syntax: Arc<FunctionSyntax>,

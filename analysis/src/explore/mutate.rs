@@ -244,6 +244,7 @@ mod tests {
             target: Target {
                 module: "m".into(),
                 qualname: "f".into(),
+                call: Default::default(),
             },
             receiver: None,
             args,

@@ -24,13 +24,73 @@ pub struct CheckedFile {
     pub report: Arc<StaticReport>,
     /// What generation found, per function (empty with `--static`).
     pub generated: Vec<GeneratedFunction>,
+    /// Modules that could not be imported (`LCN108`): one per missing dependency or failing
+    /// module, placed in this file.
+    pub imports: Vec<Diagnostic>,
+    /// Whether generation ran (every function then has covered figures, 0 when not explored).
+    pub generation: bool,
+}
+
+/// One function's figures under the one definition every output (text, JSON,
+/// `--mcdc-report`) uses: every branch side and every MC/DC obligation of the static model,
+/// less the excluded ones; covered counts only those; a function not explored covers none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub sides: usize,
+    /// With generation.
+    pub covered: Option<usize>,
+    pub obligations: usize,
+    /// With generation.
+    pub shown: Option<usize>,
+    /// Branch sides left out by an exclusion (`# pragma: no cover`, `exclude_lines`).
+    pub excluded: usize,
+}
+
+/// The figures of a whole run: the sums of every function's [`Figures`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub files: usize,
+    pub functions: usize,
+    /// Functions without a decision: nothing to cover.
+    pub without_decisions: usize,
+    pub decisions: usize,
+    pub conditions: usize,
+    pub figures: Figures,
+    pub diagnostics: usize,
+}
+
+impl Totals {
+    pub fn of(files: &[CheckedFile]) -> Totals {
+        let mut t = Totals {
+            files: files.len(),
+            ..Totals::default()
+        };
+        for file in files {
+            t.diagnostics += file.diagnostics().len();
+            for f in &file.report.functions {
+                let figures = file.figures(f);
+                t.functions += 1;
+                t.without_decisions += usize::from(f.model.decisions == 0);
+                t.decisions += f.model.decisions;
+                t.conditions += f.model.conditions;
+                let sum = &mut t.figures;
+                sum.sides += figures.sides;
+                sum.obligations += figures.obligations;
+                sum.excluded += figures.excluded;
+                if file.generation {
+                    *sum.covered.get_or_insert(0) += figures.covered.unwrap_or(0);
+                    *sum.shown.get_or_insert(0) += figures.shown.unwrap_or(0);
+                }
+            }
+        }
+        t
+    }
 }
 
 /// The generation results of one function.
 pub struct GeneratedFunction {
     pub id: String,
     pub covered: usize,
-    pub total: usize,
     /// MC/DC obligations shown, and in total.
     pub obligations: (usize, usize),
     /// Per decision with obligations: what is shown and what is missing.
@@ -44,6 +104,8 @@ pub struct GeneratedFunction {
     pub diagnostics: Vec<Diagnostic>,
     /// Why it could not be explored, when it could not.
     pub failure: Option<String>,
+    /// What ended its exploration.
+    pub stopped_by: StoppedBy,
     /// With `--emit-tests`: the tests left out for a side effect their run attempted, as
     /// (test name, reason).
     pub not_emitted: Vec<(String, String)>,
@@ -54,6 +116,53 @@ pub struct GeneratedFunction {
     pub external_calls: Vec<(Option<PathBuf>, explain::ExternalCandidate)>,
     /// Fields of object inputs only methods change (Covana's OCP candidates).
     pub object_fields: Vec<explain::FieldCandidate>,
+}
+
+/// What ended a function's exploration: only a time budget makes the same code and
+/// configuration give another result on another run (a slower or busier machine runs fewer
+/// executions in the same time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoppedBy {
+    /// Every branch side and MC/DC obligation covered.
+    Complete,
+    /// The time budget (`function-time-ms`) ran out: another run may cover more or less.
+    Budget,
+    /// The execution budget (`function-executions`) ran out: reproducible.
+    Executions,
+    /// The search had nothing left to try before either budget ran out: reproducible.
+    Exhausted,
+    /// Not explored (the reason is given).
+    NotExplored,
+}
+
+impl StoppedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoppedBy::Complete => "complete",
+            StoppedBy::Budget => "budget",
+            StoppedBy::Executions => "executions",
+            StoppedBy::Exhausted => "exhausted",
+            StoppedBy::NotExplored => "not-explored",
+        }
+    }
+
+    fn of(
+        e: &lacuna_analysis::explore::exploration::Exploration,
+        budget: &lacuna_analysis::explore::search::Budget,
+        complete: bool,
+    ) -> StoppedBy {
+        if e.failure.is_some() {
+            StoppedBy::NotExplored
+        } else if complete {
+            StoppedBy::Complete
+        } else if e.executions >= budget.executions {
+            StoppedBy::Executions
+        } else if e.elapsed >= budget.time {
+            StoppedBy::Budget
+        } else {
+            StoppedBy::Exhausted
+        }
+    }
 }
 
 /// One decision's MC/DC obligations, for `--mcdc-report`.
@@ -152,6 +261,19 @@ pub struct RunStats {
     pub workers_started: u64,
     pub timeouts: u64,
     pub crashes: u64,
+    /// Every function explored failed to import its module.
+    pub nothing_imported: bool,
+    /// The project's own suite, run under pytest (absent when it has no test directory).
+    pub suite: Option<SuiteSummary>,
+}
+
+/// The project's own suite as the JSON document's `suite` section gives it.
+#[derive(Default)]
+pub struct SuiteSummary {
+    pub tests: Vec<lacuna_analysis::suite::TestResult>,
+    pub collection_errors: Vec<lacuna_analysis::suite::CollectionError>,
+    pub failure: Option<String>,
+    pub ms: u128,
 }
 
 /// One branch side as the JSON document lists it.
@@ -202,16 +324,51 @@ fn side_records(
 }
 
 impl CheckedFile {
-    /// Static diagnostics and generation diagnostics, in source order.
+    /// Static diagnostics and generation diagnostics, in source order (a total order: the
+    /// same report prints the same way whatever order the threads finished in).
     pub fn diagnostics(&self) -> Vec<&Diagnostic> {
         let mut all: Vec<&Diagnostic> = self
             .report
             .diagnostics
             .iter()
             .chain(self.generated.iter().flat_map(|g| &g.diagnostics))
+            .chain(&self.imports)
             .collect();
-        all.sort_by_key(|d| (d.range.start, d.code));
+        all.sort_by(|a, b| {
+            let key = |d: &'_ Diagnostic| {
+                (
+                    d.range.start,
+                    d.code,
+                    d.range.end,
+                    d.message.clone(),
+                    d.function.clone(),
+                )
+            };
+            key(a).cmp(&key(b))
+        });
         all
+    }
+
+    /// What generation found for a function, when it ran and the function has sides.
+    pub fn generated(&self, id: &lacuna_grammar::FunctionId) -> Option<&GeneratedFunction> {
+        self.generated.iter().find(|g| g.id == id.as_str())
+    }
+
+    /// The function's figures (see [`Figures`]).
+    pub fn figures(&self, f: &lacuna_analysis::db::FunctionSummary) -> Figures {
+        let g = self.generated(&f.id);
+        let explored = g.filter(|g| g.failure.is_none());
+        Figures {
+            sides: f.model.branch_sides,
+            covered: self
+                .generation
+                .then(|| explored.map_or(0, |g| g.covered.min(f.model.branch_sides))),
+            obligations: f.model.obligations,
+            shown: self
+                .generation
+                .then(|| explored.map_or(0, |g| g.obligations.0.min(f.model.obligations))),
+            excluded: 0,
+        }
     }
 }
 
@@ -280,6 +437,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 lines: line_index(db, file).clone(),
                 report: static_report(db, file).clone(),
                 generated: vec![],
+                imports: vec![],
+                generation: !args.static_only,
             }
         })
         .collect();
@@ -294,6 +453,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             &mut checked,
             emit.as_deref(),
             &cwd,
+            args.quiet,
         )?)
     };
     match args.format {
@@ -305,6 +465,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .flat_map(|f| f.diagnostics())
         .any(|d| d.severity == Severity::Error);
+    // Nothing could be imported: the run measured nothing, whatever the report says.
+    if stats.as_ref().is_some_and(|s| s.nothing_imported) {
+        return Ok(ExitCode::from(2));
+    }
     Ok(if errors {
         ExitCode::from(1)
     } else {
@@ -320,13 +484,16 @@ fn generate(
     checked: &mut [CheckedFile],
     emit: Option<&Path>,
     cwd: &Path,
+    quiet: bool,
 ) -> anyhow::Result<RunStats> {
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
     let (pool, refused) = generation::start_pool(&config).map_err(anyhow::Error::msg)?;
     let layers = lacuna_analysis::sandbox::Layers::current();
-    eprintln!("lacuna: sandbox: {layers}");
+    if !quiet {
+        eprintln!("lacuna: sandbox: {layers}");
+    }
     if !layers.complete() {
         eprintln!(
             "lacuna: warning: the sandbox is weaker here: {}",
@@ -345,10 +512,27 @@ fn generate(
     };
     let budget = generation::budget(&config);
     let started = Instant::now();
-    let results = generation::explore_all(&pool, targets, &facts, &budget, pool.size());
+    let progress = progress_bar(targets.len(), quiet);
+    let results =
+        generation::explore_all_reporting(&pool, targets, &facts, &budget, pool.size(), &|event| {
+            match event {
+                generation::Progress::Started { module, qualname } => {
+                    progress.set_message(format!("{module}.{qualname}"));
+                }
+                generation::Progress::Finished => progress.inc(1),
+            }
+        });
     let explore = started.elapsed();
-    // The project's own tests, for their coverage and MC/DC next to the generated tests'.
+    // The project's own tests, under pytest, for their coverage and MC/DC next to the
+    // generated tests'.
+    progress.set_message("the project's own tests");
+    let suite_started = Instant::now();
     let suite = lacuna_analysis::suite::run(&pool, &config);
+    let suite_ms = suite_started.elapsed().as_millis();
+    progress.finish_and_clear();
+    if let Some(failure) = &suite.failure {
+        eprintln!("lacuna: warning: {failure}");
+    }
     // With emitted tests, coverage is what they reproduce.
     let started = Instant::now();
     let (kept, mut not_emitted) = match emit {
@@ -371,12 +555,24 @@ fn generate(
         workers_started: pool_stats.started,
         timeouts: pool_stats.timeouts,
         crashes: pool_stats.crashes,
+        suite: (!suite.tests.is_empty()
+            || !suite.collection_errors.is_empty()
+            || suite.failure.is_some())
+        .then(|| SuiteSummary {
+            tests: suite.tests.clone(),
+            collection_errors: suite.collection_errors.clone(),
+            failure: suite.failure.clone(),
+            ms: suite_ms,
+        }),
         ..RunStats::default()
     };
     for result in &results {
         stats.executions += u64::from(result.exploration.executions);
         stats.solver_queries += result.exploration.solver_queries;
     }
+    stats.nothing_imported =
+        !results.is_empty() && results.iter().all(|r| r.import_failure.is_some());
+    import_diagnostics(&config, &results, checked, cwd);
     for result in results {
         let Some(i) = sources.iter().position(|&f| f == result.file) else {
             continue;
@@ -395,12 +591,16 @@ fn generate(
         };
         let report = explain::explain(&result.target, e, &config.mcdc);
         let obligations = report.obligations_covered();
+        let stopped_by = StoppedBy::of(
+            &result.exploration,
+            &budget,
+            report.covered >= report.total && obligations.0 >= obligations.1,
+        );
         let own = suite.coverage(&result.target);
         let sides = side_records(&result.target, e);
         checked[i].generated.push(GeneratedFunction {
             id: result.function.to_string(),
             covered: report.covered,
-            total: report.total,
             obligations,
             suite: (!suite.tests.is_empty()).then(|| {
                 let shown = report
@@ -433,6 +633,7 @@ fn generate(
                 report.diagnostics
             },
             failure: e.failure.clone(),
+            stopped_by,
             not_emitted: not_emitted
                 .extract_if(.., |n| {
                     n.module == result.target.module && n.function == result.target.qualname
@@ -459,7 +660,6 @@ fn generate(
         checked[i].generated.push(GeneratedFunction {
             id: s.function.to_string(),
             covered: 0,
-            total: s.branch_sides,
             obligations: (0, 0),
             mcdc: vec![],
             suite: None,
@@ -469,6 +669,7 @@ fn generate(
             solver_queries: 0,
             diagnostics: vec![s.diagnostic],
             failure: Some(s.reason),
+            stopped_by: StoppedBy::NotExplored,
             not_emitted: vec![],
             sides: vec![],
             external_calls: vec![],
@@ -476,6 +677,55 @@ fn generate(
         });
     }
     Ok(stats)
+}
+
+/// One `LCN108` per missing dependency or module that fails to import, in the file of the
+/// report where its import statement is.
+fn import_diagnostics(
+    config: &Config,
+    results: &[generation::FunctionResult],
+    checked: &mut [CheckedFile],
+    cwd: &Path,
+) {
+    let failed: Vec<lacuna_analysis::imports::Failed<'_>> = results
+        .iter()
+        .filter_map(|r| {
+            Some(lacuna_analysis::imports::Failed {
+                module: &r.target.module,
+                file: &r.target.file,
+                failure: r.import_failure.as_ref()?,
+            })
+        })
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    let python = lacuna_analysis::agent::interpreter::discover(
+        &config.root,
+        config.python.as_deref(),
+        config.grants.allow_unconfined,
+    )
+    .map(|p| p.path)
+    .unwrap_or_else(|_| PathBuf::from("python3"));
+    let mut shown = lacuna_analysis::imports::Shown::default();
+    let mut paths = vec![];
+    for f in checked.iter() {
+        if let Some(text) = &f.text {
+            let path = cwd.join(&f.display);
+            shown.add(&path, text.clone());
+            paths.push(std::fs::canonicalize(&path).unwrap_or(path));
+        } else {
+            paths.push(PathBuf::new());
+        }
+    }
+    for (file, diagnostic) in
+        lacuna_analysis::imports::diagnostics(&failed, &python, &config.root, &shown)
+    {
+        let file = std::fs::canonicalize(&file).unwrap_or(file);
+        if let Some(i) = paths.iter().position(|p| *p == file) {
+            checked[i].imports.push(diagnostic);
+        }
+    }
 }
 
 /// Writes one pytest file per module into `dir`, checked under pytest; returns the tests kept
@@ -530,6 +780,31 @@ fn emit_tests(
         );
     }
     Ok((emitted.kept, emitted.not_emitted))
+}
+
+/// The progress of exploration on standard error: functions done of all, the function started
+/// last, time elapsed. Drawn only when standard error is a terminal and `--quiet` is not given
+/// (never in piped output, logs or tests); it disappears when exploration ends.
+fn progress_bar(functions: usize, quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let colour = super::render::colour(true);
+    let template = if colour {
+        "{elapsed:>4.dim} {bar:24.cyan/blue} {pos}/{len} functions  {wide_msg}"
+    } else {
+        "{elapsed:>4} {bar:24} {pos}/{len} functions  {wide_msg}"
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(functions as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 fn display_path(path: &Path, cwd: &Path) -> PathBuf {

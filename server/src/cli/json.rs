@@ -1,7 +1,7 @@
 //! The JSON document of `lacuna check --format json`, documented in `docs/json-output.md`.
 //! Fields are only ever added, never renamed or removed; `version` changes if that ever has to.
 
-use super::check::{CheckedFile, RunStats};
+use super::check::{CheckedFile, RunStats, Totals};
 use lacuna_analysis::diagnostic::Diagnostic;
 use lacuna_grammar::{FunctionKind, LineIndex, TextRange};
 use serde::Serialize;
@@ -18,6 +18,38 @@ struct Document<'a> {
     /// With generation: what the run cost as a whole.
     #[serde(skip_serializing_if = "Option::is_none")]
     generation: Option<Generation>,
+    /// With generation: the project's own suite, run under pytest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suite: Option<JsonSuiteRun<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSuiteRun<'a> {
+    /// Tests by outcome (`passed`, `failed`, `error`, `skipped`, `xfailed`, `xpassed`,
+    /// `crashed`), those with none left out.
+    counts: std::collections::BTreeMap<&'static str, usize>,
+    tests: Vec<JsonTest<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    collection_errors: Vec<JsonCollectionError<'a>>,
+    /// Why the suite did not run, or not completely (a module its tests need is missing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    time_ms: u128,
+}
+
+#[derive(Serialize)]
+struct JsonTest<'a> {
+    id: &'a str,
+    outcome: &'static str,
+    duration_ms: u64,
+}
+
+#[derive(Serialize)]
+struct JsonCollectionError<'a> {
+    path: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<&'a str>,
+    message: &'a str,
 }
 
 #[derive(Serialize)]
@@ -72,6 +104,10 @@ struct Function<'a> {
     /// With `--emit-tests`: the tests left out because their run attempted a side effect.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     not_emitted: Vec<JsonNotEmitted<'a>>,
+    /// With generation: what ended its exploration (`complete`, `budget`, `executions`,
+    /// `exhausted`, `not-explored`); only `budget` may differ from one run to the next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_by: Option<&'static str>,
     /// With generation: `explored`, `not-explored` (with `not_explored` saying why), or
     /// `trivial` (no branch sides: nothing to explore).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,6 +204,9 @@ struct Total {
     total: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     covered: Option<usize>,
+    /// Branch sides left out by an exclusion, not counted in `total`.
+    #[serde(skip_serializing_if = "is_zero")]
+    excluded: usize,
 }
 
 #[derive(Serialize)]
@@ -219,6 +258,9 @@ struct Summary {
     obligations: usize,
     #[serde(skip_serializing_if = "is_zero")]
     obligations_covered: usize,
+    /// Branch sides left out by exclusions (not in `branches`).
+    #[serde(skip_serializing_if = "is_zero")]
+    excluded: usize,
     diagnostics: usize,
     /// With generation.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -274,162 +316,168 @@ fn diagnostic<'a>(file: &CheckedFile, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
 }
 
 pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<()> {
-    let mut summary = Summary::default();
+    let totals = Totals::of(files);
+    let mut summary = Summary {
+        files: totals.files,
+        functions: totals.functions,
+        branches: totals.figures.sides,
+        covered: totals.figures.covered.unwrap_or(0),
+        decisions: totals.decisions,
+        conditions: totals.conditions,
+        obligations: totals.figures.obligations,
+        obligations_covered: totals.figures.shown.unwrap_or(0),
+        excluded: totals.figures.excluded,
+        diagnostics: totals.diagnostics,
+        candidates: None,
+    };
     let files: Vec<File<'_>> = files
         .iter()
-        .map(|f| {
-            summary.files += 1;
-            summary.diagnostics += f.diagnostics().len();
-            File {
-                path: f.display.to_string_lossy().into_owned(),
-                functions: f
-                    .report
-                    .functions
-                    .iter()
-                    .map(|s| {
-                        summary.functions += 1;
-                        summary.branches += s.model.branch_sides;
-                        summary.decisions += s.model.decisions;
-                        summary.conditions += s.model.conditions;
-                        summary.obligations += s.model.obligations;
-                        let g = f.generated.iter().find(|g| g.id == s.id.as_str());
-                        if let Some(g) = g {
-                            summary.covered += g.covered;
-                            summary.obligations_covered += g.obligations.0;
-                            let c = summary.candidates.get_or_insert_with(Candidates::default);
-                            c.external_calls.total += g.external_calls.len();
-                            c.external_calls.identified += g
-                                .external_calls
-                                .iter()
-                                .filter(|(_, c)| c.identified)
-                                .count();
-                            c.object_fields.total += g.object_fields.len();
-                            c.object_fields.identified +=
-                                g.object_fields.iter().filter(|c| c.identified).count();
-                        }
-                        Function {
-                            name: s.id.as_str(),
-                            kind: match s.kind {
-                                FunctionKind::Module => "module",
-                                FunctionKind::ClassBody => "class",
-                                FunctionKind::Def => "function",
-                            },
-                            line: s.line,
-                            branches: Total {
-                                total: s.model.branch_sides,
-                                covered: g.map(|g| g.covered),
-                            },
-                            decisions: s.model.decisions,
-                            conditions: s.model.conditions,
-                            obligations: Total {
-                                total: s.model.obligations,
-                                covered: g.map(|g| g.obligations.0),
-                            },
-                            fingerprint: format!("{:016x}", s.fingerprint),
-                            executions: g.map(|g| g.executions),
-                            tests: g.map(|g| g.tests),
-                            time_ms: g.map(|g| g.time_ms),
-                            solver_queries: g.map(|g| g.solver_queries),
-                            not_explored: g.and_then(|g| g.failure.as_deref()),
-                            not_emitted: g
-                                .map(|g| {
-                                    g.not_emitted
-                                        .iter()
-                                        .map(|(test, reason)| JsonNotEmitted { test, reason })
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
-                            outcome: stats.map(|_| match g {
-                                Some(g) if g.failure.is_none() => "explored",
-                                Some(_) => "not-explored",
-                                None if s.model.branch_sides == 0 => "trivial",
-                                None => "not-explored",
+        .map(|f| File {
+            path: f.display.to_string_lossy().into_owned(),
+            functions: f
+                .report
+                .functions
+                .iter()
+                .map(|s| {
+                    let figures = f.figures(s);
+                    let g = f.generated(&s.id);
+                    if let Some(g) = g {
+                        let c = summary.candidates.get_or_insert_with(Candidates::default);
+                        c.external_calls.total += g.external_calls.len();
+                        c.external_calls.identified += g
+                            .external_calls
+                            .iter()
+                            .filter(|(_, c)| c.identified)
+                            .count();
+                        c.object_fields.total += g.object_fields.len();
+                        c.object_fields.identified +=
+                            g.object_fields.iter().filter(|c| c.identified).count();
+                    }
+                    Function {
+                        name: s.id.as_str(),
+                        kind: match s.kind {
+                            FunctionKind::Module => "module",
+                            FunctionKind::ClassBody => "class",
+                            FunctionKind::Def => "function",
+                        },
+                        line: s.line,
+                        branches: Total {
+                            total: figures.sides,
+                            covered: figures.covered,
+                            excluded: figures.excluded,
+                        },
+                        decisions: s.model.decisions,
+                        conditions: s.model.conditions,
+                        obligations: Total {
+                            total: figures.obligations,
+                            covered: figures.shown,
+                            excluded: 0,
+                        },
+                        fingerprint: format!("{:016x}", s.fingerprint),
+                        executions: g.map(|g| g.executions),
+                        tests: g.map(|g| g.tests),
+                        time_ms: g.map(|g| g.time_ms),
+                        solver_queries: g.map(|g| g.solver_queries),
+                        not_explored: g.and_then(|g| g.failure.as_deref()),
+                        not_emitted: g
+                            .map(|g| {
+                                g.not_emitted
+                                    .iter()
+                                    .map(|(test, reason)| JsonNotEmitted { test, reason })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                        stopped_by: g.map(|g| g.stopped_by.as_str()),
+                        outcome: stats.map(|_| match g {
+                            Some(g) if g.failure.is_none() => "explored",
+                            Some(_) => "not-explored",
+                            None if s.model.branch_sides == 0 => "trivial",
+                            None => "not-explored",
+                        }),
+                        sides: g
+                            .map(|g| {
+                                g.sides
+                                    .iter()
+                                    .map(|s| JsonSide {
+                                        decision: &s.decision,
+                                        kind: s.kind,
+                                        line: s.line,
+                                        side: if s.side { "true" } else { "false" },
+                                        covered: s.covered,
+                                        target_line: s.target_line,
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                        suite: g
+                            .and_then(|g| g.suite)
+                            .map(|(branches, obligations)| JsonSuite {
+                                branches,
+                                obligations,
                             }),
-                            sides: g
-                                .map(|g| {
-                                    g.sides
-                                        .iter()
-                                        .map(|s| JsonSide {
-                                            decision: &s.decision,
-                                            kind: s.kind,
-                                            line: s.line,
-                                            side: if s.side { "true" } else { "false" },
-                                            covered: s.covered,
-                                            target_line: s.target_line,
-                                        })
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
-                            suite: g.and_then(|g| g.suite).map(|(branches, obligations)| {
-                                JsonSuite {
-                                    branches,
-                                    obligations,
-                                }
-                            }),
-                            mcdc: g
-                                .map(|g| {
-                                    g.mcdc
-                                        .iter()
-                                        .map(|m| JsonMcdc {
-                                            decision: &m.id,
-                                            line: m.line,
-                                            column: m.column,
-                                            source: &m.source,
-                                            conditions: &m.conditions,
-                                            covered: m.covered,
-                                            total: m.total,
-                                            shown: m
-                                                .shown
-                                                .iter()
-                                                .map(|&(condition, value)| JsonObligation {
-                                                    condition,
-                                                    value,
-                                                })
-                                                .collect(),
-                                        })
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
-                            external_calls: g
-                                .map(|g| {
-                                    g.external_calls
-                                        .iter()
-                                        .map(|(path, c)| JsonExternalCall {
-                                            callee: &c.callee,
-                                            path: path
-                                                .as_ref()
-                                                .map(|p| p.to_string_lossy().into_owned()),
-                                            line: c.pos.map(|p| p.0),
-                                            external: c.kind.as_str(),
-                                            calls: c.calls,
-                                            raised: c.raised,
-                                            identified: c.identified,
-                                        })
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
-                            object_fields: g
-                                .map(|g| {
-                                    g.object_fields
-                                        .iter()
-                                        .map(|c| JsonObjectField {
-                                            class: &c.class,
-                                            field: &c.field,
-                                            writers: &c.writers,
-                                            identified: c.identified,
-                                        })
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
-                        }
-                    })
-                    .collect(),
-                diagnostics: f
-                    .diagnostics()
-                    .into_iter()
-                    .map(|d| diagnostic(f, d))
-                    .collect(),
-            }
+                        mcdc: g
+                            .map(|g| {
+                                g.mcdc
+                                    .iter()
+                                    .map(|m| JsonMcdc {
+                                        decision: &m.id,
+                                        line: m.line,
+                                        column: m.column,
+                                        source: &m.source,
+                                        conditions: &m.conditions,
+                                        covered: m.covered,
+                                        total: m.total,
+                                        shown: m
+                                            .shown
+                                            .iter()
+                                            .map(|&(condition, value)| JsonObligation {
+                                                condition,
+                                                value,
+                                            })
+                                            .collect(),
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                        external_calls: g
+                            .map(|g| {
+                                g.external_calls
+                                    .iter()
+                                    .map(|(path, c)| JsonExternalCall {
+                                        callee: &c.callee,
+                                        path: path
+                                            .as_ref()
+                                            .map(|p| p.to_string_lossy().into_owned()),
+                                        line: c.pos.map(|p| p.0),
+                                        external: c.kind.as_str(),
+                                        calls: c.calls,
+                                        raised: c.raised,
+                                        identified: c.identified,
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                        object_fields: g
+                            .map(|g| {
+                                g.object_fields
+                                    .iter()
+                                    .map(|c| JsonObjectField {
+                                        class: &c.class,
+                                        field: &c.field,
+                                        writers: &c.writers,
+                                        identified: c.identified,
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    }
+                })
+                .collect(),
+            diagnostics: f
+                .diagnostics()
+                .into_iter()
+                .map(|d| diagnostic(f, d))
+                .collect(),
         })
         .collect();
     let document = Document {
@@ -452,6 +500,35 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
             workers_started: s.workers_started,
             timeouts: s.timeouts,
             crashes: s.crashes,
+        }),
+        suite: stats.and_then(|s| s.suite.as_ref()).map(|s| {
+            let mut counts = std::collections::BTreeMap::new();
+            for t in &s.tests {
+                *counts.entry(t.outcome.as_str()).or_default() += 1;
+            }
+            JsonSuiteRun {
+                counts,
+                tests: s
+                    .tests
+                    .iter()
+                    .map(|t| JsonTest {
+                        id: &t.id,
+                        outcome: t.outcome.as_str(),
+                        duration_ms: t.duration_ms,
+                    })
+                    .collect(),
+                collection_errors: s
+                    .collection_errors
+                    .iter()
+                    .map(|e| JsonCollectionError {
+                        path: &e.path,
+                        missing: e.missing.as_deref(),
+                        message: &e.message,
+                    })
+                    .collect(),
+                error: s.failure.as_deref(),
+                time_ms: s.ms,
+            }
         }),
     };
     let stdout = std::io::stdout().lock();

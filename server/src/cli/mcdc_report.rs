@@ -3,17 +3,30 @@
 //! covered 3/4", "condition 1 not covered (false)"), with what would cover each or why nothing
 //! can.
 
-use super::check::CheckedFile;
+use super::check::{CheckedFile, Totals};
 use std::io::Write;
 
 pub fn print(files: &[CheckedFile]) {
     let mut out = std::io::stdout().lock();
-    let (mut covered, mut total) = (0, 0);
     for file in files {
-        for g in &file.generated {
+        for f in &file.report.functions {
+            let Some(g) = file.generated(&f.id) else {
+                continue;
+            };
+            let figures = file.figures(f);
+            if let Some(why) = g.failure.as_deref().filter(|_| figures.obligations > 0) {
+                // Counted in the total, none shown.
+                let _ = writeln!(
+                    out,
+                    "{}:{}: in {}: not explored: {why}\n    condition outcomes covered 0/{}",
+                    file.display.display(),
+                    f.line,
+                    g.id,
+                    figures.obligations
+                );
+                continue;
+            }
             for d in &g.mcdc {
-                covered += d.covered;
-                total += d.total;
                 let _ = writeln!(
                     out,
                     "{}:{}:{}: in {}: `{}`",
@@ -44,6 +57,8 @@ pub fn print(files: &[CheckedFile]) {
             }
         }
     }
+    let figures = Totals::of(files).figures;
+    let (covered, total) = (figures.shown.unwrap_or(0), figures.obligations);
     let percent = if total == 0 {
         100.0
     } else {

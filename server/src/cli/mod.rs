@@ -81,6 +81,11 @@ pub struct CheckArgs {
     /// `workers` is capped at the cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub workers: Option<u32>,
+    /// No progress bar and no informational messages on standard error (warnings and errors
+    /// are still printed). The progress bar is only ever drawn when standard error is a
+    /// terminal.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

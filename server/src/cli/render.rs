@@ -1,77 +1,117 @@
 //! Human output of `lacuna check`: per function counts, then each diagnostic with its source
 //! snippet, rustc style.
 
-use super::check::CheckedFile;
+use super::check::{CheckedFile, StoppedBy, Totals};
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use lacuna_analysis::diagnostic::{Diagnostic, Severity};
 use std::io::{IsTerminal, Write};
 
+/// Whether text output is coloured: `NO_COLOR` (set and not empty) never; `FORCE_COLOR` or
+/// `CLICOLOR_FORCE` (set, not empty and not `0`) always; otherwise when standard output is a
+/// terminal.
+pub fn colour(terminal: bool) -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    let forced = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    if set("NO_COLOR") {
+        false
+    } else if forced("FORCE_COLOR") || forced("CLICOLOR_FORCE") {
+        true
+    } else {
+        terminal
+    }
+}
+
 pub fn print(files: &[CheckedFile]) {
     let mut out = std::io::stdout().lock();
-    let renderer = if std::io::stdout().is_terminal() {
+    let renderer = if colour(std::io::stdout().is_terminal()) {
         Renderer::styled()
     } else {
         Renderer::plain()
     };
-    let (mut functions, mut branches, mut obligations, mut diagnostics) = (0, 0, 0, 0);
-    let (mut covered, mut shown, mut generated_any) = (0, 0, false);
+    let totals = Totals::of(files);
     for file in files {
         if file.report.functions.is_empty() && file.diagnostics().is_empty() {
             continue;
         }
         let _ = writeln!(out, "{}", file.display.display());
+        let mut without_decisions = 0;
         for f in &file.report.functions {
-            functions += 1;
-            branches += f.model.branch_sides;
-            obligations += f.model.obligations;
-            let generated = file.generated.iter().find(|g| g.id == f.id.as_str());
-            if let Some(g) = generated {
-                generated_any = true;
-                covered += g.covered;
-                shown += g.obligations.0;
+            if f.model.decisions == 0 {
+                without_decisions += 1;
+                continue;
             }
-            let coverage = match generated {
-                Some(g) if g.failure.is_none() => format!(
-                    "{}/{} branch sides covered ({} executions, {} tests, {} ms), ",
-                    g.covered, g.total, g.executions, g.tests, g.time_ms
+            let figures = file.figures(f);
+            let generated = file.generated(&f.id);
+            let coverage = match (generated, figures.covered) {
+                (Some(g), Some(covered)) if g.failure.is_none() => format!(
+                    "{covered}/{} branch sides covered ({} executions, {} tests, {} ms{}), ",
+                    figures.sides,
+                    g.executions,
+                    g.tests,
+                    g.time_ms,
+                    if g.stopped_by == StoppedBy::Budget {
+                        "; stopped by the time budget: another run may differ"
+                    } else {
+                        ""
+                    }
                 ),
-                Some(g) => format!(
+                (Some(g), _) => format!(
                     "not explored: {}, ",
                     g.failure.as_deref().unwrap_or("unknown failure")
                 ),
-                None => String::new(),
+                (None, _) => String::new(),
+            };
+            let excluded = if figures.excluded > 0 {
+                format!(" ({} excluded)", figures.excluded)
+            } else {
+                String::new()
             };
             let _ = writeln!(
                 out,
-                "  {}:{}  {coverage}{} branch sides, {} decisions, {} conditions, {} MC/DC obligations",
+                "  {}:{}  {coverage}{} branch sides{excluded}, {} decisions, {} conditions, {} MC/DC obligations",
                 f.id,
                 f.line,
-                f.model.branch_sides,
+                figures.sides,
                 f.model.decisions,
                 f.model.conditions,
-                f.model.obligations
+                figures.obligations
+            );
+        }
+        if without_decisions > 0 {
+            let _ = writeln!(
+                out,
+                "  {without_decisions} {} without decisions",
+                if without_decisions == 1 {
+                    "function"
+                } else {
+                    "functions"
+                }
             );
         }
         for d in file.diagnostics() {
-            diagnostics += 1;
             let _ = writeln!(out, "{}", render_diagnostic(&renderer, file, d));
         }
     }
-    let (branches, obligations) = if generated_any {
-        (
-            format!("{covered}/{branches} branch sides covered"),
-            format!("{shown}/{obligations} MC/DC obligations shown"),
-        )
+    let f = totals.figures;
+    let (branches, obligations) = match (f.covered, f.shown) {
+        (Some(covered), Some(shown)) => (
+            format!("{covered}/{} branch sides covered", f.sides),
+            format!("{shown}/{} MC/DC obligations shown", f.obligations),
+        ),
+        _ => (
+            format!("{} branch sides", f.sides),
+            format!("{} MC/DC obligations", f.obligations),
+        ),
+    };
+    let excluded = if f.excluded > 0 {
+        format!(" ({} excluded)", f.excluded)
     } else {
-        (
-            format!("{branches} branch sides"),
-            format!("{obligations} MC/DC obligations"),
-        )
+        String::new()
     };
     let _ = writeln!(
         out,
-        "\n{} files, {functions} functions, {branches}, {obligations}, {diagnostics} diagnostics",
-        files.len()
+        "\n{} files, {} functions ({} without decisions), {branches}{excluded}, {obligations}, {} diagnostics",
+        totals.files, totals.functions, totals.without_decisions, totals.diagnostics
     );
 }
 

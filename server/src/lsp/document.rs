@@ -29,7 +29,10 @@ impl Text {
         let Some(line) = self.lines.line_range(pos.line) else {
             return self.text.len() as u32;
         };
-        let content = &self.text[line.start as usize..line.end as usize];
+        // A character past the line's end is its end, before the line break (LSP: "defaults
+        // back to the line length").
+        let content =
+            self.text[line.start as usize..line.end as usize].trim_end_matches(['\n', '\r']);
         let col = match encoding {
             Encoding::Utf8 => (pos.character as usize).min(content.len()),
             Encoding::Utf16 => {
@@ -134,6 +137,18 @@ mod tests {
             t.offset(Position::new(1, 4), Encoding::Utf16),
             t.text.len() as u32 - 2
         );
+    }
+
+    #[test]
+    fn a_character_past_the_end_of_a_line_is_its_end_before_the_line_break() {
+        let t = Text::new("ab\r\ncd\n\re".to_owned());
+        for encoding in [Encoding::Utf8, Encoding::Utf16] {
+            assert_eq!(t.offset(Position::new(0, 99), encoding), 2);
+            assert_eq!(t.offset(Position::new(1, 99), encoding), 6);
+            assert_eq!(t.offset(Position::new(2, 99), encoding), 7);
+            assert_eq!(t.offset(Position::new(3, 99), encoding), 9);
+            assert_eq!(t.offset(Position::new(9, 0), encoding), 9);
+        }
     }
 
     #[test]

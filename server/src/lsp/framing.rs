@@ -478,8 +478,16 @@ mod tests {
 
     const HOVER: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover"}"#;
 
+    /// Cases per run: `default`, or `LACUNA_FUZZ_CASES` for a longer run.
+    fn fuzz_cases(default: u32) -> u32 {
+        std::env::var("LACUNA_FUZZ_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(default)
+    }
+
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(fuzz_cases(500)))]
 
         /// Random bytes, random headers and random bodies: the reader never panics and ends at
         /// the end of the input, and a well-formed message after the garbage still gets through.

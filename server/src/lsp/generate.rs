@@ -217,7 +217,7 @@ impl Generator {
             }
             Err(e) => {
                 let failed = Exploration {
-                    failure: Some(e),
+                    failure: Some(e.message),
                     ..Exploration::default()
                 };
                 (failed, BTreeSet::new())

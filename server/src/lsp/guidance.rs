@@ -132,7 +132,7 @@ pub fn factory_declaration(
     field: &str,
     writers: &[Writer<'_>],
 ) -> String {
-    let var = identifier(&class.to_lowercase());
+    let var = object_variable(class, init, writers);
     let mut params: Vec<String> = init.to_vec();
     let mut body = String::new();
     let _ = writeln!(body, "    {var} = {class}({})", init.join(", "));
@@ -147,6 +147,54 @@ pub fn factory_declaration(
         factory_name(class),
         params.join(", "),
     )
+}
+
+/// The local variable a factory builds `class` in: the class's name in snake case (`stack`
+/// for `Stack`), unless that is a name the factory already uses — the class itself (a
+/// lowercase class such as `peekable`: `peekable = peekable(iterable)` would make `peekable`
+/// local and raise `UnboundLocalError`), the first part of a dotted class, a parameter, a
+/// writer's argument or the factory's own name — then `new_<name>` (`new_peekable`), numbered
+/// if that is taken too.
+fn object_variable(class: &str, init: &[String], writers: &[Writer<'_>]) -> String {
+    let short = class.rsplit('.').next().unwrap_or(class);
+    let snake = identifier(&short.to_snake_case());
+    let base = if snake.is_empty() {
+        "instance".to_owned()
+    } else {
+        snake
+    };
+    let parameter = |p: &String| {
+        p.trim_start_matches('*')
+            .split([':', '='])
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    };
+    let mut taken: Vec<String> = vec![
+        short.to_owned(),
+        class.split('.').next().unwrap_or(class).to_owned(),
+        factory_name(class),
+    ];
+    taken.extend(init.iter().map(parameter));
+    for w in writers {
+        taken.extend(w.params.iter().map(parameter));
+        taken.push(writer_call(w, "x", "").0.split(':').next().unwrap_or("").to_owned());
+    }
+    if !taken.contains(&base) {
+        return base;
+    }
+    let fresh = format!("new_{base}");
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                fresh.clone()
+            } else {
+                format!("{fresh}_{n}")
+            }
+        })
+        .find(|candidate| !taken.contains(candidate))
+        .unwrap_or(fresh)
 }
 
 /// A factory's parameter for writer `w` and the lines (at `indent`) that call it on `var`: a
@@ -515,6 +563,35 @@ mod tests {
                 .starts_with("@mock(\"open\")\ndef open_(*args, **kwargs) -> \"io.StringIO\":"),
             "{declaration}"
         );
+    }
+
+    #[test]
+    fn factories_of_lowercase_classes_build_in_a_variable_of_their_own() {
+        // `peekable = peekable(iterable)` would make `peekable` local to the factory and
+        // raise UnboundLocalError: the variable is never the class, a parameter or an argument.
+        let decl = factory_declaration(
+            "peekable",
+            &["iterable".into()],
+            "_cache",
+            &[Writer {
+                name: "prepend",
+                params: &["new_peekable".to_owned()],
+            }],
+        );
+        insta::assert_snapshot!(decl);
+        let plain = factory_declaration("lru", &["size".into()], "_n", &[]);
+        assert!(
+            plain.contains("    new_lru = lru(size)\n    return new_lru\n"),
+            "{plain}"
+        );
+        // A parameter of the class's snake-case name is not shadowed either.
+        let decl = factory_declaration("OrderLine", &["order_line".into()], "_n", &[]);
+        assert!(
+            decl.contains("    new_order_line = OrderLine(order_line)\n"),
+            "{decl}"
+        );
+        let decl = factory_declaration("shop.Stack", &[], "_n", &[]);
+        assert!(decl.contains("    stack = shop.Stack()\n"), "{decl}");
     }
 
     #[test]

@@ -241,8 +241,16 @@ mod tests {
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     }
 
+    /// Cases per run: `default`, or `LACUNA_FUZZ_CASES` for a longer run.
+    fn fuzz_cases(default: u32) -> u32 {
+        std::env::var("LACUNA_FUZZ_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(default)
+    }
+
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(fuzz_cases(64)))]
 
         /// A store with bytes overwritten or cut anywhere opens (rebuilt when damaged) or is
         /// refused with a message: never a panic, and what opens can be read and written.

@@ -68,6 +68,7 @@ impl Search<'_> {
             target: Target {
                 module: self.f.module.clone(),
                 qualname: self.f.qualname.clone(),
+                call: self.f.call.clone(),
             },
             receiver: self
                 .signature

@@ -1,0 +1,160 @@
+"""Which definition a target is, and how it is called: a name bound by several definitions is
+told apart by the lines of each; a registration of a `singledispatch` function is called through
+its dispatcher with a first argument of the registered type; generators are iterated (at most
+MAX_ITEMS items), coroutines run to completion, context managers entered and left, properties
+read, set or deleted. Must not call project code while resolving: only attribute lookups."""
+
+import inspect
+import itertools
+
+from .describe import mangled
+
+# How many items of a generator a test takes (`protocol::MAX_ITEMS`).
+MAX_ITEMS = 100
+
+
+class NeedsEventLoop(Exception):
+    """A coroutine awaited something only an event loop can complete."""
+
+
+class Resolved:
+    """The object called (`call`), the function whose code is the target (`definition`, the
+    one described), the class it is defined in, the form of the call, and for a registration
+    the registered type."""
+
+    __slots__ = ("call", "definition", "owner", "form", "member", "registered", "raw")
+
+    def __init__(self, call, definition, owner, form, member, registered=None, raw=None):
+        self.call = call
+        self.definition = definition
+        self.owner = owner
+        self.form = form
+        self.member = member
+        self.registered = registered
+        self.raw = raw
+
+
+def _code(obj):
+    """The code object of a function behind wrappers (`staticmethod`, `functools.wraps`)."""
+    for _ in range(20):
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+            continue
+        code = getattr(obj, "__code__", None)
+        if code is not None and not hasattr(obj, "__wrapped__"):
+            return code
+        inner = getattr(obj, "__wrapped__", None)
+        if inner is None:
+            return code
+        obj = inner
+    return None
+
+
+def _defined_at(obj, lines):
+    code = _code(obj)
+    return code is not None and lines[0] <= code.co_firstlineno <= lines[1]
+
+
+def _plain(obj):
+    return obj.__func__ if isinstance(obj, (staticmethod, classmethod)) else obj
+
+
+def resolve(module, target):
+    """The definition `target` names in `module` (already imported)."""
+    call = target.get("call") or {}
+    path = call.get("through") or target["qualname"]
+    parts = path.split(".")
+    if "<locals>" in parts:
+        raise LookupError("%s is nested in a function and cannot be called directly" % path)
+    owner = None
+    obj = module
+    raw = None
+    for part in parts:
+        owner = obj if isinstance(obj, type) else None
+        part = mangled(owner, part)
+        raw = inspect.getattr_static(owner, part) if owner is not None else None
+        obj = getattr(obj, part)
+    if owner is None:
+        raw = obj
+    form = call.get("form", "plain")
+    lines = call.get("lines")
+    member = mangled(owner, parts[-1])
+    if form == "dispatch":
+        return _registration(obj, raw, owner, member, lines, path)
+    if form == "construct":
+        # The class is called: its signature is the constructor's.
+        return Resolved(obj, obj, None, form, member, raw=obj)
+    if form.startswith("property-"):
+        if not isinstance(raw, property):
+            raise LookupError("`%s` is not a property" % path)
+        accessor = {"property-get": raw.fget, "property-set": raw.fset,
+                    "property-delete": raw.fdel}[form]
+        if accessor is None or (lines and not _defined_at(accessor, lines)):
+            raise LookupError("the property `%s` does not use the %s defined at line %d"
+                              % (path, form[len("property-"):], lines[1] if lines else 0))
+        return Resolved(None, accessor, owner, form, member, raw=accessor)
+    if lines and not _defined_at(raw, lines):
+        code = _code(raw)
+        where = (" the definition at line %d" % code.co_firstlineno) if code else " another value"
+        raise LookupError(
+            "`%s` is bound again to%s: no call by its name reaches the definition at line %d"
+            % (path, where, lines[1]))
+    return Resolved(obj, _plain(raw), owner, form, member, raw=raw)
+
+
+def _registration(dispatcher, raw, owner, member, lines, path):
+    """A registration of the `singledispatch` function (or method) `dispatcher`."""
+    registry = getattr(dispatcher, "registry", None)
+    if registry is None and raw is not None:
+        inner = getattr(raw, "dispatcher", None)  # a `singledispatchmethod`
+        registry = getattr(inner, "registry", None)
+    if registry is None:
+        raise LookupError("`%s` is not a singledispatch function" % path)
+    for cls, implementation in registry.items():
+        if cls is not object and lines and _defined_at(implementation, lines):
+            return Resolved(dispatcher, _plain(implementation), owner, "dispatch", member,
+                            registered=cls, raw=implementation)
+    raise LookupError("no registration of `%s` is defined at line %d"
+                      % (path, lines[1] if lines else 0))
+
+
+def invoke(resolved, receiver, args, kwargs):
+    """Calls the target the way an emitted test does, and returns what the test checks."""
+    form = resolved.form
+    if form == "property-get":
+        return getattr(receiver, resolved.member)
+    if form == "property-set":
+        setattr(receiver, resolved.member, *args)
+        return None
+    if form == "property-delete":
+        delattr(receiver, resolved.member)
+        return None
+    function = getattr(receiver, resolved.member) if receiver is not None else resolved.call
+    value = function(*args, **kwargs)
+    if form == "generator":
+        return list(itertools.islice(value, MAX_ITEMS))
+    if form == "async":
+        return run(value)
+    if form == "with":
+        with value as entered:
+            return entered
+    return value
+
+
+def run(coroutine):
+    """Runs a coroutine to completion as `asyncio.run` would when nothing it awaits needs the
+    event loop (`asyncio.sleep(0)`, other coroutines): without one, so without its sockets."""
+    try:
+        while True:
+            yielded = coroutine.send(None)
+            if yielded is not None:
+                coroutine.close()
+                raise NeedsEventLoop("the coroutine awaits %s, which needs an event loop"
+                                     % type(yielded).__name__)
+    except StopIteration as stop:
+        return stop.value
+    except RuntimeError as e:
+        # `asyncio.sleep(1)`, tasks, futures: the code asked for the running loop.
+        if "no running event loop" in str(e):
+            raise NeedsEventLoop("the coroutine needs an event loop: %s" % e) from None
+        raise

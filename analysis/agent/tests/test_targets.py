@@ -1,0 +1,126 @@
+"""Targets by definition: which definition a target names, and the call that reaches it."""
+
+import importlib.util
+import textwrap
+
+import pytest
+
+from lacuna_agent import targets
+
+SOURCE = textwrap.dedent('''\
+    import asyncio
+    from collections.abc import Mapping
+    from contextlib import contextmanager
+    from functools import singledispatch
+
+
+    @singledispatch
+    def convert(value):
+        return "other"
+
+
+    @convert.register(Mapping)
+    def _(value):
+        return "mapping"
+
+
+    def scale(x):
+        return x
+
+
+    def scale(x):
+        return 2 * x
+
+
+    class Box:
+        def __init__(self):
+            self._size = 1
+
+        @property
+        def size(self):
+            return self._size
+
+        @size.setter
+        def size(self, value):
+            self._size = value
+
+
+    def evens(n):
+        for i in range(n):
+            if i % 2 == 0:
+                yield i
+
+
+    async def halve(n):
+        await asyncio.sleep(0)
+        return n // 2
+
+
+    async def later(n):
+        await asyncio.sleep(1)
+        return n
+
+
+    @contextmanager
+    def opened(name):
+        yield name.upper()
+''')
+
+
+@pytest.fixture
+def module(tmp_path):
+    path = tmp_path / "kinds.py"
+    path.write_text(SOURCE)
+    spec = importlib.util.spec_from_file_location("kinds", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def target(qualname, **call):
+    return {"module": "kinds", "qualname": qualname, "call": call}
+
+
+def test_a_registration_is_called_through_its_dispatcher_with_the_registered_type(module):
+    resolved = targets.resolve(module, target("convert.register(Mapping)", through="convert",
+                                              lines=[12, 13], form="dispatch"))
+    assert resolved.definition.__code__.co_firstlineno == 12
+    assert resolved.registered.__name__ == "Mapping"
+    assert targets.invoke(resolved, None, [{"k": 1}], {}) == "mapping"
+
+
+def test_a_name_bound_again_reaches_only_its_last_definition(module):
+    last = targets.resolve(module, target("scale@21", through="scale", lines=[21, 21]))
+    assert targets.invoke(last, None, [3], {}) == 6
+    with pytest.raises(LookupError, match="bound again to the definition at line 21: no call "
+                                          "by its name reaches the definition at line 17"):
+        targets.resolve(module, target("scale@17", through="scale", lines=[17, 17]))
+
+
+def test_property_accessors_are_reached_through_attribute_access(module):
+    box = module.Box()
+    getter = targets.resolve(module, target("Box.size", lines=[29, 30], form="property-get"))
+    setter = targets.resolve(module, target("Box.size.setter", through="Box.size",
+                                            lines=[33, 34], form="property-set"))
+    assert targets.invoke(setter, box, [5], {}) is None
+    assert targets.invoke(getter, box, [], {}) == 5
+    with pytest.raises(LookupError, match="does not use the set defined at line 30"):
+        targets.resolve(module, target("Box.size.setter", through="Box.size",
+                                       lines=[29, 30], form="property-set"))
+
+
+def test_generators_coroutines_and_context_managers_are_iterated_run_and_entered(module):
+    assert targets.invoke(targets.resolve(module, target("evens", form="generator")),
+                          None, [5], {}) == [0, 2, 4]
+    endless = targets.resolve(module, target("evens", form="generator"))
+    assert len(targets.invoke(endless, None, [10 ** 6], {})) == targets.MAX_ITEMS
+    assert targets.invoke(targets.resolve(module, target("halve", form="async")),
+                          None, [9], {}) == 4
+    assert targets.invoke(targets.resolve(module, target("opened", form="with")),
+                          None, ["a"], {}) == "A"
+
+
+def test_a_coroutine_that_needs_an_event_loop_is_the_agents_limit_not_an_outcome(module):
+    resolved = targets.resolve(module, target("later", form="async"))
+    with pytest.raises(targets.NeedsEventLoop):
+        targets.invoke(resolved, None, [1], {})

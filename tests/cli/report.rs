@@ -1,0 +1,316 @@
+//! The report itself: one definition of every total across text, JSON and `--mcdc-report`,
+//! the same report from the same inputs, colours as the environment asks, exclusions, the
+//! project's tests and emitted files left out, and progress only on a terminal.
+
+use super::{fixtures, stderr, stdout, test_python};
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `lacuna check ARGS` in `dir` with the test interpreter's environment, a throw-away HOME,
+/// and `env` on top.
+fn check(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
+    };
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
+    command
+        .arg("check")
+        .args(args)
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .current_dir(dir);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().expect("the lacuna binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.code() == Some(0),
+        "{}\n{}",
+        stdout(out),
+        stderr(out)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The document without what measures time.
+fn without_timings(mut doc: serde_json::Value) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                map.retain(|k, _| !k.ends_with("_ms"));
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut doc);
+    doc
+}
+
+#[test]
+fn the_same_inputs_give_the_same_report() {
+    let project = fixtures().join("report");
+    let first = without_timings(json(&check(&project, &["--format", "json"], &[])));
+    let second = without_timings(json(&check(&project, &["--format", "json"], &[])));
+    assert_eq!(first, second, "two runs differ");
+    // Nothing here needed the time budget to stop: each function says what ended it.
+    let stopped: Vec<(String, String)> = first["files"][0]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| {
+            Some((
+                f["name"].as_str()?.to_owned(),
+                f["stopped_by"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    insta::assert_debug_snapshot!(stopped);
+}
+
+#[test]
+fn every_output_counts_the_same_totals() {
+    // A generator is not explored: its branch sides and MC/DC obligations still count, as not
+    // covered, in the summary line, the JSON summary and the MC/DC report alike.
+    let project = fixtures().join("report");
+    let doc = json(&check(&project, &["--format", "json"], &[]));
+    let summary = &doc["summary"];
+    let functions = doc["files"][0]["functions"].as_array().unwrap();
+    let sum = |field: &str, part: &str| -> u64 {
+        functions
+            .iter()
+            .map(|f| f[field][part].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        summary["branches"].as_u64().unwrap(),
+        sum("branches", "total")
+    );
+    assert_eq!(
+        summary["covered"].as_u64().unwrap(),
+        sum("branches", "covered")
+    );
+    assert_eq!(
+        summary["obligations"].as_u64().unwrap(),
+        sum("obligations", "total")
+    );
+    assert_eq!(
+        summary["obligations_covered"].as_u64().unwrap(),
+        sum("obligations", "covered")
+    );
+    let evens = functions.iter().find(|f| f["name"] == "evens").unwrap();
+    assert_eq!(evens["outcome"], "not-explored");
+    assert_eq!(evens["branches"]["covered"], 0);
+    assert_eq!(evens["obligations"]["total"], 4);
+
+    let text = stdout(&check(&project, &[], &[]));
+    let line = format!(
+        "{}/{} branch sides covered, {}/{} MC/DC obligations shown",
+        summary["covered"],
+        summary["branches"],
+        summary["obligations_covered"],
+        summary["obligations"]
+    );
+    assert!(text.contains(&line), "{line}\n{text}");
+    // Functions without decisions are one line, not one line each.
+    assert!(text.contains("  2 functions without decisions\n"), "{text}");
+    assert!(!text.contains(" 0 branch sides"), "{text}");
+
+    let report = stdout(&check(&project, &["--mcdc-report"], &[]));
+    let footer = format!(
+        "MC/DC: {}/{} condition outcomes covered",
+        summary["obligations_covered"], summary["obligations"]
+    );
+    assert!(report.contains(&footer), "{footer}\n{report}");
+    assert!(
+        report.contains("in evens: not explored: generators"),
+        "{report}"
+    );
+}
+
+#[test]
+fn colours_follow_no_color_and_force_color() {
+    // Standard output is a pipe here: plain unless forced; NO_COLOR wins over everything.
+    let project = fixtures();
+    let args = ["--static", "static"];
+    let escape = |out: &Output| stdout(out).contains("\u{1b}[");
+    assert!(!escape(&check(&project, &args, &[])));
+    assert!(escape(&check(&project, &args, &[("FORCE_COLOR", "1")])));
+    assert!(escape(&check(&project, &args, &[("CLICOLOR_FORCE", "1")])));
+    assert!(!escape(&check(&project, &args, &[("FORCE_COLOR", "0")])));
+    assert!(!escape(&check(
+        &project,
+        &args,
+        &[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]
+    )));
+}
+
+#[test]
+fn progress_stays_off_pipes_and_quiet_silences_information() {
+    // Standard error is a pipe: no progress bar, no carriage returns, only the messages.
+    let project = fixtures().join("report");
+    let out = check(&project, &["--format", "json"], &[]);
+    let err = stderr(&out);
+    assert!(!err.contains('\r') && !err.contains("functions"), "{err:?}");
+    assert!(err.contains("lacuna: sandbox:"), "{err}");
+    let quiet = check(&project, &["--format", "json", "--quiet"], &[]);
+    assert_eq!(stderr(&quiet), "", "--quiet prints nothing but warnings");
+    assert_eq!(
+        without_timings(json(&quiet)),
+        without_timings(json(&out)),
+        "--quiet changes nothing else"
+    );
+}
+
+/// A project with its own tests (a `tests/` package with a conftest, a `test_*.py` and a
+/// `*_test.py` at the top), documentation with code, and a test module elsewhere whose name is
+/// the one Lacuna gives its emitted file.
+fn project_with_tests(pyproject_extra: &str) -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path();
+    let write = |rel: &str, text: &str| {
+        let path = p.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "pyproject.toml",
+        &format!(
+            "[tool.lacuna]\nsrc = [\".\"]\n{pyproject_extra}\n[tool.pytest.ini_options]\naddopts = \"-p no:cacheprovider\"\n"
+        ),
+    );
+    write(
+        "shapes.py",
+        &std::fs::read_to_string(fixtures().join("report/shapes.py")).unwrap(),
+    );
+    let own_test = "import shapes\n\n\ndef test_classify():\n    if shapes.classify(1, \"x\") != \"other\":\n        raise AssertionError\n";
+    write("tests/test_shapes.py", own_test);
+    write(
+        "tests/conftest.py",
+        "import pytest\n\n\n@pytest.fixture\ndef small():\n    return 1 if True else 2\n",
+    );
+    write("test_top.py", own_test);
+    write("shapes_test.py", own_test);
+    write(
+        "docs/conf.py",
+        "import os\n\nif os.environ.get(\"READTHEDOCS\"):\n    html_theme = \"x\"\n",
+    );
+    write(
+        "legacy/test_lacuna_shapes.py",
+        "def test_legacy():\n    assert 1 + 1 == 2\n",
+    );
+    project
+}
+
+fn checked_paths(doc: &serde_json::Value) -> Vec<String> {
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_projects_tests_and_docs_are_left_out_unless_asked_for() {
+    let project = project_with_tests("");
+    let doc = json(&check(
+        project.path(),
+        &["--static", "--format", "json"],
+        &[],
+    ));
+    assert_eq!(checked_paths(&doc), ["shapes.py"]);
+    // Named on the command line, a test file is checked.
+    let doc = json(&check(
+        project.path(),
+        &["--static", "--format", "json", "test_top.py"],
+        &[],
+    ));
+    assert_eq!(checked_paths(&doc), ["test_top.py"]);
+
+    let project = project_with_tests("include-tests = true\nexclude = []");
+    let doc = json(&check(
+        project.path(),
+        &["--static", "--format", "json"],
+        &[],
+    ));
+    insta::assert_debug_snapshot!(checked_paths(&doc), @r#"
+    [
+        "docs/conf.py",
+        "legacy/test_lacuna_shapes.py",
+        "shapes.py",
+        "shapes_test.py",
+        "test_top.py",
+        "tests/conftest.py",
+        "tests/test_shapes.py",
+    ]
+    "#);
+}
+
+#[test]
+fn emitted_tests_join_the_projects_pytest_run_and_are_not_checked_again() {
+    let Some((python, _)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
+    };
+    let project = project_with_tests("include-tests = true");
+    let p = project.path();
+    let out = check(
+        p,
+        &[
+            "--format",
+            "json",
+            "--emit-tests",
+            "tests/generated",
+            "shapes.py",
+        ],
+        &[],
+    );
+    json(&out);
+    let generated = p.join("tests/generated");
+    let conftest = std::fs::read_to_string(generated.join("conftest.py")).unwrap();
+    insta::assert_snapshot!(conftest);
+    assert!(generated.join("__init__.py").is_file());
+    let emitted = std::fs::read_to_string(generated.join("test_lacuna_shapes.py")).unwrap();
+    assert!(
+        emitted.starts_with("# Generated by Lacuna"),
+        "the marker is the first line:\n{emitted}"
+    );
+
+    // The project's own plain `pytest`, from its root, without `pythonpath` or an install:
+    // its tests, the legacy file of the same name, and the emitted tests all pass.
+    let home = tempfile::tempdir().unwrap();
+    let run = Command::new(python.parent().unwrap().join("pytest"))
+        .args(["-q"])
+        .env("HOME", home.path())
+        .env("PYTHONPATH", "")
+        .current_dir(p)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "the project's pytest fails:\n{}{}",
+        stdout(&run),
+        stderr(&run)
+    );
+    assert!(stdout(&run).contains(" passed"), "{}", stdout(&run));
+
+    // The next check, tests included, leaves the emitted files out.
+    let doc = json(&check(p, &["--static", "--format", "json"], &[]));
+    let paths = checked_paths(&doc);
+    assert!(
+        paths.iter().all(|p| !p.starts_with("tests/generated")),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"tests/test_shapes.py".to_owned()),
+        "{paths:?}"
+    );
+}

@@ -1,0 +1,268 @@
+//! Project layouts as a user has them, without any `[tool.lacuna]` table: the module name and
+//! the import roots come from the packages (`__init__.py`), a `src/` layout, namespace packages
+//! and the project's root markers; what cannot be imported is an error that says what to do;
+//! decorated and name-mangled functions are explored; and the emitted tests pass under a plain
+//! `pytest` run from the project root. Each fixture is written into a temporary directory, away
+//! from this repository's own root markers.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The test environment's interpreter (with pytest) and its virtual environment.
+fn test_python() -> (PathBuf, PathBuf) {
+    let python = PathBuf::from(
+        std::env::var_os("LACUNA_TEST_PYTHON")
+            .expect("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)"),
+    );
+    let venv = python.parent().unwrap().parent().unwrap().to_owned();
+    (python, venv)
+}
+
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    dir
+}
+
+fn lacuna(cwd: &Path, home: &Path, args: &[&str]) -> Output {
+    let (_, venv) = test_python();
+    Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(args)
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .current_dir(cwd)
+        .output()
+        .expect("the lacuna binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `(covered, total)` branch sides of each function of the JSON document, by `module:qualname`
+/// when the document names the module, else by qualname.
+fn covered(o: &Output) -> Vec<(String, u64, u64, Option<String>)> {
+    let doc: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)));
+    let mut out = vec![];
+    for file in doc["files"].as_array().unwrap() {
+        for f in file["functions"].as_array().unwrap() {
+            out.push((
+                f["name"]
+                    .as_str()
+                    .or(f["id"].as_str())
+                    .unwrap_or_default()
+                    .to_owned(),
+                f["branches"]["covered"].as_u64().unwrap_or(0),
+                f["branches"]["total"].as_u64().unwrap_or(0),
+                f["not_explored"].as_str().map(str::to_owned),
+            ));
+        }
+    }
+    out
+}
+
+const SIGN: &str = "def sign(x: int) -> int:\n    if x < 0:\n        return -1\n    return 1\n";
+
+#[test]
+fn relative_imports_work_without_any_configuration() {
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/helpers.py", SIGN),
+        (
+            "pkg/module.py",
+            "from .helpers import sign\n\n\ndef classify(x: int) -> str:\n    if sign(x) < 0:\n        return \"neg\"\n    return \"pos\"\n",
+        ),
+    ]);
+    let out = lacuna(
+        p.path(),
+        home.path(),
+        &["check", "--format", "json", "pkg/module.py"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let functions = covered(&out);
+    assert_eq!(functions.len(), 1, "{functions:?}");
+    let (_, covered, total, failure) = &functions[0];
+    assert_eq!((covered, total, failure), (&2, &2, &None), "{}", text(&out));
+}
+
+#[test]
+fn the_root_is_found_from_setup_cfg_and_deep_packages_keep_their_names() {
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("setup.cfg", "[metadata]\nname = deep\n"),
+        ("deep/__init__.py", ""),
+        ("deep/base.py", SIGN),
+        ("deep/sub/__init__.py", ""),
+        (
+            "deep/sub/mod.py",
+            "from ..base import sign\nfrom deep.base import sign as same\n\n\ndef both(x: int) -> bool:\n    if sign(x) == same(x) and x > 3:\n        return True\n    return False\n",
+        ),
+    ]);
+    // Run from inside the package, as an editor opened on the subdirectory would.
+    let out = lacuna(
+        &p.path().join("deep/sub"),
+        home.path(),
+        &["check", "--format", "json", "mod.py"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let functions = covered(&out);
+    assert!(
+        functions.iter().all(|(_, c, t, f)| f.is_none() && c == t),
+        "{functions:?}\n{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn namespace_packages_are_imported_by_their_dotted_names() {
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("pyproject.toml", "[project]\nname = \"acme-plugin\"\n"),
+        // `acme` has no `__init__.py`: a namespace package.
+        ("acme/plugin/__init__.py", ""),
+        ("acme/plugin/util.py", SIGN),
+        (
+            "acme/plugin/core.py",
+            "from .util import sign\n\n\ndef kind(x: int) -> str:\n    if sign(x) > 0:\n        return \"up\"\n    return \"down\"\n",
+        ),
+        (
+            "acme/tools.py",
+            "from acme.plugin.core import kind\n\n\ndef label(x: int) -> str:\n    if kind(x) == \"up\":\n        return \"+\"\n    return \"-\"\n",
+        ),
+    ]);
+    let out = lacuna(p.path(), home.path(), &["check", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let functions = covered(&out);
+    let explored: Vec<_> = functions.iter().filter(|(_, _, t, _)| *t > 0).collect();
+    assert_eq!(explored.len(), 3, "{functions:?}");
+    assert!(
+        explored.iter().all(|(_, c, t, f)| f.is_none() && c == t),
+        "{functions:?}\n{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn src_layout_tests_import_the_package_by_name_and_pass_under_plain_pytest() {
+    let (_, venv) = test_python();
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"minicache\"\nversion = \"0\"\n",
+        ),
+        ("src/minicache/__init__.py", "from .keys import hashkey\n"),
+        (
+            "src/minicache/keys.py",
+            "import functools\n\n\ndef hashkey(x: int) -> tuple:\n    if x < 0:\n        return (\"neg\", x)\n    return (x,)\n\n\n@functools.lru_cache(maxsize=None)\ndef cached(x: int) -> int:\n    if x > 10:\n        return 1\n    return 0\n\n\nclass Cache:\n    def __evict(self, n: int) -> int:\n        if n > 3:\n            return n - 3\n        return 0\n",
+        ),
+    ]);
+    let out = lacuna(
+        p.path(),
+        home.path(),
+        &["check", "--emit-tests", "tests/generated"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("0 left out"),
+        "every emitted test passed Lacuna's own pytest check:\n{}",
+        text(&out)
+    );
+    let emitted = std::fs::read_to_string(
+        p.path()
+            .join("tests/generated/test_lacuna_minicache_keys.py"),
+    )
+    .unwrap();
+    assert!(
+        emitted.contains("from minicache.keys import Cache, cached, hashkey"),
+        "{emitted}"
+    );
+    assert!(!emitted.contains("src."), "{emitted}");
+    assert!(emitted.contains("._Cache__evict("), "{emitted}");
+    // A plain `pytest` from the project root, the package not installed: the conftest Lacuna
+    // wrote puts `src/` on the path.
+    let run = Command::new(venv.join("bin/pytest"))
+        .args(["-q", "-p", "no:cacheprovider", "tests/generated"])
+        .env("HOME", home.path())
+        .env_remove("PYTHONPATH")
+        .current_dir(p.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run));
+}
+
+#[test]
+fn decorated_and_name_mangled_functions_are_explored() {
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("pyproject.toml", "[project]\nname = \"deco\"\n"),
+        (
+            "deco.py",
+            "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef cached(x: int) -> int:\n    if x > 10:\n        return 1\n    return 0\n\n\n@functools.cache\ndef memo(x: int) -> int:\n    if x > 10:\n        return 1\n    return 0\n\n\ndef logged(f):\n    @functools.wraps(f)\n    def inner(*args, **kwargs):\n        return f(*args, **kwargs)\n    return inner\n\n\n@logged\ndef wrapped(x: int) -> int:\n    if x > 10:\n        return 1\n    return 0\n\n\nclass Stack:\n    def __grow(self, n: int) -> int:\n        if n > 3:\n            return 2 * n\n        return n\n\n    @functools.lru_cache(maxsize=None)\n    def depth(self, n: int) -> int:\n        if n > 5:\n            return 1\n        return 0\n",
+        ),
+    ]);
+    let out = lacuna(p.path(), home.path(), &["check", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let functions = covered(&out);
+    let explored: Vec<_> = functions.iter().filter(|(_, _, t, _)| *t > 0).collect();
+    assert_eq!(explored.len(), 5, "{functions:?}");
+    assert!(
+        explored.iter().all(|(_, c, t, f)| f.is_none() && c == t),
+        "{functions:?}\n{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_missing_dependency_is_one_error_with_its_import_chain_and_the_fix_and_exit_code_2() {
+    let (_, venv) = test_python();
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/config.py",
+            "import lacuna_absent_dependency\n\n\ndef load(x: int) -> int:\n    if x > 1:\n        return 1\n    return 0\n",
+        ),
+        (
+            "pkg/module.py",
+            "from . import config\n\n\ndef f(x: int) -> int:\n    if x > 1:\n        return 1\n    return 0\n\n\ndef g(x: int) -> int:\n    if x > 2:\n        return 1\n    return 0\n",
+        ),
+    ]);
+    let out = lacuna(p.path(), home.path(), &["check", "pkg"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let python = std::fs::canonicalize(venv.join("bin/python")).unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout)
+        .replace(&*venv.join("bin/python").to_string_lossy(), "[python]")
+        .replace(&*python.to_string_lossy(), "[python]");
+    insta::assert_snapshot!(stdout);
+    // The same diagnostic, once, in the JSON document.
+    let out = lacuna(p.path(), home.path(), &["check", "--format", "json", "pkg"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lcn108: Vec<&serde_json::Value> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().unwrap())
+        .filter(|d| d["code"] == "LCN108")
+        .collect();
+    assert_eq!(lcn108.len(), 1, "{lcn108:?}");
+    assert_eq!(lcn108[0]["severity"], "error");
+    assert_eq!(
+        lcn108[0]["data"]["install"], "lacuna_absent_dependency",
+        "{}",
+        lcn108[0]
+    );
+    assert_eq!(lcn108[0]["data"]["functions"], 3);
+}
