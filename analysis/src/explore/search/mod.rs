@@ -432,6 +432,7 @@ mod tests {
             lines: Arc::new(LineIndex::new(text)),
             tables: vec![],
             text: Arc::from(text),
+            call: Default::default(),
         }
     }
 
