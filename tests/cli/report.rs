@@ -78,7 +78,7 @@ fn the_same_inputs_give_the_same_report() {
 
 #[test]
 fn every_output_counts_the_same_totals() {
-    // A generator is not explored: its branch sides and MC/DC obligations still count, as not
+    // An async generator is not explored: its branch sides and MC/DC obligations still count, as not
     // covered, in the summary line, the JSON summary and the MC/DC report alike.
     let project = fixtures().join("report");
     let doc = json(&check(&project, &["--format", "json"], &[]));
@@ -131,7 +131,7 @@ fn every_output_counts_the_same_totals() {
     );
     assert!(report.contains(&footer), "{footer}\n{report}");
     assert!(
-        report.contains("in evens: not explored: generators"),
+        report.contains("in evens: not explored: async generators"),
         "{report}"
     );
 }

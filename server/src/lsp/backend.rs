@@ -4,9 +4,9 @@
 
 use super::document::Encoding;
 use super::event::Event;
-use super::snapshot::Shared;
 use super::outbox::Outbox;
 use super::settings::Settings;
+use super::snapshot::Shared;
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;

@@ -539,7 +539,10 @@ impl Owner {
         };
         self.base_config = base;
         let config = Arc::new(self.settings.apply(self.base_config.clone()));
-        if self.results.set_declarations(results::declarations(&config)) {
+        if self
+            .results
+            .set_declarations(results::declarations(&config))
+        {
             // Jobs already queued explore with the declarations they started with.
             self.scheduler.forget_queued();
         }

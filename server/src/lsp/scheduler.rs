@@ -169,7 +169,10 @@ mod tests {
         s.saved(uri("b"), t0);
         s.saved(uri("a"), t0 + Duration::from_millis(100));
         s.saved(uri("b"), t0 + Duration::from_millis(120));
-        assert!(!s.due(t0 + Duration::from_millis(200)), "the last save moved it");
+        assert!(
+            !s.due(t0 + Duration::from_millis(200)),
+            "the last save moved it"
+        );
         assert!(s.due(t0 + Duration::from_millis(270)));
         let open = [uri("c"), uri("a"), uri("b")];
         assert_eq!(s.take_saves(&open), [uri("b"), uri("a"), uri("c")]);
@@ -197,12 +200,17 @@ mod tests {
     #[test]
     fn what_a_finished_job_did_not_explore_can_be_sent_again() {
         let mut s = Scheduler::default();
-        let job = s.plan(1, wanted(&[("f", 1), ("g", 2)]), false).expect("a job");
+        let job = s
+            .plan(1, wanted(&[("f", 1), ("g", 2)]), false)
+            .expect("a job");
         s.explored("k|f");
         assert!(!s.job_done(job.id + 1), "an unknown job changes nothing");
         // The job stopped after `f` (the document changed): `g` is no longer on its way.
         assert!(s.job_done(job.id), "no job is running any more");
-        assert_eq!(names(&s.plan(1, wanted(&[("f", 1), ("g", 2)]), false)), ["f", "g"]);
+        assert_eq!(
+            names(&s.plan(1, wanted(&[("f", 1), ("g", 2)]), false)),
+            ["f", "g"]
+        );
     }
 
     #[test]

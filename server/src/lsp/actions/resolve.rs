@@ -81,8 +81,8 @@ fn loop_bound_edit(payload: &Value, at: &Resolving<'_>) -> Result<WorkspaceEdit,
         .source
         .clone()
         .unwrap_or_else(|| at.config.root.join("pyproject.toml"));
-    let uri =
-        Uri::from_file_path(&path).ok_or_else(|| format!("{} is not a file path", path.display()))?;
+    let uri = Uri::from_file_path(&path)
+        .ok_or_else(|| format!("{} is not a file path", path.display()))?;
     let (text, version) = match at.docs.get(&uri) {
         Some(doc) => (Some(doc.text.text.clone()), Some(doc.version)),
         None => (std::fs::read_to_string(&path).ok(), None),
