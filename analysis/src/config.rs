@@ -91,6 +91,9 @@ pub struct Budget {
     pub path_length: u32,
     /// Time given to the solver for one query.
     pub solver_timeout_ms: u64,
+    /// Memory the solver may hold, all explorations together: above it a query is given up
+    /// ("max. memory exceeded"), never the machine's memory.
+    pub solver_memory_mb: u64,
     /// Worker processes; 0 means one fewer than the cores (at least 1). More than the cores
     /// is capped at the cores unless `force_workers`.
     pub workers: u32,
@@ -110,6 +113,7 @@ impl Default for Budget {
             loop_bound: 32,
             path_length: 5_000,
             solver_timeout_ms: 500,
+            solver_memory_mb: 2_048,
             workers: 0,
             force_workers: false,
             test_timeout_ms: 60_000,
@@ -523,7 +527,7 @@ fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
 }
 
 fn validate(budget: &Budget) -> Result<(), String> {
-    let positive: [(&str, u64); 7] = [
+    let positive: [(&str, u64); 8] = [
         ("function-time-ms", budget.function_time_ms),
         ("function-executions", budget.function_executions.into()),
         ("execution-timeout-ms", budget.execution_timeout_ms),
@@ -531,6 +535,7 @@ fn validate(budget: &Budget) -> Result<(), String> {
         ("loop-bound", budget.loop_bound.into()),
         ("path-length", budget.path_length.into()),
         ("solver-timeout-ms", budget.solver_timeout_ms),
+        ("solver-memory-mb", budget.solver_memory_mb),
     ];
     for (key, value) in positive {
         if value == 0 {

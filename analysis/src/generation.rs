@@ -148,6 +148,7 @@ pub fn budget(config: &Config) -> Budget {
         execution_timeout_ms: config.budget.execution_timeout_ms,
         loop_bound: config.budget.loop_bound,
         solver_timeout_ms: config.budget.solver_timeout_ms,
+        solver_memory_mb: config.budget.solver_memory_mb,
         target_obligations: config.mcdc.enabled,
     }
 }

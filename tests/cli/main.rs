@@ -1530,3 +1530,34 @@ fn a_hostile_suite_is_contained_and_a_missing_module_named_once() {
         stderr(&out)
     );
 }
+
+/// A side only a run that timed out takes is uncovered because the run did not finish, and the
+/// diagnostic says so with the input (not "unsatisfiable", not "`time.sleep` raised").
+#[test]
+fn a_side_only_a_timed_out_run_takes_says_it_timed_out() {
+    let (project, home, venv) = scratch_project(
+        "[tool.lacuna.budget]\nexecution-timeout-ms = 300\nfunction-time-ms = 3000\n",
+        &[(
+            "waits.py",
+            "import time\n\n\ndef wait(x: int) -> int:\n    if x > 5:\n        time.sleep(30)\n        return 1\n    return 0\n",
+        )],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--format", "json", "waits.py"])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diagnostics = doc["files"][0]["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let d = &diagnostics[0];
+    assert_eq!(d["code"], "LCN100");
+    assert_eq!(
+        d["message"],
+        "true branch never taken: the only run that takes it (`wait(6)`) timed out after 300 ms, and a run that does not finish is never kept as a test: raise `execution-timeout-ms`, or mock what it waits for"
+    );
+    assert_eq!(d["data"]["run"], "timeout");
+    assert_eq!(d["data"]["timeout_ms"], 300);
+}

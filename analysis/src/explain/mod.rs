@@ -10,9 +10,10 @@ mod infeasible;
 pub mod mcdc;
 pub mod reading;
 
+use crate::agent::protocol::Status;
 use crate::diagnostic::{Cause, Code, Diagnostic, Related, Severity};
 use crate::explore::coverage::FunctionUnderTest;
-use crate::explore::exploration::{Attempt, Dependency, Exploration};
+use crate::explore::exploration::{Attempt, Dependency, Exploration, Unfinished};
 use lacuna_grammar::{DecisionKind, LineCol, TextRange};
 use serde_json::{Value as Json, json};
 
@@ -341,12 +342,53 @@ fn reached(
     d: usize,
     outcome: bool,
 ) -> Explanation {
+    if let Some(run) = exploration.unfinished.get(&(d, outcome)) {
+        return unfinished(f, run);
+    }
     let attempts = exploration
         .attempts
         .get(&(d, outcome))
         .cloned()
         .unwrap_or_default();
     from_attempts(f, exploration, d, &attempts)
+}
+
+/// A side only runs that did not finish took: what ended the run, and the input.
+fn unfinished(f: &FunctionUnderTest, run: &Unfinished) -> Explanation {
+    let call = crate::emit::call_of(&f.qualname, &run.request).map(|(setup, call)| {
+        let mut text = setup.join("; ");
+        if !text.is_empty() {
+            text.push_str("; ");
+        }
+        text.push_str(&call);
+        text
+    });
+    let input = call
+        .as_deref()
+        .map(|c| format!(" (`{c}`)"))
+        .unwrap_or_default();
+    let ms = run.request.timeout_ms;
+    let (ended, fix) = match run.status {
+        Status::Timeout => (
+            format!("timed out after {ms} ms"),
+            "raise `execution-timeout-ms`, or mock what it waits for",
+        ),
+        Status::Memory => (
+            "ran out of memory (the worker's `memory-mb` limit)".to_owned(),
+            "raise `memory-mb`, or give it smaller inputs in a test of your own",
+        ),
+        _ => (
+            "crashed the worker".to_owned(),
+            "write this test by hand, where the crash can be examined",
+        ),
+    };
+    Explanation::new(
+        Cause::Budget,
+        format!(
+            "the only run that takes it{input} {ended}, and a run that does not finish is never kept as a test: {fix}"
+        ),
+        json!({"run": format!("{:?}", run.status).to_lowercase(), "timeout_ms": ms, "input": call}),
+    )
 }
 
 /// The cause that what the search tried at decision `d` points to.

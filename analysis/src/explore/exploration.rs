@@ -148,6 +148,16 @@ pub struct Exploration {
     pub solver_queries: u64,
     /// Why nothing could run, when nothing could.
     pub failure: Option<String>,
+    /// Sides taken only by runs that did not finish (timed out, out of memory, crashed), with
+    /// the first such run: never kept as tests, so these sides stay uncovered.
+    pub unfinished: BTreeMap<(usize, bool), Unfinished>,
+}
+
+/// A run that took a side and did not finish.
+#[derive(Clone, Debug)]
+pub struct Unfinished {
+    pub status: Status,
+    pub request: ExecuteRequest,
 }
 
 impl Exploration {

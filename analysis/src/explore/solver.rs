@@ -1,6 +1,8 @@
 //! The solver: z3 behind a small interface. Assertions are translated to SMT-LIB
-//! ([`super::smt`]) and parsed by z3, answers are cached by query text, and a path's negations
-//! are solved incrementally (the common prefix asserted once, each negation pushed and popped).
+//! ([`super::smt`]) and parsed by z3, answers are cached by a digest of the query text, and a
+//! path's negations are solved incrementally (the common prefix asserted once, each negation
+//! pushed and popped; the prefix's digest grown with it, so that a path of n conditions costs
+//! memory and hashing linear in n, not quadratic).
 //!
 //! `z3::Solver` is not `Send`: a `Solver` lives and dies on the thread that explores a function.
 
@@ -49,7 +51,7 @@ pub struct Solver {
     /// The domains of the variables that stand for value types' constructor arguments: every
     /// query keeps them within.
     domains: Domains,
-    cache: FxHashMap<String, Answer>,
+    cache: FxHashMap<QueryKey, Answer>,
     pub stats: SolverStats,
 }
 
@@ -60,6 +62,16 @@ impl Solver {
             domains: Domains::default(),
             cache: FxHashMap::default(),
             stats: SolverStats::default(),
+        }
+    }
+
+    /// Caps the memory z3 holds, all threads together, at `mb` megabytes: a query that needs
+    /// more is given up ("max. memory exceeded", an `Unknown` answer) instead of taking the
+    /// machine's memory. z3's limit is process-wide; it is set again only when it changes.
+    pub fn limit_memory(mb: u64) {
+        static LIMIT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        if LIMIT.swap(mb, std::sync::atomic::Ordering::SeqCst) != mb {
+            z3::set_global_param("memory_max_size", &mb.to_string());
         }
     }
 
@@ -76,7 +88,11 @@ impl Solver {
             Err(Untranslatable::Unsupported(ops)) => return Answer::Unsupported(ops),
             Err(Untranslatable::Malformed(why)) => return Answer::Unknown(why),
         };
-        let key = format!("{}{}", smt.declarations, smt.assertions.join("\n"));
+        let mut key = QueryDigest::new(&smt.declarations);
+        for a in &smt.assertions {
+            key.assertion(a);
+        }
+        let key = key.key();
         if let Some(answer) = self.cache.get(&key) {
             self.stats.cache_hits += 1;
             return answer.clone();
@@ -106,6 +122,9 @@ impl Solver {
         let z3 = self.new_z3();
         let mut out = vec![];
         let mut asserted = 0;
+        // The digest of the declarations and the prefix's assertions before `hashed`.
+        let mut prefix_digest = QueryDigest::new(&smt.declarations);
+        let mut hashed = 0;
         let mut flips: Vec<usize> = flip.to_vec();
         flips.sort_unstable();
         for i in flips {
@@ -133,16 +152,15 @@ impl Solver {
                     continue;
                 }
             };
-            let key = format!(
-                "{}{}{negated}",
-                smt.declarations,
-                translated[..i]
-                    .iter()
-                    .flatten()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            );
+            while hashed < i {
+                if let Ok(a) = &translated[hashed] {
+                    prefix_digest.assertion(a);
+                }
+                hashed += 1;
+            }
+            let mut key = prefix_digest.clone();
+            key.assertion(&negated);
+            let key = key.key();
             if let Some(answer) = self.cache.get(&key) {
                 self.stats.cache_hits += 1;
                 out.push((i, answer.clone()));
@@ -184,6 +202,32 @@ impl Solver {
                 None => Answer::Unknown("no model".to_owned()),
             },
         }
+    }
+}
+
+/// A query's cache key: the BLAKE3 digest of its declarations and assertions, each
+/// length-prefixed (two different queries never share an encoding; a collision of the digest
+/// is out of reach).
+type QueryKey = [u8; 32];
+
+#[derive(Clone)]
+struct QueryDigest(blake3::Hasher);
+
+impl QueryDigest {
+    fn new(declarations: &str) -> Self {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&(declarations.len() as u64).to_le_bytes());
+        hasher.update(declarations.as_bytes());
+        QueryDigest(hasher)
+    }
+
+    fn assertion(&mut self, assertion: &str) {
+        self.0.update(&(assertion.len() as u64).to_le_bytes());
+        self.0.update(assertion.as_bytes());
+    }
+
+    fn key(&self) -> QueryKey {
+        *self.0.finalize().as_bytes()
     }
 }
 

@@ -38,6 +38,8 @@ pub struct Budget {
     pub execution_timeout_ms: u64,
     pub loop_bound: u32,
     pub solver_timeout_ms: u64,
+    /// Memory the solver may hold, all explorations together ([`Solver::limit_memory`]).
+    pub solver_memory_mb: u64,
     /// Once branches are covered, keep going for unmet MC/DC obligations (and prefer flips
     /// that would show one).
     pub target_obligations: bool,
@@ -164,6 +166,7 @@ impl<'a> Search<'a> {
                 numbers.push(n);
             }
         }
+        Solver::limit_memory(budget.solver_memory_mb);
         let mut search = Search {
             f,
             index: ConditionIndex::new(f),
@@ -483,6 +486,7 @@ mod tests {
             execution_timeout_ms: 1_000,
             loop_bound: 8,
             solver_timeout_ms: 5_000,
+            solver_memory_mb: 2_048,
             target_obligations: false,
         }
     }

@@ -7,7 +7,7 @@ use crate::agent::protocol::{
     Event, ExecuteRequest, Execution, Literal, ReturnValue, SideEffect, Status,
 };
 use crate::explore::coverage::{Observed, Origin, observe};
-use crate::explore::exploration::{ExternalCallSeen, GeneratedTest, Outcome};
+use crate::explore::exploration::{ExternalCallSeen, GeneratedTest, Outcome, Unfinished};
 use crate::explore::inputs::Candidate;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
@@ -127,6 +127,19 @@ impl Search<'_> {
             }
             other => Outcome::Failed(other),
         };
+        if let Outcome::Failed(status) = &outcome {
+            // Sides only unfinished runs took: never a test, so they stay uncovered, and the
+            // explanation says why instead of blaming the solver or the budget.
+            for side in &new_sides {
+                self.out
+                    .unfinished
+                    .entry(*side)
+                    .or_insert_with(|| Unfinished {
+                        status: *status,
+                        request: request.clone(),
+                    });
+            }
+        }
         let keep = !new_sides.is_empty()
             || !new_obligations.is_empty()
             || (self.out.tests.is_empty() && new_conditions > 0);
@@ -235,6 +248,11 @@ impl Search<'_> {
                     ),
                     _ => continue,
                 };
+            // A call that "raised" in a run that did not finish was interrupted by the run's
+            // end (the execution timeout fires inside `time.sleep`): nothing about the callee.
+            if raised && blocked.is_none() && !finished(run.status) {
+                continue;
+            }
             let file = file.and_then(|i| run.files.get(i)).cloned();
             let index = match self
                 .out
@@ -310,8 +328,11 @@ impl Search<'_> {
             return;
         };
         self.out.executions += 1;
+        // A run stopped by its timeout still shows the sides it took before it stopped.
         let second = match again.status {
-            Status::Returned | Status::Raised => observe(self.f, &self.index, &again),
+            Status::Returned | Status::Raised | Status::Timeout => {
+                observe(self.f, &self.index, &again)
+            }
             _ => Observed::default(),
         };
         observed.sides.retain(|s| second.sides.contains(s));
@@ -332,4 +353,10 @@ impl Search<'_> {
             *e = (*e).max(n);
         }
     }
+}
+
+/// Whether a run ended by itself (returned or raised), rather than by a timeout, the memory
+/// limit or a crash.
+fn finished(status: Status) -> bool {
+    matches!(status, Status::Returned | Status::Raised)
 }
