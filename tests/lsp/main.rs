@@ -177,8 +177,23 @@ fn apply_workspace_edit(edit: &Value, path: &Path) -> String {
 /// Applies every document change of `edit` (creations, insertions and replacements) on disk;
 /// returns the files changed.
 fn apply_edits(edit: &Value) -> Vec<PathBuf> {
+    try_apply_edits(edit).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// As an editor applies a workspace edit: all or nothing; a `create` of a file that exists
+/// fails the whole edit unless its options say to overwrite or ignore it (the protocol's rule).
+fn try_apply_edits(edit: &Value) -> Result<Vec<PathBuf>, String> {
+    let operations = edit["documentChanges"].as_array().unwrap();
+    for op in operations.iter().filter(|op| op["kind"] == "create") {
+        let path = PathBuf::from(op["uri"].as_str().unwrap().trim_start_matches("file://"));
+        let options = &op["options"];
+        let tolerated = options["overwrite"] == true || options["ignoreIfExists"] == true;
+        if path.exists() && !tolerated {
+            return Err(format!("{} already exists", path.display()));
+        }
+    }
     let mut changed = vec![];
-    for op in edit["documentChanges"].as_array().unwrap() {
+    for op in operations {
         if op["kind"] == "create" {
             let path = PathBuf::from(op["uri"].as_str().unwrap().trim_start_matches("file://"));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -219,7 +234,7 @@ fn apply_edits(edit: &Value) -> Vec<PathBuf> {
         std::fs::write(&path, &text).unwrap();
         changed.push(path);
     }
-    changed
+    Ok(changed)
 }
 
 #[test]
@@ -690,4 +705,43 @@ fn a_factory_for_a_lowercase_class_runs() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
+}
+
+/// Two actions resolved before either is applied, while the guidance module does not exist:
+/// the first creates it; the second, computed for a module that did not exist, fails to apply
+/// instead of writing the module's header a second time; offered again, it adds its mock alone.
+#[test]
+fn two_actions_resolved_before_either_is_applied_never_duplicate_the_module_header() {
+    let (_dir, root, mut server, uri, diagnostics) = open_module(
+        "files",
+        "import os\n\n\ndef kind(path: str) -> str:\n    if os.path.isdir(path):\n        return \"dir\"\n    if os.path.islink(path):\n        return \"link\"\n    return \"other\"\n",
+        "LCN101",
+    );
+    let external: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "LCN101")
+        .collect();
+    assert_eq!(external.len(), 2, "{diagnostics:?}");
+    let action_for =
+        |server: &mut Server, d: &Value| server.code_actions(&uri, d)["result"][0].clone();
+    let first = action_for(&mut server, external[0]);
+    let second = action_for(&mut server, external[1]);
+    let first = server.request("codeAction/resolve", first)["result"]["edit"].clone();
+    let second_resolved =
+        server.request("codeAction/resolve", second.clone())["result"]["edit"].clone();
+    let guidance = root.join("tests/lacuna_guidance.py");
+    try_apply_edits(&first).unwrap();
+    let after_first = std::fs::read_to_string(&guidance).unwrap();
+    let refused = try_apply_edits(&second_resolved);
+    assert!(refused.is_err(), "the stale edit must not apply");
+    assert_eq!(std::fs::read_to_string(&guidance).unwrap(), after_first);
+    // Resolved again, against the module as it now is: the mock alone.
+    let again = server.request("codeAction/resolve", second)["result"]["edit"].clone();
+    try_apply_edits(&again).unwrap();
+    let text = std::fs::read_to_string(&guidance).unwrap();
+    let header = after_first.lines().next().unwrap();
+    assert_eq!(text.matches(header).count(), 1, "{text}");
+    assert!(text.contains("@mock(\"os.path.isdir\")"), "{text}");
+    assert!(text.contains("@mock(\"os.path.islink\")"), "{text}");
+    server.shutdown();
 }

@@ -136,9 +136,12 @@ fn document_edit(
         operations.push(DocumentChangeOperation::Op(ResourceOp::Create(
             CreateFile {
                 uri: file.uri.clone(),
+                // Created by this edit only: when it exists by the time the edit is applied
+                // (another action created it), the edit fails rather than writing its header
+                // twice; offered again, the action is resolved against what is there.
                 options: Some(CreateFileOptions {
                     overwrite: Some(false),
-                    ignore_if_exists: Some(true),
+                    ignore_if_exists: Some(false),
                 }),
                 annotation_id: None,
             },
