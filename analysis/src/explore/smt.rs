@@ -28,9 +28,15 @@ pub struct Smt {
 pub enum Untranslatable {
     /// Operations the solver does not model (`math.sin`, `str.lower` on a symbolic string…).
     Unsupported(Vec<Arc<str>>),
-    /// Ill-sorted: the agent recorded something inconsistent.
+    /// Ill-sorted (the agent recorded something inconsistent), or too large to hand to the
+    /// solver ([`MAX_TERM_BYTES`]): the reason.
     Malformed(String),
 }
+
+/// The largest SMT-LIB text of one term. Expressions are DAGs (a string rebuilt from itself in
+/// a loop shares its earlier value twice); written out as text they can grow exponentially,
+/// so a term past this size is given up as the solver's limit instead of taking the memory.
+pub const MAX_TERM_BYTES: usize = 32 * 1024;
 
 #[derive(Default)]
 pub struct Translator {
@@ -103,7 +109,16 @@ impl Translator {
                     (real_literal(*x), Sort::Real)
                 }
             }
-            Expr::App { op, args } => self.app(op, args)?,
+            Expr::App { op, args } => {
+                let (text, sort) = self.app(op, args)?;
+                if text.len() > MAX_TERM_BYTES {
+                    return Err(Untranslatable::Malformed(format!(
+                        "its expression is too large to solve (over {} KiB of SMT-LIB)",
+                        MAX_TERM_BYTES / 1024
+                    )));
+                }
+                (text, sort)
+            }
         })
     }
 
@@ -534,5 +549,38 @@ mod tests {
         assert_eq!(real_literal(-0.5), "(- 0.5)");
         assert_eq!(real_literal(1e20), "(* 1.0 100000000000000000000.0)");
         assert_eq!(smt_name("$ret:3[\"a|b\"]"), "|$ret:3[\"a<bar>b\"]|");
+    }
+
+    #[test]
+    fn a_term_past_the_size_limit_is_given_up_not_written_out() {
+        // `s == "xx…x"` a hundred times over, and-ed: over 32 KiB of text.
+        let s = Expr::Var {
+            name: Arc::from("s"),
+            sort: Sort::Str,
+        };
+        let long = Expr::Str(Arc::from("x".repeat(1_000).as_str()));
+        let equalities = (0..100)
+            .map(|_| Expr::App {
+                op: Op::Eq,
+                args: vec![s.clone(), long.clone()],
+            })
+            .collect();
+        let conjunction = Expr::App {
+            op: Op::And,
+            args: equalities,
+        };
+        let mut translator = Translator::default();
+        assert_eq!(
+            translator.assertion(&conjunction),
+            Err(Untranslatable::Malformed(
+                "its expression is too large to solve (over 32 KiB of SMT-LIB)".into()
+            ))
+        );
+        // One of them fits.
+        let one = Expr::App {
+            op: Op::Eq,
+            args: vec![s, long],
+        };
+        assert!(Translator::default().assertion(&one).is_ok());
     }
 }
