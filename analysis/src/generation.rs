@@ -769,7 +769,7 @@ class Version:
             .functions
             .iter()
             .find(|f| f.syntax.qualname == qualname)
-            .map(|f| f.syntax.clone())
+            .map(|f| (*f.syntax).clone())
             .expect(qualname)
     }
 
@@ -783,7 +783,7 @@ class Version:
     #[test]
     fn a_decorators_wrapper_is_called_as_the_function_it_decorates() {
         let module = lacuna_grammar::parse(SOURCE);
-        let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &f.syntax).collect();
+        let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &*f.syntax).collect();
         let wrapper = syntax(&module, "_comparator.<locals>.wrapper");
         assert_eq!(
             wrapped_by(&wrapper, &all).as_deref(),

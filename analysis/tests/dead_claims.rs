@@ -69,7 +69,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
             qualname: function.syntax.qualname.clone(),
             call: Default::default(),
             file: path.to_owned(),
-            syntax: Arc::new(function.syntax.clone()),
+            syntax: function.syntax.clone(),
             anchor: function.anchor,
             lines: lines.clone(),
             tables: vec![],

@@ -7,6 +7,7 @@ use crate::decision::Decision;
 use crate::ids::FunctionId;
 use crate::text::{Anchor, TextRange};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Module {
@@ -173,7 +174,7 @@ pub enum FieldWriteKind {
 pub struct Function {
     pub id: FunctionId,
     pub anchor: Anchor,
-    pub syntax: FunctionSyntax,
+    pub syntax: Arc<FunctionSyntax>,
 }
 
 /// Everything about a function that does not depend on where it stands in the file.
@@ -277,7 +278,7 @@ pub struct MethodWrite {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Class {
     pub anchor: Anchor,
-    pub syntax: ClassSyntax,
+    pub syntax: Arc<ClassSyntax>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]

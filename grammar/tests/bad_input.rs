@@ -7,7 +7,7 @@ fn decisions(text: &str) -> Vec<lacuna_grammar::Decision> {
     parse(text)
         .functions
         .into_iter()
-        .flat_map(|f| f.syntax.decisions)
+        .flat_map(|f| f.syntax.decisions.clone())
         .collect()
 }
 

@@ -75,7 +75,7 @@ pub fn file_functions(db: &dyn Db, file: SourceFile) -> Vec<FunctionNode<'_>> {
     parsed(db, file)
         .functions
         .iter()
-        .map(|f| FunctionNode::new(db, file, f.id.clone(), Arc::new(f.syntax.clone()), f.anchor))
+        .map(|f| FunctionNode::new(db, file, f.id.clone(), f.syntax.clone(), f.anchor))
         .collect()
 }
 
@@ -89,7 +89,7 @@ pub fn file_classes(db: &dyn Db, file: SourceFile) -> Vec<ClassNode<'_>> {
                 db,
                 file,
                 c.syntax.qualname.clone(),
-                Arc::new(c.syntax.clone()),
+                c.syntax.clone(),
                 c.anchor,
             )
         })

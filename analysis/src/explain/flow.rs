@@ -615,7 +615,7 @@ pub(crate) mod tests {
             qualname: function.syntax.qualname.clone(),
             call: Default::default(),
             file: "m.py".into(),
-            syntax: Arc::new(function.syntax.clone()),
+            syntax: function.syntax.clone(),
             anchor: function.anchor,
             lines: Arc::new(LineIndex::new(text)),
             tables: vec![],

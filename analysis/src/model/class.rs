@@ -185,7 +185,7 @@ mod tests {
             .functions
             .iter()
             .filter(|f| f.syntax.class.as_deref() == Some(class))
-            .map(|f| (f.syntax.name.as_str(), &f.syntax))
+            .map(|f| (f.syntax.name.as_str(), &*f.syntax))
             .collect();
         ClassModel::new(&c.syntax, &methods)
     }

@@ -16,6 +16,7 @@ use crate::text::{Anchor, TextRange};
 use rustc_hash::{FxHashMap, FxHashSet};
 use source::{Source, Visit, range};
 use std::cell::RefCell;
+use std::sync::Arc;
 use tree_sitter::{Node, Parser};
 
 /// Most syntax errors reported for one file; past this, the rest add nothing.
@@ -207,7 +208,7 @@ fn recover_definitions(text: &str, module: &mut Module, regions: &[TextRange]) {
             {
                 continue;
             }
-            let s = &mut f.syntax;
+            let s = Arc::make_mut(&mut f.syntax);
             s.decisions.retain(|d| !stale(d.range));
             s.calls.retain(|c| !stale(c.range));
             s.loops.retain(|l| !stale(l.range));
@@ -341,7 +342,7 @@ impl<'a> Lowerer<'a> {
         let module = Function {
             id: FunctionId("<module>".to_owned()),
             anchor: Anchor::default(),
-            syntax: FunctionSyntax {
+            syntax: Arc::new(FunctionSyntax {
                 kind: FunctionKind::Module,
                 name: "<module>".to_owned(),
                 qualname: "<module>".to_owned(),
@@ -361,7 +362,7 @@ impl<'a> Lowerer<'a> {
                 loops: vec![],
                 field_writes: vec![],
                 field_reads: vec![],
-            },
+            }),
         };
         Lowerer {
             source,
@@ -474,7 +475,11 @@ impl<'a> Lowerer<'a> {
             self.register_method(c, &syntax);
         }
         self.functions.push(FunctionBuilder {
-            function: Function { id, anchor, syntax },
+            function: Function {
+                id,
+                anchor,
+                syntax: Arc::new(syntax),
+            },
             decision_keys: FxHashMap::default(),
             receiver,
         });
@@ -487,7 +492,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn register_method(&mut self, class: usize, method: &FunctionSyntax) {
-        let class = &mut self.classes[class].class.syntax;
+        let class = Arc::make_mut(&mut self.classes[class].class.syntax);
         if !class.methods.contains(&method.name) {
             class.methods.push(method.name.clone());
         }
@@ -548,7 +553,7 @@ impl<'a> Lowerer<'a> {
         let kind = definitions::class_kind(&decorators, &bases);
         let class = Class {
             anchor,
-            syntax: ClassSyntax {
+            syntax: Arc::new(ClassSyntax {
                 name: name.clone(),
                 qualname: qualname.clone(),
                 kind,
@@ -560,14 +565,14 @@ impl<'a> Lowerer<'a> {
                 fields,
                 properties,
                 writes: vec![],
-            },
+            }),
         };
         self.classes.push(ClassBuilder { class });
         let id = self.unique_id(&qualname);
         let body_function = Function {
             id,
             anchor,
-            syntax: FunctionSyntax {
+            syntax: Arc::new(FunctionSyntax {
                 kind: FunctionKind::ClassBody,
                 name,
                 qualname: qualname.clone(),
@@ -589,7 +594,7 @@ impl<'a> Lowerer<'a> {
                 loops: vec![],
                 field_writes: vec![],
                 field_reads: vec![],
-            },
+            }),
         };
         self.functions.push(FunctionBuilder {
             function: body_function,
@@ -663,16 +668,18 @@ impl<'a> Lowerer<'a> {
                 target: targets[1],
             },
         ];
-        builder.function.syntax.decisions.push(Decision {
-            id,
-            kind: found.kind,
-            range,
-            keyword,
-            expr,
-            unmodelled,
-            conditions,
-            sides,
-        });
+        Arc::make_mut(&mut builder.function.syntax)
+            .decisions
+            .push(Decision {
+                id,
+                kind: found.kind,
+                range,
+                keyword,
+                expr,
+                unmodelled,
+                conditions,
+                sides,
+            });
     }
 
     fn add_call(&mut self, node: Node<'_>) {
@@ -686,12 +693,14 @@ impl<'a> Lowerer<'a> {
             .map(|a| source::named_children(a).len() as u32)
             .unwrap_or(0);
         let r = self.relative(range(node));
-        self.current().function.syntax.calls.push(CallSite {
-            callee,
-            resolved: None,
-            range: r,
-            arg_count,
-        });
+        Arc::make_mut(&mut self.current().function.syntax)
+            .calls
+            .push(CallSite {
+                callee,
+                resolved: None,
+                range: r,
+                arg_count,
+            });
     }
 
     fn record_field_access(&mut self, node: Node<'_>) {
@@ -701,7 +710,7 @@ impl<'a> Lowerer<'a> {
         let Some((receiver, _)) = &builder.receiver else {
             return;
         };
-        let syntax = &mut builder.function.syntax;
+        let syntax = Arc::make_mut(&mut builder.function.syntax);
         if node.kind() == "attribute" {
             if let Some(field) = definitions::receiver_field(&self.source, node, receiver)
                 && !definitions::is_store_target(node)
@@ -741,12 +750,14 @@ impl<'a> Lowerer<'a> {
         );
         let range = self.relative(whole);
         let header = self.relative(header);
-        self.current().function.syntax.loops.push(Loop {
-            kind,
-            range,
-            header,
-            iter,
-        });
+        Arc::make_mut(&mut self.current().function.syntax)
+            .loops
+            .push(Loop {
+                kind,
+                range,
+                header,
+                iter,
+            });
     }
 
     fn add_assert(&mut self, node: Node<'_>) {
@@ -759,7 +770,9 @@ impl<'a> Lowerer<'a> {
             test: self.relative(range(*test)),
             message: parts.get(1).map(|m| self.relative(range(*m))),
         };
-        self.current().function.syntax.asserts.push(assert);
+        Arc::make_mut(&mut self.current().function.syntax)
+            .asserts
+            .push(assert);
     }
 
     fn mark_generator(&mut self) {
@@ -770,7 +783,7 @@ impl<'a> Lowerer<'a> {
             .find(|s| self.functions[s.function].function.syntax.kind == FunctionKind::Def)
             .map(|s| s.function);
         if let Some(i) = index {
-            self.functions[i].function.syntax.is_generator = true;
+            Arc::make_mut(&mut self.functions[i].function.syntax).is_generator = true;
         }
     }
 
@@ -779,7 +792,7 @@ impl<'a> Lowerer<'a> {
         // module's.
         for builder in &mut self.functions {
             let id = &builder.function.id;
-            for call in &mut builder.function.syntax.calls {
+            for call in &mut Arc::make_mut(&mut builder.function.syntax).calls {
                 let (head, rest) = match call.callee.split_once('.') {
                     Some((h, r)) => (h, Some(r)),
                     None => (call.callee.as_str(), None),
@@ -826,7 +839,7 @@ impl<'a> Lowerer<'a> {
                 let shift = builder.function.anchor.offset - class.anchor.offset;
                 let mut write = w.clone();
                 write.range = TextRange::new(w.range.start + shift, w.range.end + shift);
-                class.syntax.writes.push(MethodWrite {
+                Arc::make_mut(&mut class.syntax).writes.push(MethodWrite {
                     method: method.clone(),
                     write,
                 });

@@ -430,7 +430,7 @@ mod tests {
             module: "m".into(),
             qualname: function.syntax.qualname.clone(),
             file: "m.py".into(),
-            syntax: Arc::new(function.syntax.clone()),
+            syntax: function.syntax.clone(),
             anchor: function.anchor,
             lines: Arc::new(LineIndex::new(text)),
             tables: vec![],
