@@ -460,6 +460,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         _ if args.mcdc_report => super::mcdc_report::print(&checked),
         Format::Text => render::print(&checked),
         Format::Json => json::print(&checked, stats.as_ref())?,
+        Format::Sarif => super::format::sarif::print(&checked, "lacuna/check/")?,
+        Format::Github => super::format::github::print(&checked),
     }
     let errors = checked
         .iter()

@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and dispatch to the commands.
 
 mod check;
+mod format;
 mod json;
 mod mcdc_report;
 mod render;
@@ -92,6 +93,10 @@ pub struct CheckArgs {
 pub enum Format {
     Text,
     Json,
+    /// SARIF 2.1.0, for code scanning (GitHub, GitLab, Azure DevOps).
+    Sarif,
+    /// GitHub Actions workflow commands: annotations on the pull request.
+    Github,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
