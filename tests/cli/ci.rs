@@ -215,3 +215,107 @@ fn github_annotations_parse_as_workflow_commands() {
     }
     insta::assert_snapshot!(text);
 }
+
+fn codes(out: &Output) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(out), stderr(out)));
+    let mut codes: Vec<String> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().unwrap().clone())
+        .map(|d| d["code"].as_str().unwrap().to_owned())
+        .collect();
+    codes.sort();
+    codes
+}
+
+/// `--select`, `--extend-select` and `--ignore` take codes or prefixes, on top of the same keys
+/// of `[tool.lacuna]`; every output and the exit code see only what is selected; `--fail-on`
+/// sets the lowest severity that fails the run; an unknown code is a usage error (2).
+#[test]
+fn diagnostics_are_selected_by_code_or_prefix_and_fail_on_sets_the_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("pyproject.toml"),
+        "[project]\nname = \"p\"\n\n[tool.lacuna]\nignore = [\"LCN003\"]\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("broken.py"), "def f(:\n    pass\n").unwrap();
+    let chain = format!(
+        "def g(x):\n    if {}:\n        pass\n",
+        vec!["x"; 3000].join(" or ")
+    );
+    std::fs::write(d.join("chain.py"), chain).unwrap();
+    let json = |extra: &[&str]| check(d, &[&["--static", "--format", "json"], extra].concat());
+
+    // The configuration leaves out LCN003; the syntax error fails the run.
+    let out = json(&[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(codes(&out), ["LCN001"]);
+    // Named on the command line, a code the configuration ignores is back.
+    let out = json(&["--extend-select", "LCN003"]);
+    assert_eq!(codes(&out), ["LCN001", "LCN003"]);
+    // Ignored, the syntax error no longer fails the run; information does only with
+    // `--fail-on info`.
+    let out = json(&["--extend-select", "lcn003", "--ignore", "LCN001"]);
+    assert_eq!(
+        (codes(&out), out.status.code()),
+        (vec!["LCN003".to_owned()], Some(0))
+    );
+    let out = json(&[
+        "--extend-select",
+        "LCN003",
+        "--ignore",
+        "LCN001",
+        "--fail-on",
+        "warning",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = json(&[
+        "--extend-select",
+        "LCN003",
+        "--ignore",
+        "LCN001",
+        "--fail-on",
+        "info",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    // A prefix selects a family; the longer prefix decides.
+    let out = json(&[
+        "--select",
+        "LCN0",
+        "--ignore",
+        "LCN00",
+        "--extend-select",
+        "LCN003",
+    ]);
+    assert_eq!(codes(&out), ["LCN003"]);
+    // SARIF and annotations report the same selection.
+    let out = check(d, &["--static", "--format", "github", "--select", "LCN003"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
+    assert!(stdout(&out).contains("title=LCN003"));
+
+    // Unknown codes: on the command line and in the configuration, exit 2 naming them.
+    let out = json(&["--select", "LCN9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--select") && stderr(&out).contains("LCN9"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(
+        d.join("pyproject.toml"),
+        "[tool.lacuna]\nextend-select = [\"E501\"]\n",
+    )
+    .unwrap();
+    let out = json(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("extend-select") && stderr(&out).contains("E501"),
+        "{}",
+        stderr(&out)
+    );
+}

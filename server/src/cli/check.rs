@@ -1,11 +1,11 @@
 //! `lacuna check`: loads the project into the database, computes each file's report in parallel
 //! on snapshots of the database, and prints it.
 
-use super::{CheckArgs, Format, json, render};
+use super::{CheckArgs, FailOn, Format, json, render};
 use anyhow::Context;
 use lacuna_analysis::config::{Config, Grants};
 use lacuna_analysis::db::{Database, StaticReport, Workspace, line_index, static_report};
-use lacuna_analysis::diagnostic::{Diagnostic, Severity};
+use lacuna_analysis::diagnostic::{Diagnostic, Selection, Severity};
 use lacuna_analysis::workspace::{FileContents, discover_files};
 use lacuna_analysis::{explain, generation};
 use lacuna_grammar::LineIndex;
@@ -29,6 +29,8 @@ pub struct CheckedFile {
     pub imports: Vec<Diagnostic>,
     /// Whether generation ran (every function then has covered figures, 0 when not explored).
     pub generation: bool,
+    /// The codes reported (`--select`, `--ignore`, `[tool.lacuna] select`…).
+    pub selection: Arc<Selection>,
 }
 
 /// One function's figures under the one definition every output (text, JSON,
@@ -333,6 +335,7 @@ impl CheckedFile {
             .iter()
             .chain(self.generated.iter().flat_map(|g| &g.diagnostics))
             .chain(&self.imports)
+            .filter(|d| self.selection.selects(d.code))
             .collect();
         all.sort_by(|a, b| {
             let key = |d: &'_ Diagnostic| {
@@ -419,6 +422,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .par_iter()
         .map(|p| (p.clone(), FileContents::read(p)))
         .collect();
+    let cli = Selection {
+        select: args
+            .select
+            .as_deref()
+            .map(Selection::prefixes)
+            .transpose()
+            .map_err(|m| anyhow::anyhow!("--select: {m}"))?,
+        extend_select: Selection::prefixes(&args.extend_select)
+            .map_err(|m| anyhow::anyhow!("--extend-select: {m}"))?,
+        ignore: Selection::prefixes(&args.ignore).map_err(|m| anyhow::anyhow!("--ignore: {m}"))?,
+    };
+    let selection = Arc::new(config.selection.clone().then(cli));
     let mut workspace = Workspace::new(Database::default(), config);
     let all = workspace.add_files(contents);
     let sources: Vec<_> = all
@@ -439,6 +454,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 generated: vec![],
                 imports: vec![],
                 generation: !args.static_only,
+                selection: selection.clone(),
             }
         })
         .collect();
@@ -463,10 +479,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Format::Sarif => super::format::sarif::print(&checked, "lacuna/check/")?,
         Format::Github => super::format::github::print(&checked),
     }
+    let failing = |s: Severity| match args.fail_on {
+        FailOn::Error => s == Severity::Error,
+        FailOn::Warning => s <= Severity::Warning,
+        FailOn::Info => true,
+    };
     let errors = checked
         .iter()
         .flat_map(|f| f.diagnostics())
-        .any(|d| d.severity == Severity::Error);
+        .any(|d| failing(d.severity));
     // Nothing could be imported: the run measured nothing, whatever the report says.
     if stats.as_ref().is_some_and(|s| s.nothing_imported) {
         return Ok(ExitCode::from(2));

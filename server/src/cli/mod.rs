@@ -82,11 +82,33 @@ pub struct CheckArgs {
     /// `workers` is capped at the cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub workers: Option<u32>,
+    /// Report only these diagnostic codes or prefixes (comma-separated: `LCN1,LCN200`);
+    /// replaces `select` of `[tool.lacuna]`. Default: every code.
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub select: Option<Vec<String>>,
+    /// Report these codes or prefixes too, on top of the selection.
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub extend_select: Vec<String>,
+    /// Leave out these codes or prefixes (a longer selected prefix wins: `--ignore LCN1
+    /// --extend-select LCN101`).
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// The lowest severity of a reported diagnostic that makes the exit code 1: `error`
+    /// (default), `warning`, or `info` (any diagnostic).
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
     /// No progress bar and no informational messages on standard error (warnings and errors
     /// are still printed). The progress bar is only ever drawn when standard error is a
     /// terminal.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
