@@ -182,6 +182,8 @@ pub struct McdcDecision {
     pub shown: Vec<(u16, bool)>,
     /// How many the project's own tests show.
     pub suite: usize,
+    /// The (condition, value) pairs the project's own tests show.
+    pub suite_shown: Vec<(u16, bool)>,
     pub covered: usize,
     pub total: usize,
     /// (condition index, condition text, value, infeasible, needed vector).
@@ -217,6 +219,7 @@ impl McdcDecision {
             conditions: decision.conditions.iter().map(|c| c.text.clone()).collect(),
             shown: o.shown.iter().map(|o| (o.condition, o.value)).collect(),
             suite: 0,
+            suite_shown: vec![],
             covered: o.covered,
             total: o.total,
             missing: o
@@ -285,20 +288,28 @@ pub struct SideRecord {
     /// 1-based line of the decision's keyword.
     pub line: u32,
     pub side: bool,
+    /// The side's name: `true`/`false`, `enter`/`exit` (`while`), `pass`/`fail` (`assert`).
+    pub name: &'static str,
     pub covered: bool,
+    /// Whether the project's own tests take it.
+    pub suite_covered: bool,
     /// 1-based first line of the code this side runs (`if`/`elif`/`while` bodies).
     pub target_line: Option<u32>,
 }
 
+/// Every modelled branch side of a function, with whether the generated tests (`covered`) and
+/// the project's own suite (`suite`) take it.
 fn side_records(
-    target: &lacuna_analysis::explore::coverage::FunctionUnderTest,
-    exploration: &lacuna_analysis::explore::search::Exploration,
+    syntax: &lacuna_grammar::FunctionSyntax,
+    anchor: lacuna_grammar::Anchor,
+    lines: &LineIndex,
+    text: &str,
+    covered: &dyn Fn(usize, bool) -> bool,
+    suite: &dyn Fn(usize, bool) -> bool,
 ) -> Vec<SideRecord> {
-    let line = |r: lacuna_grammar::TextRange| {
-        target.lines.line_col(r.absolute(target.anchor).start).line + 1
-    };
+    let line = |r: lacuna_grammar::TextRange| lines.line_col(r.absolute(anchor).start).line + 1;
     let mut out = vec![];
-    for (d, decision) in target.syntax.decisions.iter().enumerate() {
+    for (d, decision) in syntax.decisions.iter().enumerate() {
         if decision.expr.is_none() {
             continue;
         }
@@ -308,16 +319,15 @@ fn side_records(
                 kind: decision.kind.as_str(),
                 line: line(decision.keyword),
                 side: side.outcome,
-                covered: exploration.covered.contains_key(&(d, side.outcome)),
+                name: decision.kind.side_names()[usize::from(!side.outcome)],
+                covered: covered(d, side.outcome),
+                suite_covered: suite(d, side.outcome),
                 target_line: side.target.map(|t| {
                     // The first line of a block: skip to its first statement.
-                    let abs = t.absolute(target.anchor);
-                    let text = target
-                        .text
-                        .get(abs.start as usize..abs.end as usize)
-                        .unwrap_or("");
-                    let skip = text.len() - text.trim_start().len();
-                    target.lines.line_col(abs.start + skip as u32).line + 1
+                    let abs = t.absolute(anchor);
+                    let body = text.get(abs.start as usize..abs.end as usize).unwrap_or("");
+                    let skip = body.len() - body.trim_start().len();
+                    lines.line_col(abs.start + skip as u32).line + 1
                 }),
             });
         }
@@ -479,6 +489,28 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Format::Sarif => super::format::sarif::print(&checked, "lacuna/check/")?,
         Format::Github => super::format::github::print(&checked),
     }
+    if args.lcov.is_some() || args.cobertura.is_some() {
+        let coverage = super::format::coverage::of(&checked, args.coverage_of);
+        if let Some(file) = &args.lcov {
+            let text = super::format::lcov::tracefile(
+                &coverage,
+                args.coverage_of.test_name(),
+                args.lcov_format,
+            );
+            std::fs::write(cwd.join(file), text)
+                .with_context(|| format!("cannot write {}", file.display()))?;
+        }
+        if let Some(file) = &args.cobertura {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis());
+            std::fs::write(
+                cwd.join(file),
+                super::format::cobertura::document(&coverage, now),
+            )
+            .with_context(|| format!("cannot write {}", file.display()))?;
+        }
+    }
     let failing = |s: Severity| match args.fail_on {
         FailOn::Error => s == Severity::Error,
         FailOn::Warning => s <= Severity::Warning,
@@ -620,7 +652,14 @@ fn generate(
             report.covered >= report.total && obligations.0 >= obligations.1,
         );
         let own = suite.coverage(&result.target);
-        let sides = side_records(&result.target, e);
+        let sides = side_records(
+            &result.target.syntax,
+            result.target.anchor,
+            &result.target.lines,
+            &result.target.text,
+            &|d, side| e.covered.contains_key(&(d, side)),
+            &|d, side| own.sides.contains(&(d, side)),
+        );
         checked[i].generated.push(GeneratedFunction {
             id: result.function.to_string(),
             covered: report.covered,
@@ -643,6 +682,17 @@ fn generate(
                 .map(|o| {
                     let mut m = McdcDecision::new(&result.target, o);
                     m.suite = own.independence.get(&o.decision).map_or(0, |i| i.len());
+                    if let Some(i) = own.independence.get(&o.decision) {
+                        m.suite_shown = (0..m.conditions.len() as u16)
+                            .flat_map(|c| [(c, false), (c, true)])
+                            .filter(|&(condition, value)| {
+                                i.contains(lacuna_analysis::model::mcdc::Obligation {
+                                    condition,
+                                    value,
+                                })
+                            })
+                            .collect();
+                    }
                     m
                 })
                 .collect(),
@@ -680,6 +730,22 @@ fn generate(
         let Some(i) = sources.iter().position(|&f| f == s.file) else {
             continue;
         };
+        // Its sides, none covered, for the coverage files.
+        let sides = lacuna_analysis::db::file_functions(db, s.file)
+            .iter()
+            .find(|f| f.id(db) == &s.function)
+            .map(|f| {
+                let text = s.file.contents(db).text().cloned().unwrap_or_default();
+                side_records(
+                    f.syntax(db),
+                    f.anchor(db),
+                    line_index(db, s.file),
+                    &text,
+                    &|_, _| false,
+                    &|_, _| false,
+                )
+            })
+            .unwrap_or_default();
         checked[i].generated.push(GeneratedFunction {
             id: s.function.to_string(),
             covered: 0,
@@ -694,7 +760,7 @@ fn generate(
             failure: Some(s.reason),
             stopped_by: StoppedBy::NotExplored,
             not_emitted: vec![],
-            sides: vec![],
+            sides,
             external_calls: vec![],
             object_fields: vec![],
         });

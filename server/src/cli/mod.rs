@@ -24,7 +24,7 @@ pub struct Args {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check files or directories (default: the current directory).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Run the language server on stdin/stdout.
     Lsp(LspArgs),
 }
@@ -82,6 +82,21 @@ pub struct CheckArgs {
     /// `workers` is capped at the cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub workers: Option<u32>,
+    /// Write the coverage as an lcov tracefile (branch sides as `BRDA`, MC/DC as `MCDC`
+    /// records; see docs/ci.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "static_only")]
+    pub lcov: Option<PathBuf>,
+    /// The lcov readers to write for: `2` (lcov 2.2: named branches, MC/DC records) or `1`
+    /// (lcov 1.x and most coverage services: numbered branches, no MC/DC).
+    #[arg(long, value_enum, value_name = "VERSION", default_value_t = format::lcov::LcovFormat::V2)]
+    pub lcov_format: format::lcov::LcovFormat,
+    /// Write the coverage as Cobertura XML (as `coverage xml` does).
+    #[arg(long, value_name = "FILE", conflicts_with = "static_only")]
+    pub cobertura: Option<PathBuf>,
+    /// Whose coverage `--lcov` and `--cobertura` write: the generated tests' or the project's
+    /// own suite's.
+    #[arg(long, value_enum, value_name = "TESTS", default_value_t = format::coverage::CoverageOf::Generated)]
+    pub coverage_of: format::coverage::CoverageOf,
     /// Report only these diagnostic codes or prefixes (comma-separated: `LCN1,LCN200`);
     /// replaces `select` of `[tool.lacuna]`. Default: every code.
     #[arg(long, value_name = "CODES", value_delimiter = ',')]
@@ -123,7 +138,7 @@ pub enum Format {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
-        Command::Check(check) => check::run(check),
+        Command::Check(check) => check::run(*check),
         Command::Lsp(lsp) => crate::lsp::run(lsp.static_only, lsp.max_message_size),
     }
 }

@@ -3,7 +3,10 @@
 //! its own typed document; only the edge serialises. None of them computes anything the text
 //! and JSON outputs do not already show.
 
+pub mod cobertura;
+pub mod coverage;
 pub mod github;
+pub mod lcov;
 pub mod sarif;
 
 use super::check::CheckedFile;
