@@ -482,3 +482,105 @@ print(root.get("branches-covered"), root.get("branches-valid"), taken, found,
     let text = std::fs::read_to_string(root.join("suite.info")).unwrap();
     assert_eq!(records(&text, "TN")[0], "project_suite");
 }
+
+/// The document without what measures one machine's run: durations and the `generation` costs
+/// (worker processes started, executions per machine).
+fn without_costs(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(map) => map
+            .into_iter()
+            .filter(|(k, _)| !k.ends_with("_ms") && k != "generation")
+            .map(|(k, v)| (k, without_costs(v)))
+            .collect(),
+        serde_json::Value::Array(items) => items.into_iter().map(without_costs).collect(),
+        v => v,
+    }
+}
+
+fn merge(root: &Path, files: &[String]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .arg("merge")
+        .args(files)
+        .current_dir(root)
+        .output()
+        .unwrap()
+}
+
+/// Four shards of a run, merged, are the run: the same JSON document (but for the costs of
+/// each machine) and the same SARIF log on the example project, the same JSON document on the
+/// causes corpus (19 modules); each shard explores only its part; `lacuna merge`
+/// refuses a set of shards that is not complete.
+#[test]
+fn four_shards_merged_are_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = example::example_project(dir.path());
+    let corpus = example::corpus_project(dir.path());
+    // Every module of the corpus but `deadlines.py`, whose `remaining` measures the time its
+    // own code takes (`time.monotonic()`): its executions differ from run to run.
+    let mut modules: Vec<String> = std::fs::read_dir(corpus.join("tidepool"))
+        .unwrap()
+        .map(|e| format!("tidepool/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|m| m.ends_with(".py") && m != "tidepool/deadlines.py")
+        .collect();
+    modules.sort();
+    let modules: Vec<&str> = modules.iter().map(String::as_str).collect();
+    for (root, formats, paths) in [
+        (&examples, &["json", "sarif"][..], FILES),
+        (&corpus, &["json"][..], &modules[..]),
+    ] {
+        for &format in formats {
+            let mut args = vec!["--format", format];
+            args.extend_from_slice(paths);
+            let whole = check(root, &args);
+            assert_eq!(whole.status.code(), Some(0), "{}", stderr(&whole));
+            let mut parts = vec![];
+            let mut explored = 0;
+            for i in 1..=4 {
+                let shard = format!("{i}/4");
+                let out = check(root, &[&args[..], &["--shard", &shard]].concat());
+                assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+                let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                if format == "json" {
+                    assert_eq!(doc["shard"], shard);
+                    explored += doc["files"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .flat_map(|f| f["functions"].as_array().unwrap())
+                        .count();
+                } else {
+                    assert_eq!(
+                        doc["runs"][0]["automationDetails"]["id"],
+                        format!("lacuna/check/shard-{i}-of-4")
+                    );
+                    let errors = sarif_schema().iter_errors(&doc).count();
+                    assert_eq!(errors, 0);
+                }
+                let file = format!("shard-{i}.{format}");
+                std::fs::write(root.join(&file), &out.stdout).unwrap();
+                parts.push(file);
+            }
+            let merged = merge(root, &parts);
+            assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+            let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+            let whole: serde_json::Value = serde_json::from_slice(&whole.stdout).unwrap();
+            if format == "json" {
+                assert_eq!(
+                    explored as u64,
+                    whole["summary"]["functions"].as_u64().unwrap(),
+                    "every function is in exactly one shard"
+                );
+                assert!(whole["summary"]["diagnostics"].as_u64().unwrap() > 0);
+            }
+            assert_eq!(
+                without_costs(merged),
+                without_costs(whole),
+                "{format} {root:?}"
+            );
+            // Three shards of four are not a run.
+            let out = merge(root, &parts[..3]);
+            assert_eq!(out.status.code(), Some(2));
+            assert!(stderr(&out).contains("4/4"), "{}", stderr(&out));
+        }
+    }
+}

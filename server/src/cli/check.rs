@@ -31,6 +31,8 @@ pub struct CheckedFile {
     pub generation: bool,
     /// The codes reported (`--select`, `--ignore`, `[tool.lacuna] select`…).
     pub selection: Arc<Selection>,
+    /// With `--shard`: the part of the run this one does.
+    pub shard: Option<super::shard::Shard>,
 }
 
 /// One function's figures under the one definition every output (text, JSON,
@@ -69,7 +71,7 @@ impl Totals {
         };
         for file in files {
             t.diagnostics += file.diagnostics().len();
-            for f in &file.report.functions {
+            for f in file.functions() {
                 let figures = file.figures(f);
                 t.functions += 1;
                 t.without_decisions += usize::from(f.model.decisions == 0);
@@ -339,12 +341,15 @@ impl CheckedFile {
     /// Static diagnostics and generation diagnostics, in source order (a total order: the
     /// same report prints the same way whatever order the threads finished in).
     pub fn diagnostics(&self) -> Vec<&Diagnostic> {
+        // A shard reports the static diagnostics of its functions and files, and what its own
+        // exploration found.
         let mut all: Vec<&Diagnostic> = self
             .report
             .diagnostics
             .iter()
+            .filter(|d| self.owns(d.function.as_deref()))
             .chain(self.generated.iter().flat_map(|g| &g.diagnostics))
-            .chain(&self.imports)
+            .chain(self.imports.iter().filter(|_| self.owns(None)))
             .filter(|d| self.selection.selects(d.code))
             .collect();
         all.sort_by(|a, b| {
@@ -360,6 +365,20 @@ impl CheckedFile {
             key(a).cmp(&key(b))
         });
         all
+    }
+
+    /// Whether this run reports the function `id` (`None`: what the file has outside
+    /// functions): always, unless it is a shard.
+    pub fn owns(&self, id: Option<&str>) -> bool {
+        self.shard.is_none_or(|s| s.owns(&self.display, id))
+    }
+
+    /// The functions this run reports, in source order.
+    pub fn functions(&self) -> impl Iterator<Item = &lacuna_analysis::db::FunctionSummary> {
+        self.report
+            .functions
+            .iter()
+            .filter(|f| self.owns(Some(f.id.as_str())))
     }
 
     /// What generation found for a function, when it ran and the function has sides.
@@ -465,6 +484,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 imports: vec![],
                 generation: !args.static_only,
                 selection: selection.clone(),
+                shard: args.shard,
             }
         })
         .collect();
@@ -478,15 +498,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             &all,
             &mut checked,
             emit.as_deref(),
-            &cwd,
-            args.quiet,
+            &Scope {
+                cwd: &cwd,
+                quiet: args.quiet,
+                shard: args.shard,
+            },
         )?)
     };
     match args.format {
         _ if args.mcdc_report => super::mcdc_report::print(&checked),
         Format::Text => render::print(&checked),
-        Format::Json => json::print(&checked, stats.as_ref())?,
-        Format::Sarif => super::format::sarif::print(&checked, "lacuna/check/")?,
+        Format::Json => json::print(&checked, stats.as_ref(), args.shard)?,
+        Format::Sarif => {
+            super::format::sarif::print(&checked, &super::shard::Shard::automation(args.shard))?
+        }
         Format::Github => super::format::github::print(&checked),
     }
     if args.lcov.is_some() || args.cobertura.is_some() {
@@ -531,6 +556,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Where a generation run reports and which part of it this is.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    /// Paths are shown relative to it.
+    cwd: &'a Path,
+    quiet: bool,
+    shard: Option<super::shard::Shard>,
+}
+
 /// Runs test generation on every explorable function and attaches the results to the files.
 fn generate(
     workspace: &Workspace,
@@ -538,9 +572,9 @@ fn generate(
     project: &[lacuna_analysis::db::SourceFile],
     checked: &mut [CheckedFile],
     emit: Option<&Path>,
-    cwd: &Path,
-    quiet: bool,
+    scope: &Scope<'_>,
 ) -> anyhow::Result<RunStats> {
+    let Scope { cwd, quiet, shard } = *scope;
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
@@ -559,7 +593,14 @@ fn generate(
         eprintln!("lacuna: warning: {message}");
     }
     let agent_start = started.elapsed();
-    let (targets, skipped) = generation::targets(db, sources);
+    let (mut targets, mut skipped) = generation::targets(db, sources);
+    if let Some(shard) = shard {
+        let owned = |file: lacuna_analysis::db::SourceFile, id: &lacuna_grammar::FunctionId| {
+            shard.owns(&display_path(file.path(db), cwd), Some(id.as_str()))
+        };
+        targets.retain(|t| owned(t.0, &t.1));
+        skipped.retain(|s| owned(s.file, &s.function));
+    }
     let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
     let facts = generation::Facts {
         writers: generation::writers(db, project),

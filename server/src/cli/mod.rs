@@ -4,7 +4,9 @@ mod check;
 mod format;
 mod json;
 mod mcdc_report;
+mod merge;
 mod render;
+mod shard;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -27,6 +29,16 @@ pub enum Command {
     Check(Box<CheckArgs>),
     /// Run the language server on stdin/stdout.
     Lsp(LspArgs),
+    /// Join the outputs of `lacuna check --shard i/n` (JSON documents or SARIF logs) into the
+    /// output of one unsharded run, printed on standard output.
+    Merge(MergeArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' outputs, all JSON or all SARIF.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -97,6 +109,11 @@ pub struct CheckArgs {
     /// own suite's.
     #[arg(long, value_enum, value_name = "TESTS", default_value_t = format::coverage::CoverageOf::Generated)]
     pub coverage_of: format::coverage::CoverageOf,
+    /// Do part I of N of the run (`--shard 2/4`): the functions whose file and name hash to it,
+    /// and the diagnostics of files outside functions likewise. `lacuna merge` joins the N
+    /// outputs into the unsharded one.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<shard::Shard>,
     /// Report only these diagnostic codes or prefixes (comma-separated: `LCN1,LCN200`);
     /// replaces `select` of `[tool.lacuna]`. Default: every code.
     #[arg(long, value_name = "CODES", value_delimiter = ',')]
@@ -139,6 +156,7 @@ pub enum Format {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Check(check) => check::run(*check),
+        Command::Merge(merge) => merge::run(&merge.files),
         Command::Lsp(lsp) => crate::lsp::run(lsp.static_only, lsp.max_message_size),
     }
 }

@@ -94,7 +94,7 @@ pub fn of(files: &[CheckedFile], of: CoverageOf) -> Vec<FileCoverage> {
                 lines: BTreeMap::new(),
             };
             let mut block = 0;
-            for f in &file.report.functions {
+            for f in file.functions() {
                 let Some(g) = file.generated(&f.id) else {
                     continue;
                 };
