@@ -497,6 +497,10 @@ fn without_costs(v: serde_json::Value) -> serde_json::Value {
     }
 }
 
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
 fn merge(root: &Path, files: &[String]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lacuna"))
         .arg("merge")
@@ -531,13 +535,26 @@ fn four_shards_merged_are_one_run() {
         for &format in formats {
             let mut args = vec!["--format", format];
             args.extend_from_slice(paths);
-            let whole = check(root, &args);
+            // With the JSON document, the coverage too.
+            let lcov = |name: &str| -> Vec<String> {
+                if format == "json" {
+                    vec!["--lcov".into(), format!("{name}.info")]
+                } else {
+                    vec![]
+                }
+            };
+            let with = |extra: Vec<String>| -> Vec<String> {
+                args.iter().map(|a| a.to_string()).chain(extra).collect()
+            };
+            let whole = check(root, &strs(&with(lcov("whole"))));
             assert_eq!(whole.status.code(), Some(0), "{}", stderr(&whole));
             let mut parts = vec![];
             let mut explored = 0;
             for i in 1..=4 {
                 let shard = format!("{i}/4");
-                let out = check(root, &[&args[..], &["--shard", &shard]].concat());
+                let mut extra = lcov(&format!("shard-{i}"));
+                extra.extend(["--shard".to_owned(), shard.clone()]);
+                let out = check(root, &strs(&with(extra)));
                 assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
                 let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
                 if format == "json" {
@@ -577,6 +594,17 @@ fn four_shards_merged_are_one_run() {
                 without_costs(whole),
                 "{format} {root:?}"
             );
+            if format == "json" {
+                let infos: Vec<String> = (1..=4).map(|i| format!("shard-{i}.info")).collect();
+                let out = merge(
+                    root,
+                    &[&["--lcov".to_owned(), "merged.info".to_owned()], &infos[..]].concat(),
+                );
+                assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+                let read = |name: &str| std::fs::read_to_string(root.join(name)).unwrap();
+                assert_eq!(read("merged.info"), read("whole.info"));
+                assert!(read("whole.info").contains("BRDA:"));
+            }
             // Three shards of four are not a run.
             let out = merge(root, &parts[..3]);
             assert_eq!(out.status.code(), Some(2));

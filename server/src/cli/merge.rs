@@ -34,6 +34,49 @@ pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Joins the shards' lcov tracefiles: each file's records from every shard (a shard writes only
+/// its functions, with decisions numbered across the whole file), in the writer's order.
+pub fn lcov(files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    use super::format::lcov::{read, tracefile};
+    let mut test_name = None;
+    let mut format = None;
+    let mut merged: Vec<super::format::coverage::FileCoverage> = vec![];
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let (name, parts, f) =
+            read(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        if test_name.get_or_insert(name.clone()) != &name || *format.get_or_insert(f) != f {
+            bail!(
+                "{}: its test name or branch form differs from the other tracefiles'",
+                file.display()
+            );
+        }
+        for part in parts {
+            match merged.iter_mut().find(|m| m.path == part.path) {
+                None => merged.push(part),
+                Some(into) => {
+                    into.functions.extend(part.functions);
+                    into.branches.extend(part.branches);
+                    into.mcdc.extend(part.mcdc);
+                    for (line, hit) in part.lines {
+                        *into.lines.entry(line).or_default() |= hit;
+                    }
+                }
+            }
+        }
+    }
+    merged.sort_by(|a, b| PathBuf::from(&a.path).cmp(&PathBuf::from(&b.path)));
+    merged.iter_mut().for_each(|f| f.sort());
+    let text = tracefile(
+        &merged,
+        test_name.as_deref().unwrap_or(""),
+        format.unwrap_or(super::format::lcov::LcovFormat::V2),
+    );
+    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Checks that `shards` (`i/n` each) are the parts 1..n of one run, once each.
 fn check_parts(shards: &[String]) -> anyhow::Result<()> {
     let parts: Vec<super::shard::Shard> = shards

@@ -36,9 +36,13 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct MergeArgs {
-    /// The shards' outputs, all JSON or all SARIF.
+    /// The shards' outputs, all JSON or all SARIF (or, with `--lcov`, their lcov tracefiles).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// The inputs are the shards' `--lcov` tracefiles: write the tracefile of the unsharded run
+    /// to OUT.
+    #[arg(long, value_name = "OUT")]
+    pub lcov: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -156,7 +160,10 @@ pub enum Format {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Check(check) => check::run(*check),
-        Command::Merge(merge) => merge::run(&merge.files),
+        Command::Merge(merge) => match &merge.lcov {
+            Some(out) => merge::lcov(&merge.files, out),
+            None => merge::run(&merge.files),
+        },
         Command::Lsp(lsp) => crate::lsp::run(lsp.static_only, lsp.max_message_size),
     }
 }

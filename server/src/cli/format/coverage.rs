@@ -93,8 +93,15 @@ pub fn of(files: &[CheckedFile], of: CoverageOf) -> Vec<FileCoverage> {
                 mcdc: vec![],
                 lines: BTreeMap::new(),
             };
+            // Decisions are numbered across the whole file, owned by this shard or not, so that
+            // every shard numbers them as the unsharded run does.
             let mut block = 0;
-            for f in file.functions() {
+            for f in &file.report.functions {
+                let first = block;
+                block += f.model.decisions - f.model.unmodelled.len();
+                if !file.owns(Some(f.id.as_str())) {
+                    continue;
+                }
                 let Some(g) = file.generated(&f.id) else {
                     continue;
                 };
@@ -114,7 +121,9 @@ pub fn of(files: &[CheckedFile], of: CoverageOf) -> Vec<FileCoverage> {
                         _ => u64::from(g.sides.iter().any(taken)),
                     },
                 });
-                for decision in g.sides.chunk_by(|a, b| a.decision == b.decision) {
+                for (block, decision) in
+                    (first..).zip(g.sides.chunk_by(|a, b| a.decision == b.decision))
+                {
                     let reached = decision.iter().any(taken);
                     for (i, s) in decision.iter().enumerate() {
                         out.branches.push(Branch {
@@ -129,7 +138,6 @@ pub fn of(files: &[CheckedFile], of: CoverageOf) -> Vec<FileCoverage> {
                         }
                     }
                     *out.lines.entry(decision[0].line).or_default() |= reached;
-                    block += 1;
                 }
                 for d in &g.mcdc {
                     let shown = match of {
@@ -150,7 +158,18 @@ pub fn of(files: &[CheckedFile], of: CoverageOf) -> Vec<FileCoverage> {
                     }
                 }
             }
+            out.sort();
             out
         })
         .collect()
+}
+
+impl FileCoverage {
+    /// Records in an order that does not depend on which functions a run did: functions by
+    /// line, branches by line and decision, condition outcomes by line and condition.
+    pub fn sort(&mut self) {
+        self.functions.sort_by_key(|f| f.line);
+        self.branches.sort_by_key(|b| (b.line, b.block, b.index));
+        self.mcdc.sort_by_key(|m| (m.line, m.index, !m.value));
+    }
 }

@@ -74,3 +74,104 @@ pub fn tracefile(files: &[FileCoverage], test_name: &str, format: LcovFormat) ->
     }
     out
 }
+
+/// Reads a tracefile this module wrote (either format) back: its test name, its files, and its
+/// format. Records other writers add are refused, not guessed at.
+pub fn read(text: &str) -> Result<(String, Vec<FileCoverage>, LcovFormat), String> {
+    use super::coverage::{Branch, ConditionOutcome, FunctionCoverage};
+    let mut test_name = String::new();
+    let mut files: Vec<FileCoverage> = vec![];
+    let mut format = LcovFormat::V2;
+    let bad = |line: &str| format!("not a record `lacuna check --lcov` writes: `{line}`");
+    for line in text.lines() {
+        let (kind, rest) = line.split_once(':').unwrap_or((line, ""));
+        let fields: Vec<&str> = rest.split(',').collect();
+        let num = |i: usize| -> Result<u64, String> {
+            fields
+                .get(i)
+                .and_then(|f| f.parse().ok())
+                .ok_or_else(|| bad(line))
+        };
+        let file = files.last_mut();
+        match (kind, file) {
+            ("TN", _) => test_name = rest.to_owned(),
+            ("SF", _) => {
+                files.push(FileCoverage {
+                    path: rest.to_owned(),
+                    functions: vec![],
+                    branches: vec![],
+                    mcdc: vec![],
+                    lines: Default::default(),
+                });
+            }
+            ("FN", Some(f)) => {
+                let (line_no, name) = rest.split_once(',').ok_or_else(|| bad(line))?;
+                f.functions.push(FunctionCoverage {
+                    name: name.to_owned(),
+                    line: line_no.parse().map_err(|_| bad(line))?,
+                    hits: 0,
+                });
+            }
+            ("FNDA", Some(f)) => {
+                let (count, name) = rest.split_once(',').ok_or_else(|| bad(line))?;
+                let count: u64 = count.parse().map_err(|_| bad(line))?;
+                if let Some(function) = f.functions.iter_mut().find(|x| x.name == name) {
+                    function.hits = count;
+                }
+            }
+            ("BRDA", Some(f)) => {
+                let branch = fields.get(2).copied().ok_or_else(|| bad(line))?;
+                let (index, name) = match branch {
+                    "0" => (0, "true"),
+                    "1" => (1, "false"),
+                    "true" | "enter" | "pass" => (0, branch_name(branch)),
+                    "false" | "exit" | "fail" => (1, branch_name(branch)),
+                    _ => return Err(bad(line)),
+                };
+                if branch.len() == 1 {
+                    format = LcovFormat::V1;
+                }
+                f.branches.push(Branch {
+                    line: num(0)? as u32,
+                    block: num(1)? as usize,
+                    index,
+                    name,
+                    taken: match fields.get(3) {
+                        Some(&"-") => None,
+                        Some(&"0") => Some(false),
+                        Some(&"1") => Some(true),
+                        _ => return Err(bad(line)),
+                    },
+                });
+            }
+            ("MCDC", Some(f)) => {
+                let parts: Vec<&str> = rest.splitn(6, ',').collect();
+                if parts.len() != 6 {
+                    return Err(bad(line));
+                }
+                f.mcdc.push(ConditionOutcome {
+                    line: parts[0].parse().map_err(|_| bad(line))?,
+                    group: parts[1].parse().map_err(|_| bad(line))?,
+                    value: parts[2] == "t",
+                    shown: parts[3] == "1",
+                    index: parts[4].parse().map_err(|_| bad(line))?,
+                    expression: parts[5].to_owned(),
+                });
+            }
+            ("DA", Some(f)) => {
+                f.lines.insert(num(0)? as u32, num(1)? > 0);
+            }
+            ("FNF" | "FNH" | "BRF" | "BRH" | "MCF" | "MCH" | "LF" | "LH", Some(_)) => {}
+            ("end_of_record", Some(_)) | ("", _) => {}
+            _ => return Err(bad(line)),
+        }
+    }
+    Ok((test_name, files, format))
+}
+
+fn branch_name(name: &str) -> &'static str {
+    ["true", "false", "enter", "exit", "pass", "fail"]
+        .into_iter()
+        .find(|n| *n == name)
+        .unwrap_or("true")
+}
