@@ -69,6 +69,8 @@ pub struct Config {
     pub grants: Grants,
     /// Files larger than this (in bytes) are not modelled: one diagnostic says so.
     pub max_file_size: u64,
+    /// The diagnostic codes reported (`select`, `extend-select`, `ignore`).
+    pub selection: crate::diagnostic::Selection,
 }
 
 /// The default of `max-file-size`: 2 MiB, far above any hand-written module.
@@ -242,6 +244,9 @@ struct Table {
     #[serde(default)]
     sandbox: Sandbox,
     max_file_size: Option<u64>,
+    select: Option<Vec<String>>,
+    extend_select: Option<Vec<String>>,
+    ignore: Option<Vec<String>>,
 }
 
 /// What marks a project's root besides `pyproject.toml`: setuptools' files and the repository.
@@ -347,7 +352,20 @@ impl Config {
             toml::from_str(text).map_err(|e| error(describe_toml_error(text, &e)))?;
         let table = pyproject.tool.lacuna.unwrap_or_default();
         validate(&table.budget).map_err(|m| error(format!("[tool.lacuna.budget]: {m}")))?;
-        Ok(Config::from_table(&root, Some(file.to_owned()), table))
+        let prefixes = |key: &str, list: &Option<Vec<String>>| {
+            list.as_deref()
+                .map(crate::diagnostic::Selection::prefixes)
+                .transpose()
+                .map_err(|m| error(format!("[tool.lacuna] {key}: {m}")))
+        };
+        let selection = crate::diagnostic::Selection {
+            select: prefixes("select", &table.select)?,
+            extend_select: prefixes("extend-select", &table.extend_select)?.unwrap_or_default(),
+            ignore: prefixes("ignore", &table.ignore)?.unwrap_or_default(),
+        };
+        let mut config = Config::from_table(&root, Some(file.to_owned()), table);
+        config.selection = selection;
+        Ok(config)
     }
 
     fn from_table(root: &Path, source: Option<PathBuf>, table: Table) -> Config {
@@ -388,6 +406,7 @@ impl Config {
             sandbox: table.sandbox,
             grants: Grants::default(),
             max_file_size: table.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
+            selection: crate::diagnostic::Selection::default(),
         }
     }
 

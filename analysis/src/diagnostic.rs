@@ -239,3 +239,159 @@ impl std::str::FromStr for Severity {
         .ok_or_else(|| format!("unknown severity `{s}`"))
     }
 }
+
+/// Which diagnostic codes a run reports, as ruff selects rules: `select` (every code when
+/// absent) and `extend_select` add codes by code or prefix (`LCN1`, `LCN101`), `ignore`
+/// removes them; where a selected and an ignored prefix both match a code, the longer one
+/// decides, and an ignore wins a tie.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Selection {
+    pub select: Option<Vec<String>>,
+    pub extend_select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
+impl Selection {
+    /// A prefix as written (`lcn1` is `LCN1`), or why it selects no code.
+    pub fn prefix(text: &str) -> Result<String, String> {
+        let prefix = text.trim().to_ascii_uppercase();
+        if prefix.len() >= 3
+            && prefix.starts_with("LCN")
+            && Code::ALL.iter().any(|c| c.as_str().starts_with(&prefix))
+        {
+            Ok(prefix)
+        } else {
+            Err(format!(
+                "`{text}` is no diagnostic code or prefix of one (`LCN`, `LCN1`, `LCN101`; see docs/diagnostics/)"
+            ))
+        }
+    }
+
+    /// The prefixes of a list, each checked.
+    pub fn prefixes(list: &[String]) -> Result<Vec<String>, String> {
+        list.iter().map(|p| Selection::prefix(p)).collect()
+    }
+
+    pub fn selects(&self, code: Code) -> bool {
+        let code = code.as_str();
+        let longest = |list: &mut dyn Iterator<Item = &String>| {
+            list.filter(|p| code.starts_with(p.as_str()))
+                .map(String::len)
+                .max()
+        };
+        let all = ["LCN".to_owned()];
+        let selected = longest(
+            &mut self
+                .select
+                .as_deref()
+                .unwrap_or(&all)
+                .iter()
+                .chain(&self.extend_select),
+        );
+        let ignored = longest(&mut self.ignore.iter());
+        match (selected, ignored) {
+            (Some(s), Some(i)) => s > i,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    /// This selection with `over` on top (the command line over the configuration): its
+    /// `select` replaces the whole selection; its `extend_select` and `ignore` add to it, and
+    /// what it selects by name is no longer ignored by this one.
+    pub fn then(mut self, over: Selection) -> Selection {
+        let named: Vec<&String> = over
+            .select
+            .iter()
+            .flatten()
+            .chain(&over.extend_select)
+            .collect();
+        self.ignore.retain(|i| !named.contains(&i));
+        if over.select.is_some() {
+            self.select = over.select;
+            self.extend_select.clear();
+        }
+        self.extend_select.extend(over.extend_select);
+        self.ignore.extend(over.ignore);
+        self
+    }
+}
+
+#[cfg(test)]
+mod selection_tests {
+    use super::*;
+
+    fn sel(select: Option<&[&str]>, extend: &[&str], ignore: &[&str]) -> Selection {
+        let own = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        Selection {
+            select: select.map(own),
+            extend_select: own(extend),
+            ignore: own(ignore),
+        }
+    }
+
+    fn selected(s: &Selection) -> Vec<&'static str> {
+        Code::ALL
+            .iter()
+            .filter(|c| s.selects(**c))
+            .map(|c| c.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn prefixes_select_and_the_longer_match_decides() {
+        assert_eq!(selected(&Selection::default()).len(), Code::ALL.len());
+        assert_eq!(
+            selected(&sel(Some(&["LCN1"]), &[], &["LCN10"])),
+            [
+                "LCN100", "LCN101", "LCN102", "LCN103", "LCN104", "LCN105", "LCN106", "LCN107",
+                "LCN108"
+            ]
+            .iter()
+            .filter(|c| !c.starts_with("LCN10"))
+            .copied()
+            .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            selected(&sel(Some(&["LCN1"]), &["LCN200"], &["LCN10", "LCN1"])),
+            ["LCN200"]
+        );
+        assert_eq!(
+            selected(&sel(None, &[], &["LCN1", "LCN2"]))
+                .into_iter()
+                .filter(|c| c.starts_with("LCN1"))
+                .count(),
+            0
+        );
+        assert_eq!(selected(&sel(None, &["LCN101"], &["LCN1"])), {
+            let mut v: Vec<&str> = Code::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .filter(|c| !c.starts_with("LCN1") || *c == "LCN101")
+                .collect();
+            v.sort_by_key(|c| Code::ALL.iter().position(|x| x.as_str() == *c));
+            v
+        });
+    }
+
+    #[test]
+    fn unknown_prefixes_are_errors_and_case_does_not_matter() {
+        assert_eq!(Selection::prefix("lcn1").unwrap(), "LCN1");
+        assert!(Selection::prefix("LCN9").is_err());
+        assert!(Selection::prefix("E501").is_err());
+        assert!(Selection::prefix("LC").is_err());
+    }
+
+    #[test]
+    fn the_command_line_goes_on_top_of_the_configuration() {
+        let config = sel(Some(&["LCN1"]), &["LCN2"], &["LCN104"]);
+        let cli = sel(None, &[], &["LCN101"]);
+        let both = config.clone().then(cli);
+        assert!(!both.selects(Code::UncoveredBranch(Cause::ExternalCall)));
+        assert!(!both.selects(Code::UncoveredBranch(Cause::Boundary)));
+        assert!(both.selects(Code::McdcObligation));
+        let replaced = config.then(sel(Some(&["LCN0"]), &[], &[]));
+        assert!(!replaced.selects(Code::McdcObligation));
+        assert!(replaced.selects(Code::SyntaxError));
+    }
+}

@@ -1,11 +1,11 @@
 //! `lacuna check`: loads the project into the database, computes each file's report in parallel
 //! on snapshots of the database, and prints it.
 
-use super::{CheckArgs, Format, json, render};
+use super::{CheckArgs, FailOn, Format, json, render};
 use anyhow::Context;
 use lacuna_analysis::config::{Config, Grants};
 use lacuna_analysis::db::{Database, StaticReport, Workspace, line_index, static_report};
-use lacuna_analysis::diagnostic::{Diagnostic, Severity};
+use lacuna_analysis::diagnostic::{Diagnostic, Selection, Severity};
 use lacuna_analysis::workspace::{FileContents, discover_files};
 use lacuna_analysis::{explain, generation};
 use lacuna_grammar::LineIndex;
@@ -29,6 +29,10 @@ pub struct CheckedFile {
     pub imports: Vec<Diagnostic>,
     /// Whether generation ran (every function then has covered figures, 0 when not explored).
     pub generation: bool,
+    /// The codes reported (`--select`, `--ignore`, `[tool.lacuna] select`…).
+    pub selection: Arc<Selection>,
+    /// With `--shard`: the part of the run this one does.
+    pub shard: Option<super::shard::Shard>,
 }
 
 /// One function's figures under the one definition every output (text, JSON,
@@ -67,7 +71,7 @@ impl Totals {
         };
         for file in files {
             t.diagnostics += file.diagnostics().len();
-            for f in &file.report.functions {
+            for f in file.functions() {
                 let figures = file.figures(f);
                 t.functions += 1;
                 t.without_decisions += usize::from(f.model.decisions == 0);
@@ -180,6 +184,8 @@ pub struct McdcDecision {
     pub shown: Vec<(u16, bool)>,
     /// How many the project's own tests show.
     pub suite: usize,
+    /// The (condition, value) pairs the project's own tests show.
+    pub suite_shown: Vec<(u16, bool)>,
     pub covered: usize,
     pub total: usize,
     /// (condition index, condition text, value, infeasible, needed vector).
@@ -215,6 +221,7 @@ impl McdcDecision {
             conditions: decision.conditions.iter().map(|c| c.text.clone()).collect(),
             shown: o.shown.iter().map(|o| (o.condition, o.value)).collect(),
             suite: 0,
+            suite_shown: vec![],
             covered: o.covered,
             total: o.total,
             missing: o
@@ -283,20 +290,28 @@ pub struct SideRecord {
     /// 1-based line of the decision's keyword.
     pub line: u32,
     pub side: bool,
+    /// The side's name: `true`/`false`, `enter`/`exit` (`while`), `pass`/`fail` (`assert`).
+    pub name: &'static str,
     pub covered: bool,
+    /// Whether the project's own tests take it.
+    pub suite_covered: bool,
     /// 1-based first line of the code this side runs (`if`/`elif`/`while` bodies).
     pub target_line: Option<u32>,
 }
 
+/// Every modelled branch side of a function, with whether the generated tests (`covered`) and
+/// the project's own suite (`suite`) take it.
 fn side_records(
-    target: &lacuna_analysis::explore::coverage::FunctionUnderTest,
-    exploration: &lacuna_analysis::explore::exploration::Exploration,
+    syntax: &lacuna_grammar::FunctionSyntax,
+    anchor: lacuna_grammar::Anchor,
+    lines: &LineIndex,
+    text: &str,
+    covered: &dyn Fn(usize, bool) -> bool,
+    suite: &dyn Fn(usize, bool) -> bool,
 ) -> Vec<SideRecord> {
-    let line = |r: lacuna_grammar::TextRange| {
-        target.lines.line_col(r.absolute(target.anchor).start).line + 1
-    };
+    let line = |r: lacuna_grammar::TextRange| lines.line_col(r.absolute(anchor).start).line + 1;
     let mut out = vec![];
-    for (d, decision) in target.syntax.decisions.iter().enumerate() {
+    for (d, decision) in syntax.decisions.iter().enumerate() {
         if decision.expr.is_none() {
             continue;
         }
@@ -306,16 +321,15 @@ fn side_records(
                 kind: decision.kind.as_str(),
                 line: line(decision.keyword),
                 side: side.outcome,
-                covered: exploration.covered.contains_key(&(d, side.outcome)),
+                name: decision.kind.side_names()[usize::from(!side.outcome)],
+                covered: covered(d, side.outcome),
+                suite_covered: suite(d, side.outcome),
                 target_line: side.target.map(|t| {
                     // The first line of a block: skip to its first statement.
-                    let abs = t.absolute(target.anchor);
-                    let text = target
-                        .text
-                        .get(abs.start as usize..abs.end as usize)
-                        .unwrap_or("");
-                    let skip = text.len() - text.trim_start().len();
-                    target.lines.line_col(abs.start + skip as u32).line + 1
+                    let abs = t.absolute(anchor);
+                    let body = text.get(abs.start as usize..abs.end as usize).unwrap_or("");
+                    let skip = body.len() - body.trim_start().len();
+                    lines.line_col(abs.start + skip as u32).line + 1
                 }),
             });
         }
@@ -327,12 +341,16 @@ impl CheckedFile {
     /// Static diagnostics and generation diagnostics, in source order (a total order: the
     /// same report prints the same way whatever order the threads finished in).
     pub fn diagnostics(&self) -> Vec<&Diagnostic> {
+        // A shard reports the static diagnostics of its functions and files, and what its own
+        // exploration found.
         let mut all: Vec<&Diagnostic> = self
             .report
             .diagnostics
             .iter()
+            .filter(|d| self.owns(d.function.as_deref()))
             .chain(self.generated.iter().flat_map(|g| &g.diagnostics))
-            .chain(&self.imports)
+            .chain(self.imports.iter().filter(|_| self.owns(None)))
+            .filter(|d| self.selection.selects(d.code))
             .collect();
         all.sort_by(|a, b| {
             let key = |d: &'_ Diagnostic| {
@@ -347,6 +365,20 @@ impl CheckedFile {
             key(a).cmp(&key(b))
         });
         all
+    }
+
+    /// Whether this run reports the function `id` (`None`: what the file has outside
+    /// functions): always, unless it is a shard.
+    pub fn owns(&self, id: Option<&str>) -> bool {
+        self.shard.is_none_or(|s| s.owns(&self.display, id))
+    }
+
+    /// The functions this run reports, in source order.
+    pub fn functions(&self) -> impl Iterator<Item = &lacuna_analysis::db::FunctionSummary> {
+        self.report
+            .functions
+            .iter()
+            .filter(|f| self.owns(Some(f.id.as_str())))
     }
 
     /// What generation found for a function, when it ran and the function has sides.
@@ -419,6 +451,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .par_iter()
         .map(|p| (p.clone(), FileContents::read(p)))
         .collect();
+    let cli = Selection {
+        select: args
+            .select
+            .as_deref()
+            .map(Selection::prefixes)
+            .transpose()
+            .map_err(|m| anyhow::anyhow!("--select: {m}"))?,
+        extend_select: Selection::prefixes(&args.extend_select)
+            .map_err(|m| anyhow::anyhow!("--extend-select: {m}"))?,
+        ignore: Selection::prefixes(&args.ignore).map_err(|m| anyhow::anyhow!("--ignore: {m}"))?,
+    };
+    let selection = Arc::new(config.selection.clone().then(cli));
     let mut workspace = Workspace::new(Database::default(), config);
     let all = workspace.add_files(contents);
     let sources: Vec<_> = all
@@ -439,6 +483,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 generated: vec![],
                 imports: vec![],
                 generation: !args.static_only,
+                selection: selection.clone(),
+                shard: args.shard,
             }
         })
         .collect();
@@ -452,19 +498,53 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             &all,
             &mut checked,
             emit.as_deref(),
-            &cwd,
-            args.quiet,
+            &Scope {
+                cwd: &cwd,
+                quiet: args.quiet,
+                shard: args.shard,
+            },
         )?)
     };
     match args.format {
         _ if args.mcdc_report => super::mcdc_report::print(&checked),
         Format::Text => render::print(&checked),
-        Format::Json => json::print(&checked, stats.as_ref())?,
+        Format::Json => json::print(&checked, stats.as_ref(), args.shard)?,
+        Format::Sarif => {
+            super::format::sarif::print(&checked, &super::shard::Shard::automation(args.shard))?
+        }
+        Format::Github => super::format::github::print(&checked),
     }
+    if args.lcov.is_some() || args.cobertura.is_some() {
+        let coverage = super::format::coverage::of(&checked, args.coverage_of);
+        if let Some(file) = &args.lcov {
+            let text = super::format::lcov::tracefile(
+                &coverage,
+                args.coverage_of.test_name(),
+                args.lcov_format,
+            );
+            std::fs::write(cwd.join(file), text)
+                .with_context(|| format!("cannot write {}", file.display()))?;
+        }
+        if let Some(file) = &args.cobertura {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis());
+            std::fs::write(
+                cwd.join(file),
+                super::format::cobertura::document(&coverage, now),
+            )
+            .with_context(|| format!("cannot write {}", file.display()))?;
+        }
+    }
+    let failing = |s: Severity| match args.fail_on {
+        FailOn::Error => s == Severity::Error,
+        FailOn::Warning => s <= Severity::Warning,
+        FailOn::Info => true,
+    };
     let errors = checked
         .iter()
         .flat_map(|f| f.diagnostics())
-        .any(|d| d.severity == Severity::Error);
+        .any(|d| failing(d.severity));
     // Nothing could be imported: the run measured nothing, whatever the report says.
     if stats.as_ref().is_some_and(|s| s.nothing_imported) {
         return Ok(ExitCode::from(2));
@@ -476,6 +556,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Where a generation run reports and which part of it this is.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    /// Paths are shown relative to it.
+    cwd: &'a Path,
+    quiet: bool,
+    shard: Option<super::shard::Shard>,
+}
+
 /// Runs test generation on every explorable function and attaches the results to the files.
 fn generate(
     workspace: &Workspace,
@@ -483,9 +572,9 @@ fn generate(
     project: &[lacuna_analysis::db::SourceFile],
     checked: &mut [CheckedFile],
     emit: Option<&Path>,
-    cwd: &Path,
-    quiet: bool,
+    scope: &Scope<'_>,
 ) -> anyhow::Result<RunStats> {
+    let Scope { cwd, quiet, shard } = *scope;
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
@@ -504,7 +593,14 @@ fn generate(
         eprintln!("lacuna: warning: {message}");
     }
     let agent_start = started.elapsed();
-    let (targets, skipped) = generation::targets(db, sources);
+    let (mut targets, mut skipped) = generation::targets(db, sources);
+    if let Some(shard) = shard {
+        let owned = |file: lacuna_analysis::db::SourceFile, id: &lacuna_grammar::FunctionId| {
+            shard.owns(&display_path(file.path(db), cwd), Some(id.as_str()))
+        };
+        targets.retain(|t| owned(t.0, &t.1));
+        skipped.retain(|s| owned(s.file, &s.function));
+    }
     let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
     let facts = generation::Facts {
         writers: generation::writers(db, project),
@@ -597,7 +693,14 @@ fn generate(
             report.covered >= report.total && obligations.0 >= obligations.1,
         );
         let own = suite.coverage(&result.target);
-        let sides = side_records(&result.target, e);
+        let sides = side_records(
+            &result.target.syntax,
+            result.target.anchor,
+            &result.target.lines,
+            &result.target.text,
+            &|d, side| e.covered.contains_key(&(d, side)),
+            &|d, side| own.sides.contains(&(d, side)),
+        );
         checked[i].generated.push(GeneratedFunction {
             id: result.function.to_string(),
             covered: report.covered,
@@ -620,6 +723,17 @@ fn generate(
                 .map(|o| {
                     let mut m = McdcDecision::new(&result.target, o);
                     m.suite = own.independence.get(&o.decision).map_or(0, |i| i.len());
+                    if let Some(i) = own.independence.get(&o.decision) {
+                        m.suite_shown = (0..m.conditions.len() as u16)
+                            .flat_map(|c| [(c, false), (c, true)])
+                            .filter(|&(condition, value)| {
+                                i.contains(lacuna_analysis::model::mcdc::Obligation {
+                                    condition,
+                                    value,
+                                })
+                            })
+                            .collect();
+                    }
                     m
                 })
                 .collect(),
@@ -657,6 +771,22 @@ fn generate(
         let Some(i) = sources.iter().position(|&f| f == s.file) else {
             continue;
         };
+        // Its sides, none covered, for the coverage files.
+        let sides = lacuna_analysis::db::file_functions(db, s.file)
+            .iter()
+            .find(|f| f.id(db) == &s.function)
+            .map(|f| {
+                let text = s.file.contents(db).text().cloned().unwrap_or_default();
+                side_records(
+                    f.syntax(db),
+                    f.anchor(db),
+                    line_index(db, s.file),
+                    &text,
+                    &|_, _| false,
+                    &|_, _| false,
+                )
+            })
+            .unwrap_or_default();
         checked[i].generated.push(GeneratedFunction {
             id: s.function.to_string(),
             covered: 0,
@@ -671,7 +801,7 @@ fn generate(
             failure: Some(s.reason),
             stopped_by: StoppedBy::NotExplored,
             not_emitted: vec![],
-            sides: vec![],
+            sides,
             external_calls: vec![],
             object_fields: vec![],
         });

@@ -13,6 +13,9 @@ struct Document<'a> {
     version: u32,
     lacuna: &'static str,
     mode: &'static str,
+    /// With `--shard`: `i/n`; `lacuna merge` joins the shards' documents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
     files: Vec<File<'a>>,
     summary: Summary,
     /// With generation: what the run cost as a whole.
@@ -315,7 +318,11 @@ fn diagnostic<'a>(file: &CheckedFile, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
     }
 }
 
-pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<()> {
+pub fn print(
+    files: &[CheckedFile],
+    stats: Option<&RunStats>,
+    shard: Option<super::shard::Shard>,
+) -> anyhow::Result<()> {
     let totals = Totals::of(files);
     let mut summary = Summary {
         files: totals.files,
@@ -335,9 +342,7 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
         .map(|f| File {
             path: f.display.to_string_lossy().into_owned(),
             functions: f
-                .report
-                .functions
-                .iter()
+                .functions()
                 .map(|s| {
                     let figures = f.figures(s);
                     let g = f.generated(&s.id);
@@ -488,6 +493,7 @@ pub fn print(files: &[CheckedFile], stats: Option<&RunStats>) -> anyhow::Result<
         } else {
             "static"
         },
+        shard: shard.map(|s| s.to_string()),
         files,
         summary,
         generation: stats.map(|s| Generation {

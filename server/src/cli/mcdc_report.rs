@@ -9,7 +9,7 @@ use std::io::Write;
 pub fn print(files: &[CheckedFile]) {
     let mut out = std::io::stdout().lock();
     for file in files {
-        for f in &file.report.functions {
+        for f in file.functions() {
             let Some(g) = file.generated(&f.id) else {
                 continue;
             };

@@ -1,9 +1,12 @@
 //! Command-line interface: argument definitions and dispatch to the commands.
 
 mod check;
+mod format;
 mod json;
 mod mcdc_report;
+mod merge;
 mod render;
+mod shard;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -23,9 +26,23 @@ pub struct Args {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check files or directories (default: the current directory).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Run the language server on stdin/stdout.
     Lsp(LspArgs),
+    /// Join the outputs of `lacuna check --shard i/n` (JSON documents or SARIF logs) into the
+    /// output of one unsharded run, printed on standard output.
+    Merge(MergeArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' outputs, all JSON or all SARIF (or, with `--lcov`, their lcov tracefiles).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The inputs are the shards' `--lcov` tracefiles: write the tracefile of the unsharded run
+    /// to OUT.
+    #[arg(long, value_name = "OUT")]
+    pub lcov: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -81,6 +98,41 @@ pub struct CheckArgs {
     /// `workers` is capped at the cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub workers: Option<u32>,
+    /// Write the coverage as an lcov tracefile (branch sides as `BRDA`, MC/DC as `MCDC`
+    /// records; see docs/ci.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "static_only")]
+    pub lcov: Option<PathBuf>,
+    /// The lcov readers to write for: `2` (lcov 2.2: named branches, MC/DC records) or `1`
+    /// (lcov 1.x and most coverage services: numbered branches, no MC/DC).
+    #[arg(long, value_enum, value_name = "VERSION", default_value_t = format::lcov::LcovFormat::V2)]
+    pub lcov_format: format::lcov::LcovFormat,
+    /// Write the coverage as Cobertura XML (as `coverage xml` does).
+    #[arg(long, value_name = "FILE", conflicts_with = "static_only")]
+    pub cobertura: Option<PathBuf>,
+    /// Whose coverage `--lcov` and `--cobertura` write: the generated tests' or the project's
+    /// own suite's.
+    #[arg(long, value_enum, value_name = "TESTS", default_value_t = format::coverage::CoverageOf::Generated)]
+    pub coverage_of: format::coverage::CoverageOf,
+    /// Do part I of N of the run (`--shard 2/4`): the functions whose file and name hash to it,
+    /// and the diagnostics of files outside functions likewise. `lacuna merge` joins the N
+    /// outputs into the unsharded one.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<shard::Shard>,
+    /// Report only these diagnostic codes or prefixes (comma-separated: `LCN1,LCN200`);
+    /// replaces `select` of `[tool.lacuna]`. Default: every code.
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub select: Option<Vec<String>>,
+    /// Report these codes or prefixes too, on top of the selection.
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub extend_select: Vec<String>,
+    /// Leave out these codes or prefixes (a longer selected prefix wins: `--ignore LCN1
+    /// --extend-select LCN101`).
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// The lowest severity of a reported diagnostic that makes the exit code 1: `error`
+    /// (default), `warning`, or `info` (any diagnostic).
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
     /// No progress bar and no informational messages on standard error (warnings and errors
     /// are still printed). The progress bar is only ever drawn when standard error is a
     /// terminal.
@@ -89,14 +141,29 @@ pub struct CheckArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
     Json,
+    /// SARIF 2.1.0, for code scanning (GitHub, GitLab, Azure DevOps).
+    Sarif,
+    /// GitHub Actions workflow commands: annotations on the pull request.
+    Github,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
-        Command::Check(check) => check::run(check),
+        Command::Check(check) => check::run(*check),
+        Command::Merge(merge) => match &merge.lcov {
+            Some(out) => merge::lcov(&merge.files, out),
+            None => merge::run(&merge.files),
+        },
         Command::Lsp(lsp) => crate::lsp::run(lsp.static_only, lsp.max_message_size),
     }
 }

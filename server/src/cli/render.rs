@@ -30,12 +30,12 @@ pub fn print(files: &[CheckedFile]) {
     };
     let totals = Totals::of(files);
     for file in files {
-        if file.report.functions.is_empty() && file.diagnostics().is_empty() {
+        if file.functions().next().is_none() && file.diagnostics().is_empty() {
             continue;
         }
         let _ = writeln!(out, "{}", file.display.display());
         let mut without_decisions = 0;
-        for f in &file.report.functions {
+        for f in file.functions() {
             if f.model.decisions == 0 {
                 without_decisions += 1;
                 continue;
