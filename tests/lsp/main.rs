@@ -671,7 +671,9 @@ fn a_factory_for_a_lowercase_class_runs() {
     server.shutdown();
     let guidance = root.join("tests/lacuna_guidance.py");
     let text = std::fs::read_to_string(&guidance).unwrap();
-    let factory = &text[text.find("@factory\ndef make_peekable").expect("the factory")..];
+    let factory = &text[text
+        .find("@factory\ndef make_peekable")
+        .expect("the factory")..];
     insta::assert_snapshot!(factory);
     // The factory builds the object under the real interpreter (no UnboundLocalError).
     let run = std::process::Command::new(python())

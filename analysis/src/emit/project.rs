@@ -153,7 +153,6 @@ mod tests {
         assert_eq!(r("/tmp/out", "/p/src"), "../../p/src");
     }
 
-
     #[test]
     fn the_conftest_names_the_roots_relative_to_itself() {
         let project = tempfile::tempdir().unwrap();

@@ -179,7 +179,14 @@ fn object_variable(class: &str, init: &[String], writers: &[Writer<'_>]) -> Stri
     taken.extend(init.iter().map(parameter));
     for w in writers {
         taken.extend(w.params.iter().map(parameter));
-        taken.push(writer_call(w, "x", "").0.split(':').next().unwrap_or("").to_owned());
+        taken.push(
+            writer_call(w, "x", "")
+                .0
+                .split(':')
+                .next()
+                .unwrap_or("")
+                .to_owned(),
+        );
     }
     if !taken.contains(&base) {
         return base;
