@@ -19,9 +19,14 @@ user="$scratch/user-venv"
 python3 -m venv "$user"
 "$user/bin/python" -m pip install -q --disable-pip-version-check --no-index "$wheel"
 
-# What a user's shell has: no cargo or rustc, no LD_LIBRARY_PATH, an empty HOME.
+# What a user's shell has: no cargo or rustc (system directories that hold them are left out),
+# no LD_LIBRARY_PATH, an empty HOME.
 mkdir -p "$scratch/home"
-clean() { env -i HOME="$scratch/home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 "$@"; }
+clean_path=""
+for dir in /usr/local/bin /usr/bin /bin; do
+  [ -e "$dir/cargo" ] || [ -e "$dir/rustc" ] || clean_path="${clean_path:+$clean_path:}$dir"
+done
+clean() { env -i HOME="$scratch/home" PATH="$clean_path" LANG=C.UTF-8 "$@"; }
 if clean sh -c 'command -v cargo || command -v rustc'; then
   echo "check-wheel: a Rust toolchain is on the clean PATH" >&2; exit 1
 fi

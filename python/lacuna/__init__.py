@@ -17,8 +17,8 @@ def find_lacuna_bin() -> str:
     """The path of the `lacuna` binary installed with this package."""
     exe = "lacuna" + (sysconfig.get_config_var("EXE") or "")
     site = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    # Beside the package whatever the scheme (environment, `--user`, `--target`, `--prefix`),
-    # then the environment's scripts directory (a build that put the binary there).
+    # Beside the package (maturin's layout when it copies the z3 library in), then the
+    # environment's scripts directory (a wheel built without a library to copy).
     candidates = [
         os.path.join(site, "lacuna.scripts", exe),
         os.path.join(sysconfig.get_path("scripts"), exe),
