@@ -232,10 +232,13 @@ impl QueryDigest {
 }
 
 /// Adds assertions to `z3`. Declarations are scoped to one parse, so they come with every
-/// call. z3 ignores text it cannot parse, so the number of assertions is checked: a rejected
-/// query must never pass for a satisfiable one.
+/// call. The text is parsed by a solver of its own and its assertions are then added to `z3`:
+/// z3 since 4.13 lets a solver's parser see the constants of the assertions it already holds
+/// and refuses to declare them again, so a second load straight into `z3` (a flip after its
+/// path's prefix) would be refused there while 4.8 accepts it. z3 ignores text it cannot parse,
+/// so the number of assertions is checked: a rejected query must never pass for a satisfiable
+/// one.
 fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<(), String> {
-    let before = z3.get_assertions().len();
     let mut text = String::with_capacity(declarations.len() + 64 * assertions.len());
     text.push_str(declarations);
     for a in assertions {
@@ -243,8 +246,9 @@ fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<()
         text.push_str(a);
         text.push_str(")\n");
     }
-    z3.from_string(text);
-    let added = z3.get_assertions().len() - before;
+    let parser = z3::Solver::new();
+    parser.from_string(text);
+    let parsed = parser.get_assertions();
     // Declarations may carry assertions of their own (a variable's domain), each on a line of
     // its own.
     let expected = assertions.len()
@@ -252,11 +256,15 @@ fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<()
             .lines()
             .filter(|l| l.starts_with("(assert "))
             .count();
-    if added == expected {
+    if parsed.len() == expected {
+        for assertion in &parsed {
+            z3.assert(assertion);
+        }
         Ok(())
     } else {
         Err(format!(
-            "z3 rejected the query ({added} of {expected} assertions loaded)"
+            "z3 rejected the query ({} of {expected} assertions loaded)",
+            parsed.len()
         ))
     }
 }

@@ -1,6 +1,7 @@
 /**
- * How the server is found and started: `lacuna.server.path`, else `lacuna` on PATH, else the
- * binary shipped in the extension (`server/lacuna`, platform-specific packages); the command line;
+ * How the server is found and started: `lacuna.server.path`, else the binary shipped in the
+ * extension (`server/lacuna`, in the package built for this platform, the same version as the
+ * extension), else `lacuna` on PATH; the command line;
  * and `initializationOptions`. No `vscode` import: the contract tests launch the real server
  * with these same functions.
  */
@@ -109,12 +110,16 @@ function expand(configured: string, lookup: ServerLookup): string {
 }
 
 export const NOT_FOUND_MESSAGE =
-  'Lacuna cannot find its language server: `lacuna.server.path` is not set, there is no ' +
-  '`lacuna` executable on PATH, and this build of the extension bundles no server. Install ' +
-  'Lacuna (`cargo install --path server` in the Lacuna repository puts `lacuna` on PATH) or set ' +
-  '`lacuna.server.path` to the `lacuna` binary, then run "Lacuna: Restart Server".';
+  'Lacuna cannot find its language server: `lacuna.server.path` is not set, this build of the ' +
+  'extension bundles no server, and there is no `lacuna` executable on PATH. Install Lacuna ' +
+  '(`pip install lacuna`, or `cargo install --path server` in the Lacuna repository, puts ' +
+  '`lacuna` on PATH) or set `lacuna.server.path` to the `lacuna` binary, then run ' +
+  '"Lacuna: Restart Server".';
 
-/** Setting → PATH → bundled; a setting that names no executable is an error, not skipped. */
+/**
+ * Setting → bundled → PATH; a setting that names no executable is an error, not skipped. The
+ * bundled server comes before PATH because it is the version the extension was released with.
+ */
 export function resolveServer(lookup: ServerLookup): ServerResolution {
   const configured = lookup.configured?.trim();
   if (configured) {
@@ -130,10 +135,10 @@ export function resolveServer(lookup: ServerLookup): ServerResolution {
         'use `lacuna` from PATH.',
     };
   }
-  const onPath = findOnPath(SERVER_NAME, lookup.env, lookup.platform, lookup.isExecutable);
-  if (onPath !== undefined) return { ok: true, path: onPath, source: 'path' };
   const bundled = bundledServer(lookup.extensionPath, lookup.platform);
   if (lookup.isExecutable(bundled)) return { ok: true, path: bundled, source: 'bundled' };
+  const onPath = findOnPath(SERVER_NAME, lookup.env, lookup.platform, lookup.isExecutable);
+  if (onPath !== undefined) return { ok: true, path: onPath, source: 'path' };
   return { ok: false, reason: 'not-found', message: NOT_FOUND_MESSAGE };
 }
 

@@ -8,6 +8,7 @@
  * Generation runs real Python: LACUNA_TEST_PYTHON picks the interpreter (it needs pytest for
  * the export), else the server's own default (`$VIRTUAL_ENV`, `.venv/`, `venv/`, `python3`).
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -81,6 +82,13 @@ beforeAll(() => {
     isExecutableFile(LACUNA_BIN),
     `no executable Lacuna server at ${LACUNA_BIN}: run \`cargo build\` at the repository root or set LACUNA_BIN`,
   ).toBe(true);
+});
+
+describe('the server binary', () => {
+  it("reports the extension's version", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
+    expect(execFileSync(LACUNA_BIN, ['--version'], { encoding: 'utf8' }).trim()).toBe(`lacuna ${manifest.version}`);
+  });
 });
 
 afterEach(async () => {

@@ -59,8 +59,14 @@ describe('server path resolution', () => {
     expect(r.message).toContain('clear it');
   });
 
-  it('then looks on PATH, in PATH order', () => {
+  it('then takes the server bundled in the extension, before PATH', () => {
     const r = resolveServer(lookup(['/usr/bin/lacuna', '/usr/local/bin/lacuna', '/ext/server/lacuna']));
+    expect(r).toEqual({ ok: true, path: '/ext/server/lacuna', source: 'bundled' });
+    expect(bundledServer('/ext', 'linux')).toBe('/ext/server/lacuna');
+  });
+
+  it('without a bundled server, looks on PATH, in PATH order', () => {
+    const r = resolveServer(lookup(['/usr/bin/lacuna', '/usr/local/bin/lacuna']));
     expect(r).toEqual({ ok: true, path: '/usr/local/bin/lacuna', source: 'path' });
   });
 
@@ -69,11 +75,6 @@ describe('server path resolution', () => {
     expect(r).toEqual({ ok: true, path: '/usr/bin/lacuna', source: 'path' });
   });
 
-  it('then takes the server bundled in the extension', () => {
-    const r = resolveServer(lookup(['/ext/server/lacuna']));
-    expect(r).toEqual({ ok: true, path: '/ext/server/lacuna', source: 'bundled' });
-    expect(bundledServer('/ext', 'linux')).toBe('/ext/server/lacuna');
-  });
 
   it('says what to do when there is none', () => {
     const r = resolveServer(lookup([], { env: {} }));
@@ -81,6 +82,7 @@ describe('server path resolution', () => {
     expect(NOT_FOUND_MESSAGE).toContain('lacuna.server.path');
     expect(NOT_FOUND_MESSAGE).toContain('PATH');
     expect(NOT_FOUND_MESSAGE).toContain('cargo install --path server');
+    expect(NOT_FOUND_MESSAGE).toContain('pip install lacuna');
   });
 
   it('uses Path and PATHEXT on Windows', () => {
@@ -91,11 +93,11 @@ describe('server path resolution', () => {
       extensionPath: 'C:\\ext',
       workspaceFolder: 'C:\\project',
     });
-    expect(resolveServer(win)).toEqual({ ok: true, path: 'C:\\tools\\lacuna.exe', source: 'path' });
-    expect(resolveServer({ ...win, env: {} })).toEqual({
+    expect(resolveServer(win)).toEqual({ ok: true, path: 'C:\\ext\\server\\lacuna.exe', source: 'bundled' });
+    expect(resolveServer({ ...win, isExecutable: (f) => f === files[0] })).toEqual({
       ok: true,
-      path: 'C:\\ext\\server\\lacuna.exe',
-      source: 'bundled',
+      path: 'C:\\tools\\lacuna.exe',
+      source: 'path',
     });
   });
 });

@@ -84,3 +84,24 @@ describe('package.json', () => {
     }
   });
 });
+
+describe('one version', () => {
+  const root = path.join(__dirname, '../../../..');
+  // `[workspace.package] version` of the Rust workspace: the `lacuna` binary's `--version`, and
+  // the wheel's version (pyproject.toml takes it from there).
+  const cargo = fs.readFileSync(path.join(root, 'Cargo.toml'), 'utf8');
+  const workspaceVersion = /\[workspace\.package\][^[]*?\nversion\s*=\s*"([^"]+)"/.exec(cargo)?.[1];
+
+  it('is the workspace version, which the binary reports', () => {
+    expect(workspaceVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(manifest.version).toBe(workspaceVersion);
+    expect(fs.readFileSync(path.join(root, 'pyproject.toml'), 'utf8')).toMatch(/dynamic = \["version"\]/);
+  });
+
+  it('has its entry at the top of both changelogs', () => {
+    for (const changelog of [path.join(root, 'CHANGELOG.md'), path.join(__dirname, '../../CHANGELOG.md')]) {
+      const first = /^## (\S+)/m.exec(fs.readFileSync(changelog, 'utf8'))?.[1];
+      expect(first, changelog).toBe(workspaceVersion);
+    }
+  });
+});
