@@ -12,6 +12,7 @@ pub mod explore;
 pub mod generation;
 pub mod guidance;
 pub mod imports;
+pub mod invariants;
 pub mod model;
 pub mod sandbox;
 pub mod suite;
