@@ -16,5 +16,6 @@ pub mod invariants;
 pub mod model;
 pub mod sandbox;
 pub mod suite;
+pub mod suspicious;
 pub mod symbolic;
 pub mod workspace;

@@ -2,6 +2,7 @@
 //! document, its human output and its exit codes.
 
 mod report;
+mod suspicious;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
