@@ -351,6 +351,44 @@ pub fn diagnostic(
     Some(d)
 }
 
+/// The `LCN300` diagnostics of one explored function on its own (the editor's view: ranks and
+/// uniqueness among its generated tests, the tests as `lacuna check --emit-tests` would name
+/// them, no file written).
+pub fn function_diagnostics(
+    pool: &crate::agent::Pool,
+    observations: &Observations,
+    target: &FunctionUnderTest,
+    exploration: &Exploration,
+    settings: &Settings,
+    root: &Path,
+) -> Vec<Diagnostic> {
+    let key = format!("{}:{}", target.module, target.qualname);
+    if exploration.failure.is_some() || !observations.functions.iter().any(|f| f.function == key) {
+        return vec![];
+    }
+    let tests = exploration.tests.iter().collect();
+    let Some(file) = crate::emit::module_tests(
+        &target.module,
+        &[(target.qualname.clone(), tests)],
+        &mut vec![],
+    ) else {
+        return vec![];
+    };
+    let sites: BTreeMap<usize, EmittedAt> = file
+        .assertions()
+        .into_iter()
+        .map(|site| (site.origin.1, EmittedAt { site, file: None }))
+        .collect();
+    let with_assertion: BTreeSet<usize> = sites.keys().copied().collect();
+    let observed = observe(pool, target, exploration, Some(&with_assertion));
+    let ranking = rank(observations, &observed, settings);
+    ranking
+        .assertions
+        .iter()
+        .filter_map(|s| diagnostic(s, target, sites.get(&s.test)?, root))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
