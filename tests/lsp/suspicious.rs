@@ -1,11 +1,13 @@
 //! Suspicious assertions in the editor: a module whose own passing suite establishes
 //! `items >= return`, with a planted fault that breaks it for an input the suite never tried;
 //! the server publishes `LCN300` with the function's generated diagnostics, hover shows the
-//! invariant and a table of values, and fixing the code clears it on the next save.
+//! invariant and a table of values; its code actions add the generated test to the suite as a
+//! strict xfail and accept the behaviour in the guidance module (which clears it); fixing the
+//! code clears it on the next save.
 
 use super::client::Server;
-use super::example::suspicious_project;
-use super::{has, home};
+use super::example::{python, suspicious_project};
+use super::{apply_workspace_edit, has, home};
 use serde_json::{Value, json};
 
 const PRISTINE: &str = "    return (items + per_page - 1) // per_page\n";
@@ -74,6 +76,86 @@ fn a_suspicious_assertion_is_published_explained_and_cleared_by_the_fix() {
             "hover lacks {expected:?}:\n{markdown}"
         );
     }
+
+    // The generated test, into the suite as a failing test with the expected value left out:
+    // it runs under pytest and is reported xfailed.
+    let actions = server.code_actions(&uri, d);
+    let titles: Vec<&str> = actions["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Accept this behaviour",
+            "Add this test to the suite as a failing test"
+        ]
+    );
+    let failing = root.join("tests/test_lacuna_suspicious.py");
+    let resolved = server.request("codeAction/resolve", actions["result"][1].clone());
+    let text = apply_workspace_edit(&resolved["result"]["edit"], &failing);
+    insta::assert_snapshot!(text);
+    let run = std::process::Command::new(python())
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_lacuna_suspicious.py",
+        ])
+        .env("HOME", home(&dir))
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success() && out.contains("1 xfailed"), "{out}");
+
+    // Accepted in the guidance module: the next run does not report it.
+    let resolved = server.request("codeAction/resolve", actions["result"][0].clone());
+    let guidance = root.join("tests/lacuna_guidance.py");
+    let text = apply_workspace_edit(&resolved["result"]["edit"], &guidance);
+    assert!(
+        text.contains("accepted(\"paging.rules:page_count\", \"items >= return\")  # intended: test_page_count_2: assert result == 1\n"),
+        "{text}"
+    );
+    let parses = std::process::Command::new(python())
+        .args(["-c", "import runpy, sys; runpy.run_path(sys.argv[1])"])
+        .arg(&guidance)
+        .status()
+        .unwrap();
+    assert!(parses.success());
+    // A hover round trip: everything published before it has been received; then only what
+    // the rerun publishes counts.
+    let round_trip = |server: &mut Server| {
+        server.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+        )
+    };
+    round_trip(&mut server);
+    server.discard_pending();
+    let _ = server.request(
+        "workspace/executeCommand",
+        json!({"command": "lacuna.rerun", "arguments": [{"uri": uri}]}),
+    );
+    server
+        .wait_for(|m| m["method"] == "lacuna/coverage" && m["params"]["uri"] == uri.as_str())
+        .unwrap();
+    round_trip(&mut server);
+    let latest = server.latest_diagnostics(&uri);
+    assert!(latest.iter().all(|d| d["code"] != "LCN300"), "{latest:#?}");
+    // Not offered again once accepted.
+    let again = server.request("codeAction/resolve", actions["result"][0].clone());
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("already accepted"),
+        "{again}"
+    );
 
     // The fix, saved: the function is generated again and the assertion about
     // `items >= return` is gone (the correct `page_count(0, 1) == 0` is below anything the

@@ -67,6 +67,9 @@ pub struct AssertionSite {
     pub call: String,
     /// The assertion's byte range in the rendered file.
     pub range: (u32, u32),
+    /// The test function's source, and the import lines of its file.
+    pub source: String,
+    pub imports: Vec<String>,
 }
 
 impl AssertionSite {
@@ -98,6 +101,12 @@ impl TestFile {
         let mut out = vec![];
         let mut line = self.header.lines().count() as u32;
         let mut offset = self.header.len() as u32;
+        let imports: Vec<String> = self
+            .header
+            .lines()
+            .filter(|l| l.starts_with("import ") || l.starts_with("from "))
+            .map(str::to_owned)
+            .collect();
         for t in &self.tests {
             let source = if t.weakened {
                 t.without_assertion.as_deref().unwrap_or(&t.source)
@@ -130,6 +139,8 @@ impl TestFile {
                         range: (begin, begin + assertion.len() as u32),
                         assertion,
                         call: call.unwrap_or_default(),
+                        source: source.trim_end().to_owned() + "\n",
+                        imports: imports.clone(),
                     });
                     break;
                 }

@@ -28,6 +28,8 @@ pub struct Settings {
     /// Jaccard similarity a violation's profile needs with one of the suite's.
     pub similarity: f64,
     pub support: Support,
+    /// Behaviours the user accepted: (`module:qualname`, invariant as written), not checked.
+    pub accepted: BTreeSet<(String, String)>,
 }
 
 impl Settings {
@@ -38,8 +40,30 @@ impl Settings {
                 min_calls: config.min_support,
                 ..Support::default()
             },
+            accepted: BTreeSet::new(),
         }
     }
+
+    /// With the behaviours accepted in the guidance module at `path` (none when unreadable).
+    pub fn accepting(mut self, path: &Path) -> Settings {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            self.accepted = accepted(&text);
+        }
+        self
+    }
+}
+
+/// The behaviours accepted in a guidance module's text: its top-level
+/// `accepted("module:qualname", "invariant")` calls (double-quoted strings without escapes).
+pub fn accepted(text: &str) -> BTreeSet<(String, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("accepted(\"")?;
+            let (function, rest) = rest.split_once("\", \"")?;
+            let (invariant, _) = rest.split_once("\")")?;
+            Some((function.to_owned(), invariant.to_owned()))
+        })
+        .collect()
 }
 
 /// One generated test's run, observed again with its program points recorded.
@@ -184,6 +208,12 @@ pub fn rank(
             .map(|p| jaccard(&profile, &p.sides.iter().copied().collect()))
             .fold(0.0f64, f64::max);
         for invariant in invariants.iter() {
+            if settings
+                .accepted
+                .contains(&(t.function.clone(), invariant.property.to_string()))
+            {
+                continue;
+            }
             let sample = match invariant.point {
                 Point::Entry => &run.entry,
                 Point::Exit => &run.exit,
@@ -323,6 +353,7 @@ pub fn diagnostic(
     d.data = Some(serde_json::json!({
         "rank": s.rank,
         "score": s.score,
+        "function": s.function,
         "invariant": inv.property.to_string(),
         "point": inv.point.as_str(),
         "value": top.value,
@@ -346,6 +377,8 @@ pub fn diagnostic(
             "name": at.site.name,
             "line": at.site.line,
             "assertion": at.site.assertion,
+            "source": at.site.source,
+            "imports": at.site.imports,
         },
     }));
     Some(d)
@@ -512,6 +545,19 @@ mod tests {
         let ranking = rank(&observations(), &[run(2, 0, 5, vec![OTHER])], &settings);
         assert_eq!(ranking.assertions.len(), 1);
         assert_eq!(ranking.assertions[0].violations[0].similarity, 0.0);
+    }
+
+    #[test]
+    fn accepted_behaviours_are_not_checked() {
+        let text = "from x import y\n\naccepted(\"shop:pages\", \"items >= return\")  # intended\n";
+        let mut settings = Settings::of(&Suspicious::default());
+        settings.accepted = accepted(text);
+        assert_eq!(
+            settings.accepted,
+            BTreeSet::from([("shop:pages".to_owned(), "items >= return".to_owned())])
+        );
+        let ranking = rank(&observations(), &[run(1, 0, 1, vec![IF])], &settings);
+        assert!(ranking.assertions.is_empty());
     }
 
     #[test]

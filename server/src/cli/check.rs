@@ -871,7 +871,8 @@ fn suspicious_assertions(
             Some(&with_assertion),
         ));
     }
-    let ranking = suspicious::rank(observations, &observed, &Settings::of(&config.suspicious));
+    let settings = Settings::of(&config.suspicious).accepting(&config.guidance);
+    let ranking = suspicious::rank(observations, &observed, &settings);
     let target_of = |function: &str| {
         results
             .iter()

@@ -182,7 +182,8 @@ impl Generator {
                         observations,
                         &under_test,
                         &exploration,
-                        &lacuna_analysis::suspicious::Settings::of(&job.config.suspicious),
+                        &lacuna_analysis::suspicious::Settings::of(&job.config.suspicious)
+                            .accepting(&job.config.guidance),
                         &job.config.root,
                     )
                 }
