@@ -107,6 +107,10 @@ pub struct ProgramPoint {
     /// The test (pytest's node id) each sample came from, in the same order.
     #[serde(default)]
     pub tests: Vec<Option<String>>,
+    /// At an exit, the branch sides each sample's invocation took (its coverage profile), in
+    /// the same order; empty at an entry.
+    #[serde(default)]
+    pub sides: Vec<Vec<ProfileSide>>,
 }
 
 /// The variables of one program point in one invocation.

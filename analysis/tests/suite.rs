@@ -100,6 +100,7 @@ fn passing_tests_are_observed_and_the_others_only_counted() {
         f.exit.samples.truncate(2);
         f.entry.tests.truncate(2);
         f.exit.tests.truncate(2);
+        f.exit.sides.truncate(2);
     }
     insta::assert_debug_snapshot!(observations);
 }

@@ -11,7 +11,8 @@
 - per test, the functions it reached (test impact).
 
 A test's records are buffered and kept only if the test passes; each sample of a program point
-names the test it came from. For a generated input (`execute` with `observe`) the same records
+names the test it came from, and an exit sample the branch sides its invocation took (for
+conditional invariants). For a generated input (`execute` with `observe`) the same records
 are kept per invocation instead: entry sample, exit sample and coverage profile together, as
 the suspicious-assertion check compares them with the suite's. Nothing here calls user code:
 values are read through `object.__getattribute__` on instance dictionaries, lengths only of
@@ -98,20 +99,23 @@ class Observer:
         if test is None:
             return []
         if passed:
-            for key, sample in test["points"]:
+            for key, sample, sides in test["points"]:
                 point = self.points.get(key)
                 if point is None:
-                    point = self.points[key] = {"calls": 0, "samples": [], "tests": []}
+                    point = self.points[key] = {"calls": 0, "samples": [], "tests": [],
+                                                "sides": []}
                 point["calls"] += 1
                 samples = point["samples"]
                 if len(samples) < SAMPLES:
                     samples.append(sample)
                     point["tests"].append(test["name"])
+                    point["sides"].append(sides)
                 else:
                     j = self._random.randrange(point["calls"])
                     if j < SAMPLES:
                         samples[j] = sample
                         point["tests"][j] = test["name"]
+                        point["sides"][j] = sides
             for function, profile in test["profiles"]:
                 profiles = self.profiles.setdefault(function, {})
                 if profile in profiles or len(profiles) < PROFILES:
@@ -152,7 +156,7 @@ class Observer:
         params = _parameters(frame)
         sample = self._variables(params)
         self._frames[id(frame)] = (function, set(), sample)
-        test["points"].append(((function, "entry"), sample))
+        test["points"].append(((function, "entry"), sample, []))
         self._sequence_call(frame, params)
 
     def branch(self, frame, jump, taken):
@@ -173,8 +177,9 @@ class Observer:
         else:
             variables.append(("return", value))
             out = self._variables(variables)
-        test["points"].append(((function, "exit"), out))
         profile = tuple(sorted(sides))
+        test["points"].append(((function, "exit"), out,
+                               [list(pos) + [taken] for pos, taken in profile]))
         test["profiles"].append((function, profile))
         if self._invocations and len(test["invocations"]) < INVOCATIONS:
             test["invocations"].append({
@@ -288,8 +293,8 @@ class Observer:
             functions.append({
                 "function": function,
                 "file": self.functions[function],
-                "entry": entry or {"calls": 0, "samples": [], "tests": []},
-                "exit": exit_ or {"calls": 0, "samples": [], "tests": []},
+                "entry": entry or {"calls": 0, "samples": [], "tests": [], "sides": []},
+                "exit": exit_ or {"calls": 0, "samples": [], "tests": [], "sides": []},
                 "profiles": [{"sides": [list(pos) + [taken] for pos, taken in profile],
                               "count": count}
                              for profile, count in sorted(profiles.items(),

@@ -3,7 +3,7 @@
 //! distinct values, a confidence, the tests behind it), and checked against other samples.
 //! Plain data and pure functions: nothing here runs code, ranks or reports.
 
-use crate::suite::{ProgramPoint, Sample, Variable};
+use crate::suite::{ProfileSide, ProgramPoint, Sample, Variable};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -251,14 +251,34 @@ pub struct Invariant {
     pub tests: Vec<String>,
     /// A few distinct values of its variables the tests produced (`return = 4, items = 10`).
     pub seen: Vec<String>,
+    /// A conditional invariant (Daikon's splitting): it holds in the invocations that took
+    /// this branch side of the function's own code.
+    pub condition: Option<ProfileSide>,
 }
 
 impl Invariant {
     /// A stable key: the same invariant of the same point of the same function.
     pub fn key(&self) -> String {
-        format!("{}: {}", self.point.as_str(), self.property)
+        match self.condition {
+            None => format!("{}: {}", self.point.as_str(), self.property),
+            Some((line, col, end_line, end_col, taken)) => format!(
+                "{}: {} when {line}:{}-{end_line}:{} is {taken}",
+                self.point.as_str(),
+                self.property,
+                col.unwrap_or(0),
+                end_col.unwrap_or(0)
+            ),
+        }
+    }
+
+    /// Whether it applies to an invocation that took `sides`.
+    pub fn applies(&self, sides: &[ProfileSide]) -> bool {
+        self.condition.is_none_or(|c| sides.contains(&c))
     }
 }
+
+/// Branch sides split on, per function.
+const MAX_SPLITS: usize = 20;
 
 const MAX_TESTS: usize = 20;
 const MAX_SEEN: usize = 5;
@@ -305,6 +325,7 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
             confidence,
             tests: tests.into_iter().collect(),
             seen,
+            condition: None,
         }
     };
     // Numbers that are not constant: candidates for bounds and orderings.
@@ -473,14 +494,50 @@ fn bounds(var: &str, numbers: &[(usize, Number)], support: &Support) -> Vec<(Pro
     out
 }
 
-/// The invariants of both points of a function.
+/// The invariants of both points of a function: unconditional ones, then at the exit those
+/// that hold only in the invocations that took one side of a branch of the function (and not
+/// in all of them), each on the samples of that side alone.
 pub fn infer_function(
     entry: &ProgramPoint,
     exit: &ProgramPoint,
     support: &Support,
 ) -> Vec<Invariant> {
     let mut out = infer(Point::Entry, entry, support);
-    out.extend(infer(Point::Exit, exit, support));
+    let unconditional = infer(Point::Exit, exit, support);
+    let known: BTreeSet<String> = unconditional.iter().map(Invariant::key).collect();
+    out.extend(unconditional);
+    if exit.sides.len() != exit.samples.len() {
+        return out;
+    }
+    let mut sides: BTreeSet<ProfileSide> = BTreeSet::new();
+    for s in &exit.sides {
+        sides.extend(s.iter().copied());
+    }
+    for side in sides.into_iter().take(MAX_SPLITS) {
+        let chosen: Vec<usize> = (0..exit.samples.len())
+            .filter(|&i| exit.sides[i].contains(&side))
+            .collect();
+        // A side every invocation took says nothing more.
+        if chosen.len() == exit.samples.len() || chosen.len() < support.min_calls {
+            continue;
+        }
+        let subset = ProgramPoint {
+            calls: chosen.len() as u64,
+            samples: chosen.iter().map(|&i| exit.samples[i].clone()).collect(),
+            tests: chosen
+                .iter()
+                .map(|&i| exit.tests.get(i).cloned().flatten())
+                .collect(),
+            sides: vec![],
+        };
+        for mut inv in infer(Point::Exit, &subset, support) {
+            if known.contains(&inv.key()) {
+                continue;
+            }
+            inv.condition = Some(side);
+            out.push(inv);
+        }
+    }
     out
 }
 
@@ -506,6 +563,7 @@ mod tests {
             tests: (0..samples.len())
                 .map(|i| Some(format!("tests/test_a.py::test_{}", i % 3)))
                 .collect(),
+            sides: vec![],
         }
     }
 
@@ -599,6 +657,49 @@ mod tests {
             rendered(&infer(Point::Entry, &point(&refs), &Support::default())),
             ["entry: a in {0, 1}", "entry: b in {5, 6}"]
         );
+    }
+
+    #[test]
+    fn invariants_split_on_the_functions_own_branch_sides() {
+        // `is_rectilinear`: True exactly when the invocation took the `b == 0` side.
+        const B_ZERO: ProfileSide = (4, Some(7), 4, Some(13), true);
+        const B_NOT_ZERO: ProfileSide = (4, Some(7), 4, Some(13), false);
+        let mut exit = ProgramPoint::default();
+        for i in 0..12 {
+            let zero = i % 2 == 0;
+            let sample: Sample = [
+                ("b".to_owned(), int(if zero { 0 } else { i })),
+                ("return".to_owned(), Variable::Bool(zero)),
+            ]
+            .into_iter()
+            .collect();
+            exit.samples.push(sample);
+            exit.tests.push(Some(format!("tests/t.py::test_{i}")));
+            exit.sides
+                .push(vec![if zero { B_ZERO } else { B_NOT_ZERO }]);
+        }
+        exit.calls = 12;
+        let invariants = infer_function(&ProgramPoint::default(), &exit, &Support::default());
+        let conditional: Vec<String> = invariants
+            .iter()
+            .filter(|i| i.condition.is_some())
+            .map(Invariant::key)
+            .collect();
+        assert_eq!(
+            conditional,
+            [
+                "exit: return == False when 4:7-4:13 is false",
+                "exit: return == True when 4:7-4:13 is true"
+            ]
+        );
+        let when_zero = invariants
+            .iter()
+            .find(|i| i.condition == Some(B_ZERO))
+            .unwrap();
+        assert_eq!(when_zero.samples, 6);
+        // Checked only where the side was taken.
+        assert!(when_zero.applies(&[B_ZERO]));
+        assert!(!when_zero.applies(&[B_NOT_ZERO]));
     }
 
     #[test]

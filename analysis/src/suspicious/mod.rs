@@ -211,6 +211,7 @@ pub fn rank(
             if settings
                 .accepted
                 .contains(&(t.function.clone(), invariant.property.to_string()))
+                || !invariant.applies(&run.sides)
             {
                 continue;
             }
@@ -294,6 +295,23 @@ pub struct EmittedAt {
     pub file: Option<PathBuf>,
 }
 
+/// A branch side of `f` as a reader sees it: `` `b == 0` was true``. Positions are CPython's
+/// (1-based lines, UTF-8 columns).
+fn condition_text(f: &FunctionUnderTest, side: ProfileSide) -> Option<String> {
+    let (line, col, end_line, end_col, taken) = side;
+    let offset = |line: u32, col: u32| {
+        Some(f.lines.line_range(line.checked_sub(1)?)?.start as usize + col as usize)
+    };
+    let start = offset(line, col?)?;
+    let end = offset(end_line, end_col?)?;
+    let text = f.text.get(start..end)?;
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(format!(
+        "`{text}` was {}",
+        if taken { "true" } else { "false" }
+    ))
+}
+
 /// Where a test of the suite is defined, from its node id (`tests/test_a.py::TestX::test_y[1]`
 /// under `root`): the file and the range of the function's name.
 fn test_location(root: &Path, id: &str) -> Option<(PathBuf, TextRange)> {
@@ -316,12 +334,17 @@ pub fn diagnostic(
     let top = s.violations.first()?;
     let inv = &top.invariant;
     let range = f.syntax.name_range.absolute(f.anchor);
+    let condition = inv.condition.and_then(|side| condition_text(f, side));
     let message = format!(
-        "generated test `{}` asserts {}, but in {} call{} from your tests `{}` held (here {}): is this result intended?",
+        "generated test `{}` asserts {}, but in {} call{} from your tests{} `{}` held (here {}): is this result intended?",
         at.site.name,
         at.site.claim(),
         inv.samples,
         if inv.samples == 1 { "" } else { "s" },
+        condition
+            .as_deref()
+            .map(|c| format!(" where {c}"))
+            .unwrap_or_default(),
         inv.property,
         top.value,
     );
@@ -356,6 +379,7 @@ pub fn diagnostic(
         "function": s.function,
         "invariant": inv.property.to_string(),
         "point": inv.point.as_str(),
+        "condition": condition,
         "value": top.value,
         "input": top.input,
         "similarity": top.similarity,
@@ -456,6 +480,7 @@ mod tests {
             tests: (0..6)
                 .map(|i| Some(format!("tests/test_p.py::test_{i}")))
                 .collect(),
+            sides: vec![],
         };
         Observations {
             functions: vec![FunctionObservations {
