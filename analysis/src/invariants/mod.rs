@@ -136,12 +136,39 @@ pub enum Property {
         relation: Relation,
         right: String,
     },
+    /// A property of every string seen: lower or upper case, digits only, a common prefix.
+    Text { var: String, form: TextForm },
+    /// A float that was never NaN nor infinite.
+    Finite { var: String },
+}
+
+/// What every string of a variable looked like.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TextForm {
+    Lower,
+    Upper,
+    Digits,
+    Prefix(String),
+}
+
+impl TextForm {
+    fn holds(&self, s: &str) -> bool {
+        match self {
+            TextForm::Lower => s == s.to_lowercase(),
+            TextForm::Upper => s == s.to_uppercase(),
+            TextForm::Digits => !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()),
+            TextForm::Prefix(p) => s.starts_with(p.as_str()),
+        }
+    }
 }
 
 impl Property {
     pub fn variables(&self) -> Vec<&str> {
         match self {
-            Property::OneOf { var, .. } | Property::Bound { var, .. } => vec![var],
+            Property::OneOf { var, .. }
+            | Property::Bound { var, .. }
+            | Property::Text { var, .. }
+            | Property::Finite { var } => vec![var],
             Property::Compare { left, right, .. } => vec![left, right],
         }
     }
@@ -167,6 +194,14 @@ impl Property {
                 let b = Number::of(sample.get(right)?)?;
                 Some(a.cmp(b).is_some_and(|o| relation.holds(o)))
             }
+            Property::Text { var, form } => match sample.get(var)? {
+                Variable::Str(s) => Some(form.holds(s)),
+                _ => None,
+            },
+            Property::Finite { var } => match Number::of(sample.get(var)?)? {
+                Number::Float(x) => Some(x.is_finite()),
+                Number::Int(_) => None,
+            },
         }
     }
 
@@ -220,6 +255,15 @@ impl std::fmt::Display for Property {
                 relation,
                 right,
             } => write!(f, "{left} {} {right}", relation.as_str()),
+            Property::Text { var, form } => match form {
+                TextForm::Lower => write!(f, "{var} == {var}.lower()"),
+                TextForm::Upper => write!(f, "{var} == {var}.upper()"),
+                TextForm::Digits => write!(f, "{var}.isdigit()"),
+                TextForm::Prefix(p) => {
+                    write!(f, "{var}.startswith({})", render(&Variable::Str(p.clone())))
+                }
+            },
+            Property::Finite { var } => write!(f, "math.isfinite({var})"),
         }
     }
 }
@@ -363,6 +407,29 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
                 continue;
             }
         }
+        if about_result(point, name) && !name.starts_with("type(") {
+            let confidence = 1.0 - 0.5f64.powi(present.len() as i32);
+            for property in text_forms(name, present.iter().map(|&i| &samples[i][name])) {
+                if confidence >= support.confidence && distinct.len() >= support.min_distinct {
+                    out.push(make(property, &present, confidence));
+                }
+            }
+            let floats = present
+                .iter()
+                .all(|&i| matches!(samples[i][name], Variable::Float(_)));
+            let finite = present.iter().all(|&i| {
+                matches!(Number::of(&samples[i][name]), Some(Number::Float(x)) if x.is_finite())
+            });
+            if floats && finite && confidence >= support.confidence {
+                out.push(make(
+                    Property::Finite {
+                        var: name.to_owned(),
+                    },
+                    &present,
+                    confidence,
+                ));
+            }
+        }
         let numbers: Vec<(usize, Number)> = present
             .iter()
             .filter_map(|&i| Some((i, Number::of(&samples[i][name])?)))
@@ -434,6 +501,58 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
         }
     }
     out
+}
+
+/// What every one of a variable's strings shares: its case (when some letter has one), digits
+/// only, a common prefix; nothing when one of its values is not a string.
+fn text_forms<'a>(var: &str, values: impl Iterator<Item = &'a Variable>) -> Vec<Property> {
+    let mut strings = vec![];
+    for v in values {
+        match v {
+            Variable::Str(s) => strings.push(s.as_str()),
+            _ => return vec![],
+        }
+    }
+    let Some(first) = strings.first() else {
+        return vec![];
+    };
+    let cased = |s: &str| s.chars().any(|c| c.is_lowercase() || c.is_uppercase());
+    let mut forms = vec![];
+    if strings.iter().all(|s| TextForm::Digits.holds(s)) {
+        forms.push(TextForm::Digits);
+    } else if strings.iter().any(|s| cased(s)) {
+        if strings.iter().all(|s| TextForm::Lower.holds(s)) {
+            forms.push(TextForm::Lower);
+        } else if strings.iter().all(|s| TextForm::Upper.holds(s)) {
+            forms.push(TextForm::Upper);
+        }
+    }
+    let mut prefix: &str = first;
+    for s in &strings {
+        let common = prefix
+            .char_indices()
+            .zip(s.chars())
+            .find(|((_, a), b)| a != b)
+            .map_or(prefix.len().min(s.len()), |((i, _), _)| i);
+        prefix = &prefix[..common.min(prefix.len())];
+        while !s.starts_with(prefix) {
+            let mut end = prefix.len() - 1;
+            while !prefix.is_char_boundary(end) {
+                end -= 1;
+            }
+            prefix = &prefix[..end];
+        }
+    }
+    if !prefix.is_empty() {
+        forms.push(TextForm::Prefix(prefix.to_owned()));
+    }
+    forms
+        .into_iter()
+        .map(|form| Property::Text {
+            var: var.to_owned(),
+            form,
+        })
+        .collect()
 }
 
 /// The sign of a number (`x >= 0`, `x > 0`, `x <= 0`, `x < 0`), or `x != 0` for integers on
@@ -700,6 +819,53 @@ mod tests {
         // Checked only where the side was taken.
         assert!(when_zero.applies(&[B_ZERO]));
         assert!(!when_zero.applies(&[B_NOT_ZERO]));
+    }
+
+    #[test]
+    fn strings_give_their_case_digits_and_prefix_and_floats_their_finiteness() {
+        let rows: Vec<Vec<(&str, Variable)>> = [
+            "sku-001", "sku-017", "sku-230", "sku-999", "sku-5", "sku-12",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, code)| {
+            vec![
+                ("return", Variable::Str((*code).to_owned())),
+                ("return.price", Variable::Float(format!("{}.5", i + 1))),
+            ]
+        })
+        .collect();
+        let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+        let invariants = infer(Point::Exit, &point(&refs), &Support::default());
+        assert_eq!(
+            rendered(&invariants),
+            [
+                "exit: return == return.lower()",
+                "exit: return.startswith('sku-')",
+                "exit: math.isfinite(return.price)",
+                "exit: return.price > 0",
+            ]
+        );
+        let generated: Sample = [
+            ("return".to_owned(), Variable::Str("SKU-1".into())),
+            ("return.price".to_owned(), Variable::Float("nan".into())),
+        ]
+        .into_iter()
+        .collect();
+        let broken: Vec<String> = invariants
+            .iter()
+            .filter(|i| i.property.holds(&generated) == Some(false))
+            .map(|i| i.property.to_string())
+            .collect();
+        assert_eq!(
+            broken,
+            [
+                "return == return.lower()",
+                "return.startswith('sku-')",
+                "math.isfinite(return.price)",
+                "return.price > 0",
+            ]
+        );
     }
 
     #[test]
