@@ -63,6 +63,7 @@ pub struct Config {
     pub pytest_args: Vec<String>,
     pub budget: Budget,
     pub mcdc: Mcdc,
+    pub suspicious: Suspicious,
     pub sandbox: Sandbox,
     /// What the user granted the sandbox (set by the command line or the editor, never read
     /// from the repository).
@@ -137,6 +138,52 @@ impl Default for Mcdc {
             enabled: true,
             single_condition: false,
         }
+    }
+}
+
+/// Suspicious assertions (`LCN300`): the ZoomIn check of generated tests against the invariants
+/// of the project's own passing tests.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
+pub struct Suspicious {
+    pub enabled: bool,
+    /// How similar (Jaccard, 0–1) a generated invocation's coverage profile must be to one the
+    /// suite produced for its violations to count.
+    pub similarity: f64,
+    /// How many of the ranking `lacuna check` shows in its text output.
+    pub show: usize,
+    /// Samples from passing tests an invariant needs to be kept.
+    pub min_support: usize,
+}
+
+impl Default for Suspicious {
+    fn default() -> Self {
+        Suspicious {
+            enabled: true,
+            similarity: 0.75,
+            show: 5,
+            min_support: 5,
+        }
+    }
+}
+
+impl PartialEq for Suspicious {
+    fn eq(&self, other: &Self) -> bool {
+        self.enabled == other.enabled
+            && self.similarity.to_bits() == other.similarity.to_bits()
+            && self.show == other.show
+            && self.min_support == other.min_support
+    }
+}
+
+impl Eq for Suspicious {}
+
+impl std::hash::Hash for Suspicious {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.enabled.hash(state);
+        self.similarity.to_bits().hash(state);
+        self.show.hash(state);
+        self.min_support.hash(state);
     }
 }
 
@@ -241,6 +288,8 @@ struct Table {
     budget: Budget,
     #[serde(default)]
     mcdc: Mcdc,
+    #[serde(default)]
+    suspicious: Suspicious,
     #[serde(default)]
     sandbox: Sandbox,
     max_file_size: Option<u64>,
@@ -352,6 +401,11 @@ impl Config {
             toml::from_str(text).map_err(|e| error(describe_toml_error(text, &e)))?;
         let table = pyproject.tool.lacuna.unwrap_or_default();
         validate(&table.budget).map_err(|m| error(format!("[tool.lacuna.budget]: {m}")))?;
+        if !(0.0..=1.0).contains(&table.suspicious.similarity) {
+            return Err(error(
+                "[tool.lacuna.suspicious]: `similarity` must be between 0 and 1".to_owned(),
+            ));
+        }
         let prefixes = |key: &str, list: &Option<Vec<String>>| {
             list.as_deref()
                 .map(crate::diagnostic::Selection::prefixes)
@@ -403,6 +457,7 @@ impl Config {
             pytest_args: table.pytest_args.unwrap_or_default(),
             budget: table.budget,
             mcdc: table.mcdc,
+            suspicious: table.suspicious,
             sandbox: table.sandbox,
             grants: Grants::default(),
             max_file_size: table.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),

@@ -103,7 +103,28 @@ pub enum Variable {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 pub struct ProgramPoint {
     pub calls: u64,
-    pub samples: Vec<BTreeMap<String, Variable>>,
+    pub samples: Vec<Sample>,
+    /// The test (pytest's node id) each sample came from, in the same order.
+    #[serde(default)]
+    pub tests: Vec<Option<String>>,
+    /// At an exit, the branch sides each sample's invocation took (its coverage profile), in
+    /// the same order; empty at an entry.
+    #[serde(default)]
+    pub sides: Vec<Vec<ProfileSide>>,
+}
+
+/// The variables of one program point in one invocation.
+pub type Sample = BTreeMap<String, Variable>;
+
+/// One invocation of a project function in a generated input's run, recorded as the suite's
+/// are: its entry and exit samples and its coverage profile.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Invocation {
+    /// `module:qualname`.
+    pub function: String,
+    pub entry: Sample,
+    pub exit: Sample,
+    pub sides: Vec<ProfileSide>,
 }
 
 /// A branch side of a profile: the position of the tested value (line, column, end line, end

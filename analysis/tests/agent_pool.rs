@@ -430,3 +430,50 @@ fn a_not_in_test_carries_the_negated_membership() {
     let expr = branch.1.expect("a symbolic condition").to_string();
     assert!(expr.starts_with("not ("), "{expr}");
 }
+
+/// An observed run (what the suspicious-assertion check runs again) records every project
+/// invocation as the suite's run does: concrete values at entry and exit (never a proxy's type)
+/// and the branch sides each took; the observer is gone for the next plain execution.
+#[test]
+fn an_observed_run_records_program_points_and_profiles() {
+    let (_dirs, pool) = module_pool(
+        "pages",
+        "def ceil_div(a, b):\n    return -(-a // b)\n\n\ndef page_count(items: int, per_page: int) -> int:\n    if per_page <= 0:\n        raise ValueError('per_page')\n    return ceil_div(items, per_page)\n",
+    );
+    let req = request(
+        "pages",
+        "page_count",
+        vec![int(7, "items"), int(2, "per_page")],
+    );
+    let invocations = pool.observe(&req).unwrap();
+    let summary: Vec<String> = invocations
+        .iter()
+        .map(|i| {
+            let show = |s: &lacuna_analysis::suite::Sample| {
+                s.iter()
+                    .filter(|(k, _)| !k.ends_with(" is None"))
+                    .map(|(k, v)| format!("{k}={}", lacuna_analysis::invariants::render(v)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            format!(
+                "{}: [{}] -> [{}] sides={:?}",
+                i.function,
+                show(&i.entry),
+                show(&i.exit),
+                i.sides.iter().map(|s| (s.0, s.4)).collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "pages:ceil_div: [a=7 b=2 type(a)='int' type(b)='int'] -> [a=7 b=2 return=4 type(a)='int' type(b)='int' type(return)='int'] sides=[]",
+            "pages:page_count: [items=7 per_page=2 type(items)='int' type(per_page)='int'] -> [items=7 per_page=2 return=4 type(items)='int' type(per_page)='int' type(return)='int'] sides=[(6, false)]",
+        ]
+    );
+    // A plain execution afterwards records no program points and runs as before.
+    let plain = pool.execute(&req).unwrap();
+    assert_eq!(plain.status, Status::Returned);
+    assert!(pool.observe(&req).unwrap().len() == 2);
+}

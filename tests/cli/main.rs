@@ -3,6 +3,7 @@
 
 mod ci;
 mod report;
+mod suspicious;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

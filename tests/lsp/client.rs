@@ -24,6 +24,11 @@ pub const PATIENCE: Duration = Duration::from_secs(90);
 
 impl Server {
     /// The diagnostics published last for `uri` (none published yet: empty).
+    /// Forgets the messages received but not consumed: a later `wait_for` sees only new ones.
+    pub fn discard_pending(&mut self) {
+        self.pending.clear();
+    }
+
     pub fn latest_diagnostics(&self, uri: &str) -> Vec<Value> {
         self.notifications
             .iter()

@@ -60,6 +60,13 @@ pub fn suite_project(dir: &Path) -> PathBuf {
     project_copy("tests/fixtures/suite", dir, "ledger")
 }
 
+/// `tests/fixtures/suspicious` (a small module with its own passing pytest suite, for suspicious
+/// assertions) copied to `dir/paging`, with `[tool.lacuna] python` set; returns its root.
+#[allow(dead_code)]
+pub fn suspicious_project(dir: &Path) -> PathBuf {
+    project_copy("tests/fixtures/suspicious", dir, "paging")
+}
+
 /// `command` set to run a copied project apart from the user's environment: `HOME` at `home`, no
 /// cache directory or virtual environment inherited, no `TIDEPOOL_*` variable (the corpus reads
 /// them).

@@ -21,6 +21,7 @@ except ImportError:  # not on every platform
 from . import describe as describing
 from . import interpose, objects, positions, recorder, targets, values
 from .sym import Sym, concrete
+from .observe import Observer
 from .tracer import Tracer
 
 MAX_OUTPUT = 4096
@@ -226,6 +227,7 @@ class Runtime:
         result = {"status": "returned"}
         restore_mocks = None
         seeded = None
+        observer = None
         try:
             self.sandbox.importing = True
             self.sandbox.active = True
@@ -279,11 +281,20 @@ class Runtime:
                         restore_mocks = interpose.install_mocks(mocks)
                     for cache in self.caches:
                         cache.cache_clear()
+                    if request.get("observe"):
+                        observer = Observer(
+                            self.is_project_class,
+                            lambda code: not self.is_project_file(code.co_filename),
+                            invocations=True, concrete=concrete)
+                        observer.begin_test()
+                        self.tracer.set_observer(observer)
                     value = targets.invoke(resolved, receiver, args, kwargs)
                     observation = self.tracer.stop()
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 self.sandbox.active = False
+                if observer is not None:
+                    self.tracer.set_observer(None)
                 if self.tracer._observation is not None:
                     observation = self.tracer.stop()
                 if rec is not None:
@@ -327,6 +338,8 @@ class Runtime:
         # a test of it must seed that generator as the run did.
         if seeded is not None and random.getstate() != seeded:
             result["draws_random"] = True
+        if observer is not None:
+            result["invocations"] = observer.invocations()
         if values.callables:
             result["callables"] = {name: f.calls for name, f in values.callables.items()}
         result["stdout"] = out.getvalue()[:MAX_OUTPUT]

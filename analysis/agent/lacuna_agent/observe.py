@@ -10,7 +10,11 @@
   arguments, then the methods called on the same object from outside it, in order;
 - per test, the functions it reached (test impact).
 
-A test's records are buffered and kept only if the test passes. Nothing here calls user code:
+A test's records are buffered and kept only if the test passes; each sample of a program point
+names the test it came from, and an exit sample the branch sides its invocation took (for
+conditional invariants). For a generated input (`execute` with `observe`) the same records
+are kept per invocation instead: entry sample, exit sample and coverage profile together, as
+the suspicious-assertion check compares them with the suite's. Nothing here calls user code:
 values are read through `object.__getattribute__` on instance dictionaries, lengths only of
 builtin containers, names only of types.
 """
@@ -27,6 +31,7 @@ FIELDS = 20           # fields of one object read
 VARIABLES = 200       # variables of one sample
 DEPTH = 2             # access-path depth: x, x.f, x.f.g
 SHORT_STR = 40        # longer strings give their length only
+INVOCATIONS = 50      # invocations kept of one generated input's run
 
 _CONTAINERS = (list, tuple, dict, set, frozenset, str, bytes, bytearray)
 _SCALARS = (bool, int, float, str, type(None))
@@ -64,8 +69,11 @@ def _fields(value):
 class Observer:
     """Program points, profiles, sequences and impact of one suite run."""
 
-    def __init__(self, is_project_class, excluded_code):
+    def __init__(self, is_project_class, excluded_code, invocations=False,
+                 concrete=lambda value: value):
         self._is_project_class = is_project_class
+        self._concrete = concrete
+        self._invocations = invocations
         self._excluded_code = excluded_code
         self._random = random.Random(0)
         self.points = {}      # (function, kind) -> {"calls", "samples"}
@@ -78,8 +86,9 @@ class Observer:
 
     # -- one test ---------------------------------------------------------------------------
 
-    def begin_test(self):
-        self._test = {"points": [], "profiles": [], "objects": {}, "reached": set()}
+    def begin_test(self, name=None):
+        self._test = {"name": name, "points": [], "profiles": [], "objects": {},
+                      "reached": set(), "invocations": []}
         self._frames.clear()
 
     def end_test(self, passed):
@@ -90,18 +99,23 @@ class Observer:
         if test is None:
             return []
         if passed:
-            for key, sample in test["points"]:
+            for key, sample, sides in test["points"]:
                 point = self.points.get(key)
                 if point is None:
-                    point = self.points[key] = {"calls": 0, "samples": []}
+                    point = self.points[key] = {"calls": 0, "samples": [], "tests": [],
+                                                "sides": []}
                 point["calls"] += 1
                 samples = point["samples"]
                 if len(samples) < SAMPLES:
                     samples.append(sample)
+                    point["tests"].append(test["name"])
+                    point["sides"].append(sides)
                 else:
                     j = self._random.randrange(point["calls"])
                     if j < SAMPLES:
                         samples[j] = sample
+                        point["tests"][j] = test["name"]
+                        point["sides"][j] = sides
             for function, profile in test["profiles"]:
                 profiles = self.profiles.setdefault(function, {})
                 if profile in profiles or len(profiles) < PROFILES:
@@ -138,10 +152,11 @@ class Observer:
         if test is None or self._excluded_code(frame.f_code):
             return
         function = self._function(frame)
-        self._frames[id(frame)] = (function, set())
         test["reached"].add(function)
         params = _parameters(frame)
-        test["points"].append(((function, "entry"), self._variables(params)))
+        sample = self._variables(params)
+        self._frames[id(frame)] = (function, set(), sample)
+        test["points"].append(((function, "entry"), sample, []))
         self._sequence_call(frame, params)
 
     def branch(self, frame, jump, taken):
@@ -154,7 +169,7 @@ class Observer:
         test = self._test
         if entry is None or test is None:
             return
-        function, sides = entry
+        function, sides, entry_sample = entry
         variables = _parameters(frame)
         if exception is not None:
             out = self._variables(variables)
@@ -162,8 +177,18 @@ class Observer:
         else:
             variables.append(("return", value))
             out = self._variables(variables)
-        test["points"].append(((function, "exit"), out))
-        test["profiles"].append((function, tuple(sorted(sides))))
+        profile = tuple(sorted(sides))
+        test["points"].append(((function, "exit"), out,
+                               [list(pos) + [taken] for pos, taken in profile]))
+        test["profiles"].append((function, profile))
+        if self._invocations and len(test["invocations"]) < INVOCATIONS:
+            test["invocations"].append({
+                "function": function, "entry": entry_sample, "exit": out,
+                "sides": [list(pos) + [taken] for pos, taken in profile]})
+
+    def invocations(self):
+        """The invocations of the test under way, in the order they returned."""
+        return list(self._test["invocations"]) if self._test is not None else []
 
     # -- variables ----------------------------------------------------------------------------
 
@@ -176,6 +201,7 @@ class Observer:
     def _describe(self, path, value, depth, out):
         if len(out) >= VARIABLES:
             return
+        value = self._concrete(value)
         t = type(value)
         out["type(%s)" % path] = {"kind": "str", "value": _type_name(t)}
         out["%s is None" % path] = {"kind": "bool", "value": value is None}
@@ -267,8 +293,8 @@ class Observer:
             functions.append({
                 "function": function,
                 "file": self.functions[function],
-                "entry": entry or {"calls": 0, "samples": []},
-                "exit": exit_ or {"calls": 0, "samples": []},
+                "entry": entry or {"calls": 0, "samples": [], "tests": [], "sides": []},
+                "exit": exit_ or {"calls": 0, "samples": [], "tests": [], "sides": []},
                 "profiles": [{"sides": [list(pos) + [taken] for pos, taken in profile],
                               "count": count}
                              for profile, count in sorted(profiles.items(),

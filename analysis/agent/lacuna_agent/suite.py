@@ -84,7 +84,7 @@ class SuitePlugin:
         self.send({"started": item.nodeid})
         runtime.sandbox.effects = []
         rec = recorder.start(lambda code: runtime.is_project_file(code.co_filename))
-        self.observer.begin_test()
+        self.observer.begin_test(item.nodeid)
         runtime.tracer.start(rec)
         started = time.perf_counter()
         observation = None

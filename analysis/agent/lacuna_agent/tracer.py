@@ -107,6 +107,14 @@ class Tracer:
                 mon.set_local_events(TOOL_ID, c, self._events_of(c))
                 self._instrumented.add(c)
 
+    def set_observer(self, observer):
+        """Records program points with `observer` (None: stops), on code already instrumented
+        too."""
+        self.observer = observer
+        if MONITORING:
+            for c in self._instrumented:
+                sys.monitoring.set_local_events(TOOL_ID, c, self._events_of(c))
+
     # -- one execution ----------------------------------------------------------------------
 
     def start(self, rec):

@@ -98,6 +98,29 @@ impl Pool {
         self.idle_changed.notify_one();
     }
 
+    /// Runs one execution again, recording the program points of every project function it
+    /// invokes (as the suite's run does), for comparison with what the suite showed.
+    pub fn observe(
+        &self,
+        request: &ExecuteRequest,
+    ) -> Result<Vec<crate::suite::Invocation>, WorkerError> {
+        #[derive(serde::Deserialize)]
+        struct Observed {
+            #[serde(default)]
+            invocations: Vec<crate::suite::Invocation>,
+        }
+        let mut json = serde_json::to_value(request).expect("requests serialise");
+        json["op"] = "execute".into();
+        json["observe"] = true.into();
+        let timeout = Duration::from_millis(request.timeout_ms) + GRACE;
+        match self.raw(json, timeout)? {
+            Ok(json) => Ok(serde_json::from_value::<Observed>(json)
+                .map(|o| o.invocations)
+                .unwrap_or_default()),
+            Err(_) => Ok(vec![]),
+        }
+    }
+
     /// Runs one execution. Fails only when no worker can be started at all.
     pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
         let mut json = serde_json::to_value(request).expect("requests serialise");

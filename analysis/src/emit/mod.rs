@@ -7,5 +7,8 @@ mod python;
 mod verify;
 
 pub use project::{Emitted, Explored, KeptTests, emit_project, write_support};
-pub use python::{EMITTED_MARKER, EmittedTest, NotEmitted, TestFile, call_of, module_tests};
+pub use python::{
+    AssertionSite, EMITTED_MARKER, EmittedTest, FunctionTests, NotEmitted, TestFile, call_of,
+    module_tests,
+};
 pub use verify::{Verification, verify};

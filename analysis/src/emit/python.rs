@@ -52,6 +52,130 @@ impl TestFile {
     }
 }
 
+/// Where a test's assertion is in its rendered file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AssertionSite {
+    /// The function (qualified name) and the index of the generated test it comes from.
+    pub origin: (String, usize),
+    /// The pytest function.
+    pub name: String,
+    /// The assertion's line in the rendered file (1-based).
+    pub line: u32,
+    /// The assertion as written: `assert result == 1`, `with pytest.raises(ValueError):`.
+    pub assertion: String,
+    /// The call whose value it asserts: `pages(0, 1)`.
+    pub call: String,
+    /// The assertion's byte range in the rendered file.
+    pub range: (u32, u32),
+    /// The test function's source, and the import lines of its file.
+    pub source: String,
+    pub imports: Vec<String>,
+}
+
+impl AssertionSite {
+    /// The assertion with the call in place of `result`: `pages(0, 1) == 1`, or
+    /// `pages(0, 1)` raises `ValueError`.
+    pub fn claim(&self) -> String {
+        if let Some(rest) = self.assertion.strip_prefix("assert result") {
+            format!("`{}{rest}`", self.call)
+        } else if let Some(rest) = self.assertion.strip_prefix("assert ") {
+            format!("`{}`", rest.replace("result", &self.call))
+        } else {
+            let exception = self
+                .assertion
+                .trim_start_matches("with pytest.raises(")
+                .trim_end_matches("):");
+            format!("`{}` raises `{exception}`", self.call)
+        }
+    }
+}
+
+/// The comment beside a suspicious assertion.
+fn suspicious_comment(rank: usize) -> String {
+    format!("  # LCN300: suspicious assertion, rank {rank}: check this value")
+}
+
+impl TestFile {
+    /// The assertions of its tests as rendered (tests whose assertion was taken out have none).
+    pub fn assertions(&self) -> Vec<AssertionSite> {
+        let mut out = vec![];
+        let mut line = self.header.lines().count() as u32;
+        let mut offset = self.header.len() as u32;
+        let imports: Vec<String> = self
+            .header
+            .lines()
+            .filter(|l| l.starts_with("import ") || l.starts_with("from "))
+            .map(str::to_owned)
+            .collect();
+        for t in &self.tests {
+            let source = if t.weakened {
+                t.without_assertion.as_deref().unwrap_or(&t.source)
+            } else {
+                &t.source
+            };
+            let mut call = None;
+            let mut start = offset;
+            for (i, full) in source.split_inclusive('\n').enumerate() {
+                let line_start = start;
+                start += full.len() as u32;
+                let text = full.trim();
+                let indent = (full.len() - full.trim_start().len()) as u32;
+                if let Some(c) = text.strip_prefix("result = ") {
+                    call = Some(c.to_owned());
+                } else if !t.weakened
+                    && (text.starts_with("assert ") || text.starts_with("with pytest.raises("))
+                {
+                    let assertion = text.split("  # LCN300").next().unwrap_or(text).to_owned();
+                    let call = if assertion.starts_with("with ") {
+                        source.lines().nth(i + 1).map(|c| c.trim().to_owned())
+                    } else {
+                        call.clone()
+                    };
+                    let begin = line_start + indent;
+                    out.push(AssertionSite {
+                        origin: t.origin.clone(),
+                        name: t.name.clone(),
+                        line: line + i as u32 + 1,
+                        range: (begin, begin + assertion.len() as u32),
+                        assertion,
+                        call: call.unwrap_or_default(),
+                        source: source.trim_end().to_owned() + "\n",
+                        imports: imports.clone(),
+                    });
+                    break;
+                }
+            }
+            line += source.lines().count() as u32;
+            offset += source.len() as u32;
+        }
+        out
+    }
+
+    /// Writes the rank of a suspicious assertion beside it (a comment).
+    pub fn mark_suspicious(&mut self, origin: &(String, usize), rank: usize) {
+        for t in &mut self.tests {
+            if t.origin != *origin || t.weakened {
+                continue;
+            }
+            let mut out = String::new();
+            let mut done = false;
+            for text in t.source.lines() {
+                out.push_str(text);
+                let trimmed = text.trim();
+                if !done
+                    && (trimmed.starts_with("assert ")
+                        || trimmed.starts_with("with pytest.raises("))
+                {
+                    out.push_str(&suspicious_comment(rank));
+                    done = true;
+                }
+                out.push('\n');
+            }
+            t.source = out;
+        }
+    }
+}
+
 /// A function's qualified name and its generated tests.
 pub type FunctionTests<'a> = (String, Vec<&'a GeneratedTest>);
 
@@ -712,6 +836,59 @@ fn test_source(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn assertions_are_found_and_marked_where_they_are_rendered() {
+        let test = |name: &str, index: usize, body: &str| EmittedTest {
+            name: name.to_owned(),
+            origin: ("pages".to_owned(), index),
+            source: format!("def {name}():\n{body}\n\n"),
+            without_assertion: None,
+            weakened: false,
+        };
+        let mut file = TestFile {
+            name: "test_lacuna_paging.py".to_owned(),
+            header: "import pytest\n\n".to_owned(),
+            tests: vec![
+                test(
+                    "test_pages_1_raises_value_error",
+                    0,
+                    "    with pytest.raises(ValueError):\n        pages(0, 0)\n",
+                ),
+                test(
+                    "test_pages_2",
+                    1,
+                    "    result = pages(0, 1)\n    assert result == 1\n",
+                ),
+            ],
+        };
+        let claims: Vec<(u32, String)> = file
+            .assertions()
+            .iter()
+            .map(|a| (a.line, a.claim()))
+            .collect();
+        assert_eq!(
+            claims,
+            [
+                (4, "`pages(0, 0)` raises `ValueError`".to_owned()),
+                (10, "`pages(0, 1) == 1`".to_owned())
+            ]
+        );
+        file.mark_suspicious(&("pages".to_owned(), 1), 1);
+        let text = file.render();
+        let site = &file.assertions()[1];
+        assert_eq!(site.line, 10);
+        assert_eq!(
+            &text[site.range.0 as usize..site.range.1 as usize],
+            "assert result == 1"
+        );
+        assert_eq!(
+            text.lines().nth(9),
+            Some(
+                "    assert result == 1  # LCN300: suspicious assertion, rank 1: check this value"
+            )
+        );
+    }
 
     #[test]
     fn names_are_snake_case() {

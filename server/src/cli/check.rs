@@ -463,6 +463,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         ignore: Selection::prefixes(&args.ignore).map_err(|m| anyhow::anyhow!("--ignore: {m}"))?,
     };
     let selection = Arc::new(config.selection.clone().then(cli));
+    let show_suspicious = config.suspicious.show;
     let mut workspace = Workspace::new(Database::default(), config);
     let all = workspace.add_files(contents);
     let sources: Vec<_> = all
@@ -507,7 +508,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     match args.format {
         _ if args.mcdc_report => super::mcdc_report::print(&checked),
-        Format::Text => render::print(&checked),
+        Format::Text => {
+            // The top of the suspicious-assertion ranking; JSON has all of it.
+            let hidden = keep_top_suspicious(&mut checked, show_suspicious);
+            render::print(&checked);
+            if hidden > 0 {
+                println!(
+                    "{hidden} more suspicious assertion{} (LCN300) ranked below the top {show_suspicious}: `--format json` lists them all",
+                    if hidden == 1 { "" } else { "s" }
+                );
+            }
+        }
         Format::Json => json::print(&checked, stats.as_ref(), args.shard)?,
         Format::Sarif => {
             super::format::sarif::print(&checked, &super::shard::Shard::automation(args.shard))?
@@ -556,13 +567,22 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Where a generation run reports and which part of it this is.
-#[derive(Clone, Copy)]
-struct Scope<'a> {
-    /// Paths are shown relative to it.
-    cwd: &'a Path,
-    quiet: bool,
-    shard: Option<super::shard::Shard>,
+        Format::Text => {
+            // The top of the suspicious-assertion ranking; JSON has all of it.
+            let hidden = keep_top_suspicious(&mut checked, show_suspicious);
+            render::print(&checked);
+            if hidden > 0 {
+                println!(
+                    "{hidden} more suspicious assertion{} (LCN300) ranked below the top {show_suspicious}: `--format json` lists them all",
+                    if hidden == 1 { "" } else { "s" }
+                );
+            }
+        }
+        Format::Json => json::print(&checked, stats.as_ref(), args.shard)?,
+        Format::Sarif => {
+            super::format::sarif::print(&checked, &super::shard::Shard::automation(args.shard))?
+        }
+        Format::Github => super::format::github::print(&checked),
 }
 
 /// Runs test generation on every explorable function and attaches the results to the files.
@@ -631,13 +651,22 @@ fn generate(
     }
     // With emitted tests, coverage is what they reproduce.
     let started = Instant::now();
-    let (kept, mut not_emitted) = match emit {
+    let (kept, mut not_emitted, mut files) = match emit {
         Some(dir) => {
-            let (kept, not_emitted) = emit_tests(&config, &results, dir)?;
-            (Some(kept), not_emitted)
+            let (kept, not_emitted, files) = emit_tests(&config, &results, dir)?;
+            (Some(kept), not_emitted, files)
         }
-        None => (None, vec![]),
+        None => (None, vec![], vec![]),
     };
+    // Generated assertions that break what the project's own tests established (LCN300).
+    let mut suspicious = suspicious_assertions(
+        &pool,
+        &config,
+        &results,
+        &suite.observations,
+        kept.as_ref(),
+        emit.map(|dir| (dir, &mut files)),
+    )?;
     let pool_stats = pool.stats();
     let mut stats = RunStats {
         workers: pool.size(),
@@ -744,7 +773,13 @@ fn generate(
             diagnostics: if e.failure.is_some() {
                 vec![]
             } else {
-                report.diagnostics
+                let mut all = report.diagnostics;
+                all.extend(
+                    suspicious
+                        .remove(&(result.target.module.clone(), result.target.qualname.clone()))
+                        .unwrap_or_default(),
+                );
+                all
             },
             failure: e.failure.clone(),
             stopped_by,
@@ -858,8 +893,158 @@ fn import_diagnostics(
     }
 }
 
-/// Writes one pytest file per module into `dir`, checked under pytest; returns the tests kept
-/// and those left out for a side effect.
+/// The `LCN300` diagnostics of the run, by (module, function): the generated tests (those
+/// written to `emitted`'s files, when tests were written) run again with their program points
+/// recorded, checked against the invariants of the suite's passing tests, ranked; the rank of
+/// each suspicious assertion is written beside it in its file.
+fn suspicious_assertions(
+    pool: &lacuna_analysis::agent::Pool,
+    config: &Config,
+    results: &[generation::FunctionResult],
+    observations: &lacuna_analysis::suite::Observations,
+    kept: Option<&lacuna_analysis::emit::KeptTests>,
+    emitted: Option<(&Path, &mut Vec<lacuna_analysis::emit::TestFile>)>,
+) -> anyhow::Result<std::collections::BTreeMap<(String, String), Vec<Diagnostic>>> {
+    use lacuna_analysis::emit::{self as emit, AssertionSite};
+    use lacuna_analysis::suspicious::{self, EmittedAt, Settings};
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut out = BTreeMap::new();
+    if !config.suspicious.enabled || observations.functions.is_empty() {
+        return Ok(out);
+    }
+    let observed_functions: BTreeSet<&str> = observations
+        .functions
+        .iter()
+        .map(|f| f.function.as_str())
+        .collect();
+    let file_name = |module: &str| format!("test_lacuna_{}.py", module.replace('.', "_"));
+    let (dir, mut files) = match emitted {
+        Some((dir, files)) => (Some(dir), Some(files)),
+        None => (None, None),
+    };
+    // Where each generated test's assertion is, by (module, function, test index).
+    let sites_of = |files: Option<&[emit::TestFile]>| {
+        let mut sites: BTreeMap<(String, String, usize), EmittedAt> = BTreeMap::new();
+        for r in results {
+            let key = format!("{}:{}", r.target.module, r.target.qualname);
+            if r.exploration.failure.is_some() || !observed_functions.contains(key.as_str()) {
+                continue;
+            }
+            let found: Vec<(AssertionSite, Option<PathBuf>)> = match (dir, files) {
+                (Some(dir), Some(files)) => files
+                    .iter()
+                    .filter(|f| f.name == file_name(&r.target.module))
+                    .flat_map(|f| {
+                        let path = dir.join(&f.name);
+                        f.assertions()
+                            .into_iter()
+                            .map(move |s| (s, Some(path.clone())))
+                    })
+                    .collect(),
+                _ => {
+                    let tests = r.exploration.tests.iter().collect();
+                    emit::module_tests(
+                        &r.target.module,
+                        &[(r.target.qualname.clone(), tests)],
+                        &mut vec![],
+                    )
+                    .map(|f| f.assertions().into_iter().map(|s| (s, None)).collect())
+                    .unwrap_or_default()
+                }
+            };
+            for (site, file) in found {
+                if site.origin.0 == r.target.qualname {
+                    sites.insert(
+                        (
+                            r.target.module.clone(),
+                            site.origin.0.clone(),
+                            site.origin.1,
+                        ),
+                        EmittedAt { site, file },
+                    );
+                }
+            }
+        }
+        sites
+    };
+    let sites = sites_of(files.as_deref().map(|f| f.as_slice()));
+    let mut observed = vec![];
+    for r in results {
+        let with_assertion: BTreeSet<usize> = sites
+            .keys()
+            .filter(|(m, q, _)| *m == r.target.module && *q == r.target.qualname)
+            .map(|(_, _, i)| *i)
+            .filter(|i| {
+                kept.is_none_or(|k| {
+                    k.get(&(r.target.module.clone(), r.target.qualname.clone()))
+                        .is_some_and(|s| s.contains(i))
+                })
+            })
+            .collect();
+        if with_assertion.is_empty() {
+            continue;
+        }
+        observed.extend(suspicious::observe(
+            pool,
+            &r.target,
+            &r.exploration,
+            Some(&with_assertion),
+        ));
+    }
+    let settings = Settings::of(&config.suspicious).accepting(&config.guidance);
+    let ranking = suspicious::rank(observations, &observed, &settings);
+    let target_of = |function: &str| {
+        results
+            .iter()
+            .find(|r| format!("{}:{}", r.target.module, r.target.qualname) == function)
+    };
+    // The rank beside each suspicious assertion, in the files written.
+    if let (Some(dir), Some(files)) = (dir, files.as_deref_mut()) {
+        for s in &ranking.assertions {
+            let Some(r) = target_of(&s.function) else {
+                continue;
+            };
+            for f in files.iter_mut() {
+                if f.name == file_name(&r.target.module) {
+                    f.mark_suspicious(&(r.target.qualname.clone(), s.test), s.rank);
+                }
+            }
+        }
+        for f in files.iter() {
+            if f.tests.iter().any(|t| t.source.contains("# LCN300")) {
+                std::fs::write(dir.join(&f.name), f.render())
+                    .with_context(|| format!("cannot write {}", dir.join(&f.name).display()))?;
+            }
+        }
+    }
+    let sites = sites_of(files.as_deref().map(|f| f.as_slice()));
+    for s in &ranking.assertions {
+        let Some(r) = target_of(&s.function) else {
+            continue;
+        };
+        let key = (r.target.module.clone(), r.target.qualname.clone(), s.test);
+        let Some(at) = sites.get(&key) else {
+            continue;
+        };
+        if let Some(d) = suspicious::diagnostic(s, &r.target, at, &config.root) {
+            out.entry((key.0, key.1)).or_insert_with(Vec::new).push(d);
+        }
+    }
+    if !ranking.assertions.is_empty() {
+        eprintln!(
+            "lacuna: suspicious assertions: {} of {} generated tests checked against {} invariants of your tests ({} violations, {} in comparable runs)",
+            ranking.assertions.len(),
+            ranking.checked,
+            ranking.invariants,
+            ranking.violations,
+            ranking.comparable
+        );
+    }
+    Ok(out)
+}
+
+/// Writes one pytest file per module into `dir`, checked under pytest; returns the tests kept,
+/// those left out for a side effect, and the files as written.
 fn emit_tests(
     config: &lacuna_analysis::config::Config,
     results: &[generation::FunctionResult],
@@ -867,6 +1052,7 @@ fn emit_tests(
 ) -> anyhow::Result<(
     lacuna_analysis::emit::KeptTests,
     Vec<lacuna_analysis::emit::NotEmitted>,
+    Vec<lacuna_analysis::emit::TestFile>,
 )> {
     let functions: Vec<lacuna_analysis::emit::Explored<'_>> = results
         .iter()
@@ -909,7 +1095,7 @@ fn emit_tests(
             n.test, n.function, n.reason
         );
     }
-    Ok((emitted.kept, emitted.not_emitted))
+    Ok((emitted.kept, emitted.not_emitted, emitted.files))
 }
 
 /// The progress of exploration on standard error: functions done of all, the function started

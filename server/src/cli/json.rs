@@ -5,6 +5,7 @@ use super::check::{CheckedFile, RunStats, Totals};
 use lacuna_analysis::diagnostic::Diagnostic;
 use lacuna_grammar::{FunctionKind, LineIndex, TextRange};
 use serde::Serialize;
+use std::path::Path;
 
 pub const VERSION: u32 = 1;
 
@@ -244,6 +245,9 @@ struct JsonDiagnostic<'a> {
 
 #[derive(Serialize)]
 struct JsonRelated<'a> {
+    /// In another file than the diagnostic's (an emitted test, a test of the suite).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
     #[serde(flatten)]
     position: Position,
     message: &'a str,
@@ -309,9 +313,25 @@ fn diagnostic<'a>(file: &CheckedFile, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
         related: d
             .related
             .iter()
-            .map(|r| JsonRelated {
-                position: position(file.text.as_deref(), &file.lines, r.range),
-                message: &r.message,
+            .map(|r| match &r.path {
+                None => JsonRelated {
+                    path: None,
+                    position: position(file.text.as_deref(), &file.lines, r.range),
+                    message: &r.message,
+                },
+                Some(path) => {
+                    let text = std::fs::read_to_string(path).unwrap_or_default();
+                    let lines = LineIndex::new(&text);
+                    let shown = std::env::current_dir()
+                        .ok()
+                        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_owned))
+                        .unwrap_or_else(|| path.clone());
+                    JsonRelated {
+                        path: Some(shown.to_string_lossy().into_owned()),
+                        position: position(Some(&text), &lines, r.range),
+                        message: &r.message,
+                    }
+                }
             })
             .collect(),
         data: d.data.as_ref(),

@@ -63,6 +63,9 @@ pub struct Generator {
     /// The same declarations as text, for saying which of them each outcome depends on (none
     /// when the module could not be imported: then nothing was generated with them).
     declarations: Declarations,
+    /// What the project's own passing tests show (run when the pool starts), for suspicious
+    /// assertions; none when the check is off.
+    suite: Option<Arc<lacuna_analysis::suite::Observations>>,
     /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
 }
@@ -77,6 +80,7 @@ impl Generator {
             pool: None,
             guidance: Arc::default(),
             declarations: Declarations::default(),
+            suite: None,
             explored: FxHashMap::default(),
         };
         std::thread::Builder::new()
@@ -137,6 +141,14 @@ impl Generator {
                     Default::default()
                 }
             };
+            // The suite's observations: what is normal, for suspicious assertions (LCN300).
+            self.suite = config.suspicious.enabled.then(|| {
+                let runs = lacuna_analysis::suite::run(&pool, &granted);
+                if let Some(failure) = &runs.failure {
+                    self.outbox.log(format!("Lacuna: your tests: {failure}"));
+                }
+                Arc::new(runs.observations)
+            });
             self.pool = Some((config.clone(), pool));
         }
         Ok(&self.pool.as_ref().expect("pool just started").1)
@@ -163,7 +175,21 @@ impl Generator {
                 .status(Status::generating(&under_test.qualname, done, total));
             let (exploration, subjects) =
                 self.explore_one(&job.config, &under_test, &job.writers, &source);
-            let outcome = outcome(
+            let suspicious = match (&self.suite, &self.pool) {
+                (Some(observations), Some((_, pool))) => {
+                    lacuna_analysis::suspicious::function_diagnostics(
+                        pool,
+                        observations,
+                        &under_test,
+                        &exploration,
+                        &lacuna_analysis::suspicious::Settings::of(&job.config.suspicious)
+                            .accepting(&job.config.guidance),
+                        &job.config.root,
+                    )
+                }
+                _ => vec![],
+            };
+            let mut outcome = outcome(
                 &under_test,
                 function.as_str(),
                 fingerprint,
@@ -172,6 +198,10 @@ impl Generator {
                 &job.config.mcdc,
                 &self.declarations,
             );
+            let origin = under_test.anchor.offset;
+            outcome
+                .diagnostics
+                .extend(suspicious.iter().map(|d| StoredDiagnostic::new(d, origin)));
             let module = under_test.module.clone();
             self.explored.insert(
                 (module.clone(), under_test.qualname.clone()),

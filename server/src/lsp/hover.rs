@@ -62,6 +62,16 @@ fn explain(
         d.code.name()
     );
     let _ = writeln!(out, "{}\n", d.message);
+    if d.code == Code::SuspiciousAssertion {
+        suspicious(out, d);
+        let _ = write!(
+            out,
+            "[`{}` documentation]({})",
+            d.code.as_str(),
+            docs_url(d.code)
+        );
+        return;
+    }
     if let Some(why) = cause_sentence(d) {
         let _ = writeln!(out, "**Why.** {why}\n");
     }
@@ -118,6 +128,50 @@ fn explain(
         d.code.as_str(),
         docs_url(d.code)
     );
+}
+
+/// A suspicious assertion: the invariant with its support, the values your tests produced
+/// against the generated one, the input, what to do.
+fn suspicious(out: &mut String, d: &Diagnostic) {
+    let Some(data) = d.data.as_ref() else {
+        return;
+    };
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().replace('|', "\\|");
+    let support = &data["support"];
+    let _ = writeln!(
+        out,
+        "**Invariant.** `{}` at the {} of the function: held in {} of {} calls sampled from your passing tests (confidence {:.3}); rank {} of this run's suspicious assertions (score {}).\n",
+        text(&data["invariant"]),
+        text(&data["point"]),
+        support["samples"],
+        support["calls"],
+        support["confidence"].as_f64().unwrap_or_default(),
+        data["rank"],
+        data["score"],
+    );
+    out.push_str("| run | values |\n|---|---|\n");
+    for seen in support["seen"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "| your tests | `{}` |", text(seen));
+    }
+    let _ = writeln!(out, "| **generated** | `{}` |\n", text(&data["value"]));
+    let _ = writeln!(
+        out,
+        "**Input.** `{}` (generated test `{}`: `{}`)\n",
+        text(&data["input"]),
+        text(&data["test"]["name"]),
+        text(&data["test"]["assertion"]),
+    );
+    let tests: Vec<String> = support["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .take(3)
+        .map(|t| format!("`{}`", text(t)))
+        .collect();
+    if !tests.is_empty() {
+        let _ = writeln!(out, "**Supported by** {}\n", tests.join(", "));
+    }
+    out.push_str("**Fix.** If the generated value is wrong, fix the code: the next save clears this. If it is right, use **Accept this behaviour**, or add a test of this case to your suite.\n\n");
 }
 
 fn cause_sentence(d: &Diagnostic) -> Option<String> {

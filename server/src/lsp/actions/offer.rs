@@ -30,6 +30,57 @@ pub fn offer(
         if d.range.end < range.start || d.range.start > range.end {
             continue;
         }
+        if d.code == Code::SuspiciousAssertion {
+            let (Some(function), Some(invariant)) = (data(d, "function"), data(d, "invariant"))
+            else {
+                continue;
+            };
+            let test = d
+                .data
+                .as_ref()
+                .map(|v| v["test"].clone())
+                .unwrap_or_default();
+            let accepted = lacuna_analysis::suspicious::accepted(guidance)
+                .contains(&(function.to_owned(), invariant.to_owned()));
+            if !accepted {
+                let claim = format!(
+                    "{}: {}",
+                    test["name"].as_str().unwrap_or_default(),
+                    test["assertion"].as_str().unwrap_or_default()
+                );
+                push(
+                    &mut out,
+                    "Accept this behaviour".to_owned(),
+                    json!({"kind": "accept", "function": function, "invariant": invariant, "claim": claim}),
+                    params,
+                    doc,
+                );
+            }
+            // A test that stands alone under pytest (no mock, no helper of the emitted file).
+            let source = test["source"].as_str().unwrap_or_default();
+            let plain = test["assertion"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("assert result == "))
+                && !["monkeypatch", "_mock(", "_returning(", "_entered("]
+                    .iter()
+                    .any(|h| source.contains(h));
+            if plain {
+                push(
+                    &mut out,
+                    "Add this test to the suite as a failing test".to_owned(),
+                    json!({
+                        "kind": "xfail",
+                        "name": test["name"],
+                        "source": source,
+                        "imports": test["imports"],
+                        "invariant": invariant,
+                    }),
+                    params,
+                    doc,
+                );
+            }
+            continue;
+        }
         // An MC/DC obligation blocked like a branch gets the branch's action.
         let cause = match d.code {
             Code::McdcObligation => match data(d, "cause") {

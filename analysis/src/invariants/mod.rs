@@ -1,0 +1,900 @@
+//! Likely invariants (Daikon's) of a function's program points, learned from the samples the
+//! project's passing tests produced there (`suite::ProgramPoint`), each with its support (calls,
+//! distinct values, a confidence, the tests behind it), and checked against other samples.
+//! Plain data and pure functions: nothing here runs code, ranks or reports.
+
+use crate::suite::{ProfileSide, ProgramPoint, Sample, Variable};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A program point of a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Point {
+    Entry,
+    Exit,
+}
+
+impl Point {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Point::Entry => "entry",
+            Point::Exit => "exit",
+        }
+    }
+}
+
+/// How much evidence an invariant needs before it is kept, so that a thin suite does not
+/// produce noise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Support {
+    /// Samples of the point (calls from passing tests) in which its variables were all seen.
+    pub min_calls: usize,
+    /// Distinct values (or pairs of values) needed for a bound or an ordering.
+    pub min_distinct: usize,
+    /// One minus the probability that the invariant held by chance (Daikon's confidence).
+    pub confidence: f64,
+}
+
+impl Default for Support {
+    fn default() -> Self {
+        Support {
+            min_calls: 5,
+            min_distinct: 3,
+            confidence: 0.95,
+        }
+    }
+}
+
+/// A comparison between two numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Relation {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Relation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Eq => "==",
+            Relation::Ne => "!=",
+            Relation::Lt => "<",
+            Relation::Le => "<=",
+            Relation::Gt => ">",
+            Relation::Ge => ">=",
+        }
+    }
+
+    fn holds(self, order: Ordering) -> bool {
+        match self {
+            Relation::Eq => order == Ordering::Equal,
+            Relation::Ne => order != Ordering::Equal,
+            Relation::Lt => order == Ordering::Less,
+            Relation::Le => order != Ordering::Greater,
+            Relation::Gt => order == Ordering::Greater,
+            Relation::Ge => order != Ordering::Less,
+        }
+    }
+}
+
+/// A number as the agent reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    Int(i128),
+    Float(f64),
+}
+
+impl Number {
+    fn of(v: &Variable) -> Option<Number> {
+        match v {
+            Variable::Int(s) => s.parse().ok().map(Number::Int),
+            Variable::Float(s) => s.parse().ok().map(Number::Float),
+            _ => None,
+        }
+    }
+
+    fn cmp(self, other: Number) -> Option<Ordering> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),
+            (a, b) => a.as_f64().partial_cmp(&b.as_f64()),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(n) => n as f64,
+            Number::Float(x) => x,
+        }
+    }
+
+    fn render(self) -> String {
+        match self {
+            Number::Int(n) => n.to_string(),
+            Number::Float(x) => format!("{x:?}"),
+        }
+    }
+}
+
+/// What an invariant states.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Property {
+    /// The variable takes one of a few values (a constant, `x is None`, `type(x)`).
+    OneOf { var: String, values: Vec<Variable> },
+    /// A bound on a number: its sign (`x >= 0`, `x > 0`, `x != 0`) or a range's end.
+    Bound {
+        var: String,
+        relation: Relation,
+        bound: Number,
+    },
+    /// An equality or ordering between two numbers of the point (`return <= items`,
+    /// `len(return) == len(xs)`).
+    Compare {
+        left: String,
+        relation: Relation,
+        right: String,
+    },
+    /// A property of every string seen: lower or upper case, digits only, a common prefix.
+    Text { var: String, form: TextForm },
+    /// A float that was never NaN nor infinite.
+    Finite { var: String },
+}
+
+/// What every string of a variable looked like.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TextForm {
+    Lower,
+    Upper,
+    Digits,
+    Prefix(String),
+}
+
+impl TextForm {
+    fn holds(&self, s: &str) -> bool {
+        match self {
+            TextForm::Lower => s == s.to_lowercase(),
+            TextForm::Upper => s == s.to_uppercase(),
+            TextForm::Digits => !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()),
+            TextForm::Prefix(p) => s.starts_with(p.as_str()),
+        }
+    }
+}
+
+impl Property {
+    pub fn variables(&self) -> Vec<&str> {
+        match self {
+            Property::OneOf { var, .. }
+            | Property::Bound { var, .. }
+            | Property::Text { var, .. }
+            | Property::Finite { var } => vec![var],
+            Property::Compare { left, right, .. } => vec![left, right],
+        }
+    }
+
+    /// Whether `sample` satisfies it; `None` when a variable is absent or not a number.
+    pub fn holds(&self, sample: &Sample) -> Option<bool> {
+        match self {
+            Property::OneOf { var, values } => Some(values.contains(sample.get(var)?)),
+            Property::Bound {
+                var,
+                relation,
+                bound,
+            } => {
+                let x = Number::of(sample.get(var)?)?;
+                Some(x.cmp(*bound).is_some_and(|o| relation.holds(o)))
+            }
+            Property::Compare {
+                left,
+                relation,
+                right,
+            } => {
+                let a = Number::of(sample.get(left)?)?;
+                let b = Number::of(sample.get(right)?)?;
+                Some(a.cmp(b).is_some_and(|o| relation.holds(o)))
+            }
+            Property::Text { var, form } => match sample.get(var)? {
+                Variable::Str(s) => Some(form.holds(s)),
+                _ => None,
+            },
+            Property::Finite { var } => match Number::of(sample.get(var)?)? {
+                Number::Float(x) => Some(x.is_finite()),
+                Number::Int(_) => None,
+            },
+        }
+    }
+
+    /// The values of its variables in `sample`: `return = 1, items = 0`.
+    pub fn values_in(&self, sample: &Sample) -> String {
+        self.variables()
+            .iter()
+            .map(|v| match sample.get(*v) {
+                Some(value) => format!("{v} = {}", render(value)),
+                None => format!("{v} absent"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl std::fmt::Display for Property {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Property::OneOf { var, values } => {
+                if let [Variable::Bool(b)] = values.as_slice()
+                    && let Some(x) = var.strip_suffix(" is None")
+                {
+                    return if *b {
+                        write!(f, "{x} is None")
+                    } else {
+                        write!(f, "{x} is not None")
+                    };
+                }
+                if let [Variable::Str(t)] = values.as_slice()
+                    && var.starts_with("type(")
+                {
+                    return write!(f, "{var} is {t}");
+                }
+                match values.as_slice() {
+                    [one] => write!(f, "{var} == {}", render(one)),
+                    many => write!(
+                        f,
+                        "{var} in {{{}}}",
+                        many.iter().map(render).collect::<Vec<_>>().join(", ")
+                    ),
+                }
+            }
+            Property::Bound {
+                var,
+                relation,
+                bound,
+            } => write!(f, "{var} {} {}", relation.as_str(), bound.render()),
+            Property::Compare {
+                left,
+                relation,
+                right,
+            } => write!(f, "{left} {} {right}", relation.as_str()),
+            Property::Text { var, form } => match form {
+                TextForm::Lower => write!(f, "{var} == {var}.lower()"),
+                TextForm::Upper => write!(f, "{var} == {var}.upper()"),
+                TextForm::Digits => write!(f, "{var}.isdigit()"),
+                TextForm::Prefix(p) => {
+                    write!(f, "{var}.startswith({})", render(&Variable::Str(p.clone())))
+                }
+            },
+            Property::Finite { var } => write!(f, "math.isfinite({var})"),
+        }
+    }
+}
+
+/// A value as Python writes it.
+pub fn render(v: &Variable) -> String {
+    match v {
+        Variable::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+        Variable::Int(s) | Variable::Float(s) => s.clone(),
+        Variable::Str(s) => {
+            let mut out = String::new();
+            crate::symbolic::python_str_literal(&mut out, s);
+            out
+        }
+    }
+}
+
+/// A likely invariant of one program point, with its support.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Invariant {
+    pub point: Point,
+    pub property: Property,
+    /// Samples in which it was checked (all its variables present).
+    pub samples: usize,
+    /// Calls of the point from passing tests (the samples are a reservoir of them).
+    pub calls: u64,
+    pub confidence: f64,
+    /// The tests whose samples support it (pytest node ids, sorted, at most 20).
+    pub tests: Vec<String>,
+    /// A few distinct values of its variables the tests produced (`return = 4, items = 10`).
+    pub seen: Vec<String>,
+    /// A conditional invariant (Daikon's splitting): it holds in the invocations that took
+    /// this branch side of the function's own code.
+    pub condition: Option<ProfileSide>,
+}
+
+impl Invariant {
+    /// A stable key: the same invariant of the same point of the same function.
+    pub fn key(&self) -> String {
+        match self.condition {
+            None => format!("{}: {}", self.point.as_str(), self.property),
+            Some((line, col, end_line, end_col, taken)) => format!(
+                "{}: {} when {line}:{}-{end_line}:{} is {taken}",
+                self.point.as_str(),
+                self.property,
+                col.unwrap_or(0),
+                end_col.unwrap_or(0)
+            ),
+        }
+    }
+
+    /// Whether it applies to an invocation that took `sides`.
+    pub fn applies(&self, sides: &[ProfileSide]) -> bool {
+        self.condition.is_none_or(|c| sides.contains(&c))
+    }
+}
+
+/// Branch sides split on, per function.
+const MAX_SPLITS: usize = 20;
+
+const MAX_TESTS: usize = 20;
+const MAX_SEEN: usize = 5;
+/// Values a variable may take for a `OneOf` invariant.
+const MAX_ONE_OF: usize = 3;
+
+/// Whether an invariant over these variables of `point` is worth keeping: at the exit, only
+/// those about what the function produced (its return value or the exception it raised) —
+/// what a generated test asserts; at the entry, every variable.
+fn about_result(point: Point, var: &str) -> bool {
+    point == Point::Entry || var.contains("return") || var == "type(exception)"
+}
+
+/// The likely invariants of one program point.
+pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<Invariant> {
+    let samples = &observed.samples;
+    if samples.len() < support.min_calls {
+        return vec![];
+    }
+    let names: BTreeSet<&str> = samples
+        .iter()
+        .flat_map(|s| s.keys().map(String::as_str))
+        .collect();
+    let mut out = vec![];
+    let make = |property: Property, used: &[usize], confidence: f64| {
+        let mut tests: BTreeSet<String> = BTreeSet::new();
+        let mut seen: Vec<String> = vec![];
+        for &i in used {
+            if let Some(Some(t)) = observed.tests.get(i)
+                && tests.len() < MAX_TESTS
+            {
+                tests.insert(t.clone());
+            }
+            let v = property.values_in(&samples[i]);
+            if seen.len() < MAX_SEEN && !seen.contains(&v) {
+                seen.push(v);
+            }
+        }
+        Invariant {
+            point,
+            property,
+            samples: used.len(),
+            calls: observed.calls,
+            confidence,
+            tests: tests.into_iter().collect(),
+            seen,
+            condition: None,
+        }
+    };
+    // Numbers that are not constant: candidates for bounds and orderings.
+    let mut numeric: Vec<(&str, Vec<(usize, Number)>)> = vec![];
+    for &name in &names {
+        let present: Vec<usize> = (0..samples.len())
+            .filter(|&i| samples[i].contains_key(name))
+            .collect();
+        if present.len() < support.min_calls {
+            continue;
+        }
+        let mut distinct: Vec<&Variable> = vec![];
+        for &i in &present {
+            let v = &samples[i][name];
+            if !distinct.contains(&v) {
+                distinct.push(v);
+            }
+        }
+        let is_bool = distinct.iter().all(|v| matches!(v, Variable::Bool(_)));
+        let few = if is_bool { 1 } else { MAX_ONE_OF };
+        if distinct.len() <= few && about_result(point, name) {
+            let k = distinct.len() as f64;
+            let confidence = 1.0 - (k / (k + 1.0)).powi(present.len() as i32);
+            if confidence >= support.confidence {
+                let mut values: Vec<Variable> = distinct.into_iter().cloned().collect();
+                values.sort_by_key(render);
+                out.push(make(
+                    Property::OneOf {
+                        var: name.to_owned(),
+                        values,
+                    },
+                    &present,
+                    confidence,
+                ));
+                continue;
+            }
+        }
+        if about_result(point, name) && !name.starts_with("type(") {
+            let confidence = 1.0 - 0.5f64.powi(present.len() as i32);
+            for property in text_forms(name, present.iter().map(|&i| &samples[i][name])) {
+                if confidence >= support.confidence && distinct.len() >= support.min_distinct {
+                    out.push(make(property, &present, confidence));
+                }
+            }
+            let floats = present
+                .iter()
+                .all(|&i| matches!(samples[i][name], Variable::Float(_)));
+            let finite = present.iter().all(|&i| {
+                matches!(Number::of(&samples[i][name]), Some(Number::Float(x)) if x.is_finite())
+            });
+            if floats && finite && confidence >= support.confidence {
+                out.push(make(
+                    Property::Finite {
+                        var: name.to_owned(),
+                    },
+                    &present,
+                    confidence,
+                ));
+            }
+        }
+        let numbers: Vec<(usize, Number)> = present
+            .iter()
+            .filter_map(|&i| Some((i, Number::of(&samples[i][name])?)))
+            .collect();
+        if numbers.len() == present.len() && distinct.len() >= support.min_distinct {
+            numeric.push((name, numbers));
+        }
+    }
+    for (name, numbers) in &numeric {
+        if about_result(point, name) {
+            out.extend(
+                bounds(name, numbers, support)
+                    .into_iter()
+                    .map(|(property, confidence)| {
+                        let used: Vec<usize> = numbers.iter().map(|(i, _)| *i).collect();
+                        make(property, &used, confidence)
+                    }),
+            );
+        }
+    }
+    for (a, (left, xs)) in numeric.iter().enumerate() {
+        for (right, ys) in &numeric[a + 1..] {
+            if !(about_result(point, left) || about_result(point, right)) {
+                continue;
+            }
+            let ys: BTreeMap<usize, Number> = ys.iter().copied().collect();
+            let pairs: Vec<(usize, Number, Number)> = xs
+                .iter()
+                .filter_map(|&(i, x)| Some((i, x, *ys.get(&i)?)))
+                .collect();
+            if pairs.len() < support.min_calls {
+                continue;
+            }
+            let orders: Vec<Ordering> = pairs.iter().filter_map(|(_, x, y)| x.cmp(*y)).collect();
+            if orders.len() != pairs.len() {
+                continue;
+            }
+            let distinct: BTreeSet<String> = pairs
+                .iter()
+                .map(|(_, x, y)| format!("{}|{}", x.render(), y.render()))
+                .collect();
+            // The strongest relation that held in every sample.
+            let relation = [
+                Relation::Eq,
+                Relation::Lt,
+                Relation::Gt,
+                Relation::Le,
+                Relation::Ge,
+            ]
+            .into_iter()
+            .find(|r| orders.iter().all(|o| r.holds(*o)));
+            let Some(relation) = relation else { continue };
+            // By chance, an equality holds of a pair rarely, an ordering half the time.
+            let chance: f64 = if relation == Relation::Eq { 0.1 } else { 0.5 };
+            let confidence = 1.0 - chance.powi(distinct.len() as i32);
+            if distinct.len() < support.min_distinct || confidence < support.confidence {
+                continue;
+            }
+            let used: Vec<usize> = pairs.iter().map(|(i, _, _)| *i).collect();
+            out.push(make(
+                Property::Compare {
+                    left: (*left).to_owned(),
+                    relation,
+                    right: (*right).to_owned(),
+                },
+                &used,
+                confidence,
+            ));
+        }
+    }
+    out
+}
+
+/// What every one of a variable's strings shares: its case (when some letter has one), digits
+/// only, a common prefix; nothing when one of its values is not a string.
+fn text_forms<'a>(var: &str, values: impl Iterator<Item = &'a Variable>) -> Vec<Property> {
+    let mut strings = vec![];
+    for v in values {
+        match v {
+            Variable::Str(s) => strings.push(s.as_str()),
+            _ => return vec![],
+        }
+    }
+    let Some(first) = strings.first() else {
+        return vec![];
+    };
+    let cased = |s: &str| s.chars().any(|c| c.is_lowercase() || c.is_uppercase());
+    let mut forms = vec![];
+    if strings.iter().all(|s| TextForm::Digits.holds(s)) {
+        forms.push(TextForm::Digits);
+    } else if strings.iter().any(|s| cased(s)) {
+        if strings.iter().all(|s| TextForm::Lower.holds(s)) {
+            forms.push(TextForm::Lower);
+        } else if strings.iter().all(|s| TextForm::Upper.holds(s)) {
+            forms.push(TextForm::Upper);
+        }
+    }
+    let mut prefix: &str = first;
+    for s in &strings {
+        let common = prefix
+            .char_indices()
+            .zip(s.chars())
+            .find(|((_, a), b)| a != b)
+            .map_or(prefix.len().min(s.len()), |((i, _), _)| i);
+        prefix = &prefix[..common.min(prefix.len())];
+        while !s.starts_with(prefix) {
+            let mut end = prefix.len() - 1;
+            while !prefix.is_char_boundary(end) {
+                end -= 1;
+            }
+            prefix = &prefix[..end];
+        }
+    }
+    if !prefix.is_empty() {
+        forms.push(TextForm::Prefix(prefix.to_owned()));
+    }
+    forms
+        .into_iter()
+        .map(|form| Property::Text {
+            var: var.to_owned(),
+            form,
+        })
+        .collect()
+}
+
+/// The sign of a number (`x >= 0`, `x > 0`, `x <= 0`, `x < 0`), or `x != 0` for integers on
+/// both sides of zero that never were zero.
+fn bounds(var: &str, numbers: &[(usize, Number)], support: &Support) -> Vec<(Property, f64)> {
+    let mut out = vec![];
+    let mut distinct: Vec<Number> = vec![];
+    for (_, n) in numbers {
+        if !distinct.iter().any(|d| d.cmp(*n) == Some(Ordering::Equal)) {
+            distinct.push(*n);
+        }
+    }
+    let zero = Number::Int(0);
+    let sign = |n: &Number| n.cmp(zero);
+    let all = |o: &[Ordering]| {
+        distinct
+            .iter()
+            .all(|n| sign(n).is_some_and(|s| o.contains(&s)))
+    };
+    // Each sample could have fallen on either side of zero.
+    let confidence = 1.0 - 0.5f64.powi(numbers.len() as i32);
+    let bound = |relation| Property::Bound {
+        var: var.to_owned(),
+        relation,
+        bound: zero,
+    };
+    if confidence >= support.confidence {
+        if all(&[Ordering::Greater]) {
+            out.push((bound(Relation::Gt), confidence));
+        } else if all(&[Ordering::Greater, Ordering::Equal]) {
+            out.push((bound(Relation::Ge), confidence));
+        } else if all(&[Ordering::Less]) {
+            out.push((bound(Relation::Lt), confidence));
+        } else if all(&[Ordering::Less, Ordering::Equal]) {
+            out.push((bound(Relation::Le), confidence));
+        }
+    }
+    // Never zero although values lie on both sides: how likely, for integers drawn evenly
+    // from the range seen, that zero was missed by chance.
+    let ints: Vec<i128> = distinct
+        .iter()
+        .filter_map(|n| match n {
+            Number::Int(i) => Some(*i),
+            Number::Float(_) => None,
+        })
+        .collect();
+    if ints.len() == distinct.len()
+        && let (Some(&lo), Some(&hi)) = (ints.iter().min(), ints.iter().max())
+        && lo < 0
+        && hi > 0
+    {
+        let width = (hi - lo + 1) as f64;
+        let confidence = 1.0 - (1.0 - 1.0 / width).powi(numbers.len() as i32);
+        if confidence >= support.confidence {
+            out.push((bound(Relation::Ne), confidence));
+        }
+    }
+    out
+}
+
+/// The invariants of both points of a function: unconditional ones, then at the exit those
+/// that hold only in the invocations that took one side of a branch of the function (and not
+/// in all of them), each on the samples of that side alone.
+pub fn infer_function(
+    entry: &ProgramPoint,
+    exit: &ProgramPoint,
+    support: &Support,
+) -> Vec<Invariant> {
+    let mut out = infer(Point::Entry, entry, support);
+    let unconditional = infer(Point::Exit, exit, support);
+    let known: BTreeSet<String> = unconditional.iter().map(Invariant::key).collect();
+    out.extend(unconditional);
+    if exit.sides.len() != exit.samples.len() {
+        return out;
+    }
+    let mut sides: BTreeSet<ProfileSide> = BTreeSet::new();
+    for s in &exit.sides {
+        sides.extend(s.iter().copied());
+    }
+    for side in sides.into_iter().take(MAX_SPLITS) {
+        let chosen: Vec<usize> = (0..exit.samples.len())
+            .filter(|&i| exit.sides[i].contains(&side))
+            .collect();
+        // A side every invocation took says nothing more.
+        if chosen.len() == exit.samples.len() || chosen.len() < support.min_calls {
+            continue;
+        }
+        let subset = ProgramPoint {
+            calls: chosen.len() as u64,
+            samples: chosen.iter().map(|&i| exit.samples[i].clone()).collect(),
+            tests: chosen
+                .iter()
+                .map(|&i| exit.tests.get(i).cloned().flatten())
+                .collect(),
+            sides: vec![],
+        };
+        for mut inv in infer(Point::Exit, &subset, support) {
+            if known.contains(&inv.key()) {
+                continue;
+            }
+            inv.condition = Some(side);
+            out.push(inv);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(n: i64) -> Variable {
+        Variable::Int(n.to_string())
+    }
+
+    fn point(samples: &[&[(&str, Variable)]]) -> ProgramPoint {
+        ProgramPoint {
+            calls: samples.len() as u64,
+            samples: samples
+                .iter()
+                .map(|s| {
+                    s.iter()
+                        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                        .collect()
+                })
+                .collect(),
+            tests: (0..samples.len())
+                .map(|i| Some(format!("tests/test_a.py::test_{}", i % 3)))
+                .collect(),
+            sides: vec![],
+        }
+    }
+
+    fn rendered(invariants: &[Invariant]) -> Vec<String> {
+        invariants.iter().map(|i| i.key()).collect()
+    }
+
+    /// `pages(items, per_page)` called by six tests: the page count is positive, never more
+    /// than the items, and an int.
+    fn pages() -> ProgramPoint {
+        let rows: Vec<Vec<(&str, Variable)>> = [
+            (10, 3, 4),
+            (7, 2, 4),
+            (1, 5, 1),
+            (11, 4, 3),
+            (25, 10, 3),
+            (9, 4, 3),
+        ]
+        .iter()
+        .map(|&(items, per, ret)| {
+            vec![
+                ("items", int(items)),
+                ("per_page", int(per)),
+                ("return", int(ret)),
+                ("type(return)", Variable::Str("int".into())),
+                ("return is None", Variable::Bool(false)),
+            ]
+        })
+        .collect();
+        let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+        point(&refs)
+    }
+
+    #[test]
+    fn the_exit_of_a_function_gives_sign_type_and_orderings_with_the_return_value() {
+        let invariants = infer(Point::Exit, &pages(), &Support::default());
+        assert_eq!(
+            rendered(&invariants),
+            [
+                "exit: return is not None",
+                "exit: type(return) is int",
+                "exit: return > 0",
+                "exit: items >= return",
+            ]
+        );
+        let ordering = &invariants[3];
+        assert_eq!(ordering.samples, 6);
+        assert_eq!(
+            ordering.tests,
+            [
+                "tests/test_a.py::test_0",
+                "tests/test_a.py::test_1",
+                "tests/test_a.py::test_2"
+            ]
+        );
+        assert_eq!(ordering.seen[0], "items = 10, return = 4");
+        assert!(ordering.confidence > 0.95);
+    }
+
+    #[test]
+    fn a_violation_is_a_sample_that_breaks_it() {
+        let invariants = infer(Point::Exit, &pages(), &Support::default());
+        let generated: Sample = [
+            ("items".to_owned(), int(0)),
+            ("per_page".to_owned(), int(1)),
+            ("return".to_owned(), int(1)),
+        ]
+        .into_iter()
+        .collect();
+        let broken: Vec<String> = invariants
+            .iter()
+            .filter(|i| i.property.holds(&generated) == Some(false))
+            .map(|i| format!("{} ({})", i.property, i.property.values_in(&generated)))
+            .collect();
+        assert_eq!(broken, ["items >= return (items = 0, return = 1)"]);
+        // Absent variables are not checked.
+        assert_eq!(invariants[1].property.holds(&generated), None);
+    }
+
+    #[test]
+    fn a_thin_suite_gives_nothing() {
+        let mut thin = pages();
+        thin.samples.truncate(3);
+        assert!(infer(Point::Exit, &thin, &Support::default()).is_empty());
+        // Two distinct values are a set of values, not enough for an ordering.
+        let repeated: Vec<Vec<(&str, Variable)>> = (0..10)
+            .map(|i| vec![("a", int(i % 2)), ("b", int(5 + i % 2))])
+            .collect();
+        let refs: Vec<&[(&str, Variable)]> = repeated.iter().map(|r| r.as_slice()).collect();
+        assert_eq!(
+            rendered(&infer(Point::Entry, &point(&refs), &Support::default())),
+            ["entry: a in {0, 1}", "entry: b in {5, 6}"]
+        );
+    }
+
+    #[test]
+    fn invariants_split_on_the_functions_own_branch_sides() {
+        // `is_rectilinear`: True exactly when the invocation took the `b == 0` side.
+        const B_ZERO: ProfileSide = (4, Some(7), 4, Some(13), true);
+        const B_NOT_ZERO: ProfileSide = (4, Some(7), 4, Some(13), false);
+        let mut exit = ProgramPoint::default();
+        for i in 0..12 {
+            let zero = i % 2 == 0;
+            let sample: Sample = [
+                ("b".to_owned(), int(if zero { 0 } else { i })),
+                ("return".to_owned(), Variable::Bool(zero)),
+            ]
+            .into_iter()
+            .collect();
+            exit.samples.push(sample);
+            exit.tests.push(Some(format!("tests/t.py::test_{i}")));
+            exit.sides
+                .push(vec![if zero { B_ZERO } else { B_NOT_ZERO }]);
+        }
+        exit.calls = 12;
+        let invariants = infer_function(&ProgramPoint::default(), &exit, &Support::default());
+        let conditional: Vec<String> = invariants
+            .iter()
+            .filter(|i| i.condition.is_some())
+            .map(Invariant::key)
+            .collect();
+        assert_eq!(
+            conditional,
+            [
+                "exit: return == False when 4:7-4:13 is false",
+                "exit: return == True when 4:7-4:13 is true"
+            ]
+        );
+        let when_zero = invariants
+            .iter()
+            .find(|i| i.condition == Some(B_ZERO))
+            .unwrap();
+        assert_eq!(when_zero.samples, 6);
+        // Checked only where the side was taken.
+        assert!(when_zero.applies(&[B_ZERO]));
+        assert!(!when_zero.applies(&[B_NOT_ZERO]));
+    }
+
+    #[test]
+    fn strings_give_their_case_digits_and_prefix_and_floats_their_finiteness() {
+        let rows: Vec<Vec<(&str, Variable)>> = [
+            "sku-001", "sku-017", "sku-230", "sku-999", "sku-5", "sku-12",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, code)| {
+            vec![
+                ("return", Variable::Str((*code).to_owned())),
+                ("return.price", Variable::Float(format!("{}.5", i + 1))),
+            ]
+        })
+        .collect();
+        let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+        let invariants = infer(Point::Exit, &point(&refs), &Support::default());
+        assert_eq!(
+            rendered(&invariants),
+            [
+                "exit: return == return.lower()",
+                "exit: return.startswith('sku-')",
+                "exit: math.isfinite(return.price)",
+                "exit: return.price > 0",
+            ]
+        );
+        let generated: Sample = [
+            ("return".to_owned(), Variable::Str("SKU-1".into())),
+            ("return.price".to_owned(), Variable::Float("nan".into())),
+        ]
+        .into_iter()
+        .collect();
+        let broken: Vec<String> = invariants
+            .iter()
+            .filter(|i| i.property.holds(&generated) == Some(false))
+            .map(|i| i.property.to_string())
+            .collect();
+        assert_eq!(
+            broken,
+            [
+                "return == return.lower()",
+                "return.startswith('sku-')",
+                "math.isfinite(return.price)",
+                "return.price > 0",
+            ]
+        );
+    }
+
+    #[test]
+    fn entries_give_constants_equalities_and_non_zero() {
+        let rows: Vec<Vec<(&str, Variable)>> =
+            [(-3, -3), (5, 5), (-8, -8), (2, 2), (9, 9), (-1, -1), (7, 7)]
+                .iter()
+                .map(|&(x, y)| {
+                    vec![
+                        ("x", int(x)),
+                        ("y", int(y)),
+                        ("mode", Variable::Str("fast".into())),
+                    ]
+                })
+                .collect();
+        let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+        let invariants = infer(Point::Entry, &point(&refs), &Support::default());
+        assert_eq!(
+            rendered(&invariants),
+            ["entry: mode == 'fast'", "entry: x == y"]
+        );
+        // Integers on both sides of zero over a narrow range, never zero: not by chance.
+        let rows: Vec<Vec<(&str, Variable)>> = (0..40)
+            .map(|i| vec![("d", int(if i % 2 == 0 { 1 + i % 3 } else { -1 - i % 3 }))])
+            .collect();
+        let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+        assert_eq!(
+            rendered(&infer(Point::Entry, &point(&refs), &Support::default())),
+            ["entry: d != 0"]
+        );
+    }
+}

@@ -1,0 +1,595 @@
+//! Suspicious assertions (ZoomIn): generated tests whose asserted value breaks what the project's
+//! own passing tests established at the same program point, in an execution comparable to one
+//! of theirs, ranked for inspection. Owns the check of generated runs against the invariants,
+//! the coverage-profile filter, the relation of violations to assertions, the ranking and the
+//! `LCN300` diagnostics; the agent records, `invariants` infers, the CLI and the server report.
+//!
+//! Provenance tracked: the value a generated test asserts is the return value (or the exception)
+//! of the target's outermost invocation in its run, so a violation relates to the test's
+//! assertion when it is of an invariant of the target's exit point (every exit invariant is
+//! about the return value or the exception). Violations at the entry (an unusual input) are
+//! counted but relate to no assertion; invariants of other functions the run reached are not
+//! checked.
+
+use crate::config::Suspicious;
+use crate::diagnostic::{Code, Diagnostic, Related};
+use crate::emit::AssertionSite;
+use crate::explore::coverage::FunctionUnderTest;
+use crate::explore::exploration::{Exploration, Outcome};
+use crate::invariants::{self, Invariant, Point, Support};
+use crate::suite::{FunctionObservations, Invocation, Observations, ProfileSide};
+use lacuna_grammar::TextRange;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// How the check is tuned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Jaccard similarity a violation's profile needs with one of the suite's.
+    pub similarity: f64,
+    pub support: Support,
+    /// Behaviours the user accepted: (`module:qualname`, invariant as written), not checked.
+    pub accepted: BTreeSet<(String, String)>,
+}
+
+impl Settings {
+    pub fn of(config: &Suspicious) -> Settings {
+        Settings {
+            similarity: config.similarity,
+            support: Support {
+                min_calls: config.min_support,
+                ..Support::default()
+            },
+            accepted: BTreeSet::new(),
+        }
+    }
+
+    /// With the behaviours accepted in the guidance module at `path` (none when unreadable).
+    pub fn accepting(mut self, path: &Path) -> Settings {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            self.accepted = accepted(&text);
+        }
+        self
+    }
+}
+
+/// The behaviours accepted in a guidance module's text: its top-level
+/// `accepted("module:qualname", "invariant")` calls (double-quoted strings without escapes).
+pub fn accepted(text: &str) -> BTreeSet<(String, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("accepted(\"")?;
+            let (function, rest) = rest.split_once("\", \"")?;
+            let (invariant, _) = rest.split_once("\")")?;
+            Some((function.to_owned(), invariant.to_owned()))
+        })
+        .collect()
+}
+
+/// One generated test's run, observed again with its program points recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObservedTest {
+    /// The target, `module:qualname`.
+    pub function: String,
+    /// The index of the generated test in its exploration.
+    pub test: usize,
+    pub invocations: Vec<Invocation>,
+}
+
+/// Runs again the generated tests of `exploration` that a file would hold (those in `kept`
+/// when given), recording their program points.
+pub fn observe(
+    pool: &crate::agent::Pool,
+    target: &FunctionUnderTest,
+    exploration: &Exploration,
+    kept: Option<&BTreeSet<usize>>,
+) -> Vec<ObservedTest> {
+    let function = format!("{}:{}", target.module, target.qualname);
+    let mut out = vec![];
+    for (i, t) in exploration.tests.iter().enumerate() {
+        if matches!(t.outcome, Outcome::Failed(_))
+            || t.side_effect.is_some()
+            || kept.is_some_and(|k| !k.contains(&i))
+        {
+            continue;
+        }
+        if let Ok(invocations) = pool.observe(&t.request) {
+            out.push(ObservedTest {
+                function: function.clone(),
+                test: i,
+                invocations,
+            });
+        }
+    }
+    out
+}
+
+/// A generated run that broke an invariant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    pub invariant: Invariant,
+    /// The values of its variables in the run: `items = 0, return = 1`.
+    pub value: String,
+    /// The run's parameters at the entry: `items = 0, per_page = 1`.
+    pub input: String,
+    /// The best Jaccard similarity of the run's profile with one of the suite's.
+    pub similarity: f64,
+    /// 1 / the number of generated tests that broke the same invariant.
+    pub uniqueness: f64,
+}
+
+/// A generated assertion some violation reaches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suspicion {
+    /// `module:qualname`.
+    pub function: String,
+    pub test: usize,
+    /// 1 = the most suspicious of the run.
+    pub rank: usize,
+    /// The sum of the uniqueness of its violations.
+    pub score: f64,
+    /// Most unique first.
+    pub violations: Vec<Violation>,
+}
+
+/// The suspicious assertions of a run, with what was counted on the way.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ranking {
+    pub assertions: Vec<Suspicion>,
+    /// Generated tests checked.
+    pub checked: usize,
+    /// Invariants learned, over every function the suite reached that was checked.
+    pub invariants: usize,
+    /// Violations before and after the similarity filter.
+    pub violations: usize,
+    pub comparable: usize,
+}
+
+/// Jaccard similarity of two profiles (two empty ones are the same).
+pub fn jaccard(a: &BTreeSet<ProfileSide>, b: &BTreeSet<ProfileSide>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 {
+        return 1.0;
+    }
+    a.intersection(b).count() as f64 / union as f64
+}
+
+/// The parameters of an entry sample as `name = value`, leaving out derived variables.
+fn input_of(entry: &crate::suite::Sample) -> String {
+    entry
+        .iter()
+        .filter(|(k, _)| !k.contains(['(', ' ', '.']))
+        .map(|(k, v)| format!("{k} = {}", invariants::render(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks every observed test against the invariants of its target, filters by profile
+/// similarity, relates violations to the assertions and ranks them.
+pub fn rank(
+    observations: &Observations,
+    observed: &[ObservedTest],
+    settings: &Settings,
+) -> Ranking {
+    let by_function: BTreeMap<&str, &FunctionObservations> = observations
+        .functions
+        .iter()
+        .map(|f| (f.function.as_str(), f))
+        .collect();
+    let mut ranking = Ranking::default();
+    let mut learned: BTreeMap<&str, Vec<Invariant>> = BTreeMap::new();
+    // (function, test) → violations related to its assertion, before uniqueness.
+    let mut related: BTreeMap<(&str, usize), Vec<Violation>> = BTreeMap::new();
+    // (function, invariant key) → generated tests breaking it (comparable runs only).
+    let mut breaking: BTreeMap<(&str, String), BTreeSet<usize>> = BTreeMap::new();
+    for t in observed {
+        let Some(seen) = by_function.get(t.function.as_str()) else {
+            continue;
+        };
+        let invariants = learned.entry(t.function.as_str()).or_insert_with(|| {
+            let found = invariants::infer_function(&seen.entry, &seen.exit, &settings.support);
+            ranking.invariants += found.len();
+            found
+        });
+        // The outermost invocation of the target returns last.
+        let Some(run) = t
+            .invocations
+            .iter()
+            .rev()
+            .find(|i| i.function == t.function)
+        else {
+            continue;
+        };
+        ranking.checked += 1;
+        let profile: BTreeSet<ProfileSide> = run.sides.iter().copied().collect();
+        let similarity = seen
+            .profiles
+            .iter()
+            .map(|p| jaccard(&profile, &p.sides.iter().copied().collect()))
+            .fold(0.0f64, f64::max);
+        for invariant in invariants.iter() {
+            if settings
+                .accepted
+                .contains(&(t.function.clone(), invariant.property.to_string()))
+                || !invariant.applies(&run.sides)
+            {
+                continue;
+            }
+            let sample = match invariant.point {
+                Point::Entry => &run.entry,
+                Point::Exit => &run.exit,
+            };
+            if invariant.property.holds(sample) != Some(false) {
+                continue;
+            }
+            ranking.violations += 1;
+            if similarity < settings.similarity {
+                continue;
+            }
+            ranking.comparable += 1;
+            breaking
+                .entry((t.function.as_str(), invariant.key()))
+                .or_default()
+                .insert(t.test);
+            if invariant.point == Point::Exit {
+                related
+                    .entry((t.function.as_str(), t.test))
+                    .or_default()
+                    .push(Violation {
+                        invariant: invariant.clone(),
+                        value: invariant.property.values_in(sample),
+                        input: input_of(&run.entry),
+                        similarity,
+                        uniqueness: 0.0,
+                    });
+            }
+        }
+    }
+    let mut assertions: Vec<Suspicion> = related
+        .into_iter()
+        .map(|((function, test), mut violations)| {
+            for v in &mut violations {
+                let n = breaking
+                    .get(&(function, v.invariant.key()))
+                    .map_or(1, |s| s.len());
+                v.uniqueness = 1.0 / n as f64;
+            }
+            violations.sort_by(|a, b| {
+                b.uniqueness
+                    .total_cmp(&a.uniqueness)
+                    .then(b.invariant.confidence.total_cmp(&a.invariant.confidence))
+                    .then_with(|| a.invariant.key().cmp(&b.invariant.key()))
+            });
+            Suspicion {
+                function: function.to_owned(),
+                test,
+                rank: 0,
+                score: violations.iter().map(|v| v.uniqueness).sum(),
+                violations,
+            }
+        })
+        .collect();
+    // A total order: score, then more violations, then the confidence of the invariant most
+    // uniquely broken, then names.
+    let confidence = |s: &Suspicion| s.violations.first().map_or(0.0, |v| v.invariant.confidence);
+    assertions.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(b.violations.len().cmp(&a.violations.len()))
+            .then(confidence(b).total_cmp(&confidence(a)))
+            .then_with(|| a.function.cmp(&b.function))
+            .then(a.test.cmp(&b.test))
+    });
+    for (i, a) in assertions.iter_mut().enumerate() {
+        a.rank = i + 1;
+    }
+    ranking.assertions = assertions;
+    ranking
+}
+
+/// The emitted test of a suspicious assertion, when it was written to a file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmittedAt {
+    pub site: AssertionSite,
+    /// The test file, when the tests were written.
+    pub file: Option<PathBuf>,
+}
+
+/// A branch side of `f` as a reader sees it: `` `b == 0` was true``. Positions are CPython's
+/// (1-based lines, UTF-8 columns).
+fn condition_text(f: &FunctionUnderTest, side: ProfileSide) -> Option<String> {
+    let (line, col, end_line, end_col, taken) = side;
+    let offset = |line: u32, col: u32| {
+        Some(f.lines.line_range(line.checked_sub(1)?)?.start as usize + col as usize)
+    };
+    let start = offset(line, col?)?;
+    let end = offset(end_line, end_col?)?;
+    let text = f.text.get(start..end)?;
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(format!(
+        "`{text}` was {}",
+        if taken { "true" } else { "false" }
+    ))
+}
+
+/// Where a test of the suite is defined, from its node id (`tests/test_a.py::TestX::test_y[1]`
+/// under `root`): the file and the range of the function's name.
+fn test_location(root: &Path, id: &str) -> Option<(PathBuf, TextRange)> {
+    let (file, rest) = id.split_once("::")?;
+    let file = root.join(file);
+    let name = rest.rsplit("::").next()?.split('[').next()?;
+    let text = std::fs::read_to_string(&file).ok()?;
+    let at = text.find(&format!("def {name}("))? + 4;
+    Some((file, TextRange::new(at as u32, (at + name.len()) as u32)))
+}
+
+/// The `LCN300` diagnostic of a suspicion, on the `def` of the function whose invariant broke;
+/// `root` is where the suite's node ids start.
+pub fn diagnostic(
+    s: &Suspicion,
+    f: &FunctionUnderTest,
+    at: &EmittedAt,
+    root: &Path,
+) -> Option<Diagnostic> {
+    let top = s.violations.first()?;
+    let inv = &top.invariant;
+    let range = f.syntax.name_range.absolute(f.anchor);
+    let condition = inv.condition.and_then(|side| condition_text(f, side));
+    let message = format!(
+        "generated test `{}` asserts {}, but in {} call{} from your tests{} `{}` held (here {}): is this result intended?",
+        at.site.name,
+        at.site.claim(),
+        inv.samples,
+        if inv.samples == 1 { "" } else { "s" },
+        condition
+            .as_deref()
+            .map(|c| format!(" where {c}"))
+            .unwrap_or_default(),
+        inv.property,
+        top.value,
+    );
+    let mut d = Diagnostic::new(Code::SuspiciousAssertion, range, message);
+    d.function = Some(f.qualname.clone());
+    if let Some(file) = &at.file {
+        d.related.push(Related {
+            path: Some(file.clone()),
+            range: TextRange::new(at.site.range.0, at.site.range.1),
+            message: format!("the generated assertion (rank {})", s.rank),
+        });
+    }
+    if let Some(test) = inv.tests.first()
+        && let Some((file, name)) = test_location(root, test)
+    {
+        let more = inv.tests.len() - 1;
+        d.related.push(Related {
+            path: Some(file),
+            range: name,
+            message: match more {
+                0 => format!("`{}` holds in your test `{test}`", inv.property),
+                n => format!(
+                    "`{}` holds in your test `{test}` and {n} more",
+                    inv.property
+                ),
+            },
+        });
+    }
+    d.data = Some(serde_json::json!({
+        "rank": s.rank,
+        "score": s.score,
+        "function": s.function,
+        "invariant": inv.property.to_string(),
+        "point": inv.point.as_str(),
+        "condition": condition,
+        "value": top.value,
+        "input": top.input,
+        "similarity": top.similarity,
+        "support": {
+            "calls": inv.calls,
+            "samples": inv.samples,
+            "confidence": inv.confidence,
+            "tests": inv.tests,
+            "seen": inv.seen,
+        },
+        "violations": s.violations.iter().map(|v| serde_json::json!({
+            "invariant": v.invariant.property.to_string(),
+            "point": v.invariant.point.as_str(),
+            "value": v.value,
+            "uniqueness": v.uniqueness,
+        })).collect::<Vec<_>>(),
+        "test": {
+            "file": at.file.as_ref().map(|p| p.display().to_string()),
+            "name": at.site.name,
+            "line": at.site.line,
+            "assertion": at.site.assertion,
+            "source": at.site.source,
+            "imports": at.site.imports,
+        },
+    }));
+    Some(d)
+}
+
+/// The `LCN300` diagnostics of one explored function on its own (the editor's view: ranks and
+/// uniqueness among its generated tests, the tests as `lacuna check --emit-tests` would name
+/// them, no file written).
+pub fn function_diagnostics(
+    pool: &crate::agent::Pool,
+    observations: &Observations,
+    target: &FunctionUnderTest,
+    exploration: &Exploration,
+    settings: &Settings,
+    root: &Path,
+) -> Vec<Diagnostic> {
+    let key = format!("{}:{}", target.module, target.qualname);
+    if exploration.failure.is_some() || !observations.functions.iter().any(|f| f.function == key) {
+        return vec![];
+    }
+    let tests = exploration.tests.iter().collect();
+    let Some(file) = crate::emit::module_tests(
+        &target.module,
+        &[(target.qualname.clone(), tests)],
+        &mut vec![],
+    ) else {
+        return vec![];
+    };
+    let sites: BTreeMap<usize, EmittedAt> = file
+        .assertions()
+        .into_iter()
+        .map(|site| (site.origin.1, EmittedAt { site, file: None }))
+        .collect();
+    let with_assertion: BTreeSet<usize> = sites.keys().copied().collect();
+    let observed = observe(pool, target, exploration, Some(&with_assertion));
+    let ranking = rank(observations, &observed, settings);
+    ranking
+        .assertions
+        .iter()
+        .filter_map(|s| diagnostic(s, target, sites.get(&s.test)?, root))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::{Profile, ProgramPoint, Sample, Variable};
+
+    fn sample(pairs: &[(&str, i64)]) -> Sample {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Variable::Int(v.to_string())))
+            .collect()
+    }
+
+    const IF: ProfileSide = (3, Some(7), 3, Some(20), false);
+    const OTHER: ProfileSide = (5, Some(7), 5, Some(20), true);
+
+    /// `pages(items, per_page)` as six passing tests showed it, all on the same path.
+    fn observations() -> Observations {
+        let rows = [
+            (10, 3, 4),
+            (7, 2, 4),
+            (1, 5, 1),
+            (11, 4, 3),
+            (25, 10, 3),
+            (9, 4, 3),
+        ];
+        let exit = ProgramPoint {
+            calls: 6,
+            samples: rows
+                .iter()
+                .map(|&(i, p, r)| sample(&[("items", i), ("per_page", p), ("return", r)]))
+                .collect(),
+            tests: (0..6)
+                .map(|i| Some(format!("tests/test_p.py::test_{i}")))
+                .collect(),
+            sides: vec![],
+        };
+        Observations {
+            functions: vec![FunctionObservations {
+                function: "shop:pages".into(),
+                file: "shop.py".into(),
+                entry: ProgramPoint::default(),
+                exit,
+                profiles: vec![Profile {
+                    sides: vec![IF],
+                    count: 6,
+                }],
+            }],
+            sequences: vec![],
+        }
+    }
+
+    fn run(test: usize, items: i64, ret: i64, sides: Vec<ProfileSide>) -> ObservedTest {
+        ObservedTest {
+            function: "shop:pages".into(),
+            test,
+            invocations: vec![Invocation {
+                function: "shop:pages".into(),
+                entry: sample(&[("items", items), ("per_page", 1)]),
+                exit: sample(&[("items", items), ("per_page", 1), ("return", ret)]),
+                sides,
+            }],
+        }
+    }
+
+    #[test]
+    fn comparable_violations_rank_assertions_by_uniqueness() {
+        let settings = Settings::of(&Suspicious::default());
+        let observed = [
+            // Correct: no violation.
+            run(0, 8, 8, vec![IF]),
+            // `items >= return` broken on the suite's path: suspicious.
+            run(1, 0, 1, vec![IF]),
+            // Broken too, on a path the suite never took: filtered out.
+            run(2, 0, 5, vec![OTHER]),
+            // `return > 0` broken on the suite's path, by two tests: each half as unique.
+            run(3, 5, 0, vec![IF]),
+            run(4, 6, 0, vec![IF]),
+        ];
+        let ranking = rank(&observations(), &observed, &settings);
+        assert_eq!(ranking.checked, 5);
+        assert_eq!((ranking.violations, ranking.comparable), (4, 3));
+        let order: Vec<(usize, usize, f64, String)> = ranking
+            .assertions
+            .iter()
+            .map(|s| {
+                (
+                    s.rank,
+                    s.test,
+                    s.score,
+                    s.violations
+                        .iter()
+                        .map(|v| format!("{} ({})", v.invariant.property, v.value))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                )
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (
+                    1,
+                    1,
+                    1.0,
+                    "items >= return (items = 0, return = 1)".to_owned()
+                ),
+                (2, 3, 0.5, "return > 0 (return = 0)".to_owned()),
+                (3, 4, 0.5, "return > 0 (return = 0)".to_owned()),
+            ]
+        );
+        let top = &ranking.assertions[0].violations[0];
+        assert_eq!(top.input, "items = 0, per_page = 1");
+        assert_eq!(top.similarity, 1.0);
+    }
+
+    #[test]
+    fn a_looser_threshold_lets_new_paths_count() {
+        let settings = Settings {
+            similarity: 0.0,
+            ..Settings::of(&Suspicious::default())
+        };
+        let ranking = rank(&observations(), &[run(2, 0, 5, vec![OTHER])], &settings);
+        assert_eq!(ranking.assertions.len(), 1);
+        assert_eq!(ranking.assertions[0].violations[0].similarity, 0.0);
+    }
+
+    #[test]
+    fn accepted_behaviours_are_not_checked() {
+        let text = "from x import y\n\naccepted(\"shop:pages\", \"items >= return\")  # intended\n";
+        let mut settings = Settings::of(&Suspicious::default());
+        settings.accepted = accepted(text);
+        assert_eq!(
+            settings.accepted,
+            BTreeSet::from([("shop:pages".to_owned(), "items >= return".to_owned())])
+        );
+        let ranking = rank(&observations(), &[run(1, 0, 1, vec![IF])], &settings);
+        assert!(ranking.assertions.is_empty());
+    }
+
+    #[test]
+    fn jaccard_of_profiles() {
+        let a: BTreeSet<ProfileSide> = [IF, OTHER].into_iter().collect();
+        let b: BTreeSet<ProfileSide> = [IF].into_iter().collect();
+        assert_eq!(jaccard(&a, &b), 0.5);
+        assert_eq!(jaccard(&BTreeSet::new(), &BTreeSet::new()), 1.0);
+    }
+}

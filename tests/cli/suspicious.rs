@@ -1,0 +1,185 @@
+//! Suspicious assertions (`LCN300`) end to end: a project with its own passing pytest suite and
+//! a planted one-line fault that crashes nothing and leaves the suite passing; the generated
+//! test that enshrines the fault is ranked first, its file carries the rank beside the
+//! assertion, and the assertion fails once the fault is fixed.
+
+use super::{fixtures, stderr, stdout, test_python};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const PRISTINE: &str = "    return (items + per_page - 1) // per_page\n";
+const FAULTY: &str = "    return (items + per_page) // per_page\n";
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() == "__pycache__" || entry.file_name() == ".pytest_cache" {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A copy of the fixture with the fault planted (checked to change exactly one line).
+fn faulty_project(dir: &Path) -> PathBuf {
+    let root = dir.join("paging-project");
+    copy_dir(&fixtures().join("suspicious"), &root);
+    let rules = root.join("paging/rules.py");
+    let text = std::fs::read_to_string(&rules).unwrap();
+    assert_eq!(text.matches(PRISTINE).count(), 1);
+    std::fs::write(&rules, text.replace(PRISTINE, FAULTY)).unwrap();
+    root
+}
+
+fn pytest(python: &Path, dir: &Path, home: &Path, args: &[&str]) -> Output {
+    Command::new(python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(args)
+        .env("HOME", home)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn check(root: &Path, home: &Path, venv: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .arg("check")
+        .args(args)
+        .arg(".")
+        .env("VIRTUAL_ENV", venv)
+        .env("HOME", home)
+        .current_dir(root)
+        .output()
+        .unwrap()
+}
+
+fn suspicious(doc: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut out: Vec<serde_json::Value> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().unwrap())
+        .filter(|d| d["code"] == "LCN300")
+        .cloned()
+        .collect();
+    out.sort_by_key(|d| d["data"]["rank"].as_u64());
+    out
+}
+
+#[test]
+fn a_planted_fault_is_the_most_suspicious_assertion() {
+    let Some((python, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = faulty_project(dir.path());
+    // The fault crashes nothing and the project's own suite still passes.
+    let suite = pytest(&python, &root, home.path(), &[]);
+    assert!(suite.status.success(), "{}", stdout(&suite));
+
+    let emitted = dir.path().join("emitted");
+    let out = check(
+        &root,
+        home.path(),
+        &venv,
+        &[
+            "--format",
+            "json",
+            "--emit-tests",
+            emitted.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ranked = suspicious(&doc);
+    assert!(!ranked.is_empty(), "no LCN300: {}", stderr(&out));
+    let ranks: Vec<u64> = ranked
+        .iter()
+        .map(|d| d["data"]["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ranks, (1..=ranked.len() as u64).collect::<Vec<_>>());
+    let mut first = ranked[0].clone();
+    assert_eq!(first["function"], "page_count");
+
+    // The emitted file carries the rank beside the assertion.
+    let file = PathBuf::from(first["data"]["test"]["file"].as_str().unwrap());
+    let line = first["data"]["test"]["line"].as_u64().unwrap() as usize;
+    let text = std::fs::read_to_string(&file).unwrap();
+    let written = text.lines().nth(line - 1).unwrap();
+    assert!(
+        written.ends_with("# LCN300: suspicious assertion, rank 1: check this value"),
+        "{written}"
+    );
+
+    // Found: once the fault is fixed, the top-ranked assertion fails.
+    let rules = root.join("paging/rules.py");
+    let fixed = std::fs::read_to_string(&rules)
+        .unwrap()
+        .replace(FAULTY, PRISTINE);
+    std::fs::write(&rules, fixed).unwrap();
+    let name = first["data"]["test"]["name"].as_str().unwrap().to_owned();
+    let selected = format!("{}::{name}", file.display());
+    let rerun = pytest(&python, &emitted, home.path(), &[&selected]);
+    assert!(!rerun.status.success(), "{}", stdout(&rerun));
+    assert!(stdout(&rerun).contains("1 failed"), "{}", stdout(&rerun));
+
+    // What users read.
+    first["data"]["test"]["file"] = "[emitted]/test_lacuna_paging_rules.py".into();
+    for related in first["related"].as_array_mut().unwrap() {
+        if let Some(path) = related["path"].as_str()
+            && path.starts_with(emitted.to_str().unwrap())
+        {
+            related["path"] = "[emitted]/test_lacuna_paging_rules.py".into();
+        }
+    }
+    insta::assert_json_snapshot!(first);
+}
+
+/// The text output shows the top of the ranking (`show`), and says how many it leaves out;
+/// with the check off there is none.
+#[test]
+fn text_output_shows_the_top_of_the_ranking() {
+    let Some((_, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = faulty_project(dir.path());
+    let out = check(&root, home.path(), &venv, &[]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("warning[LCN300]: generated test `test_page_count_2` asserts `page_count(0, 1) == 1`, but in 6 calls from your tests `items >= return` held (here items = 0, return = 1): is this result intended?"),
+        "{text}"
+    );
+
+    let pyproject = root.join("pyproject.toml");
+    let config = std::fs::read_to_string(&pyproject).unwrap();
+    std::fs::write(
+        &pyproject,
+        format!("{config}\n[tool.lacuna.suspicious]\nshow = 0\n"),
+    )
+    .unwrap();
+    let text = stdout(&check(&root, home.path(), &venv, &[]));
+    assert!(!text.contains("LCN300]"), "{text}");
+    assert!(
+        text.contains(
+            "1 more suspicious assertion (LCN300) ranked below the top 0: `--format json` lists them all"
+        ),
+        "{text}"
+    );
+
+    std::fs::write(
+        &pyproject,
+        format!("{config}\n[tool.lacuna.suspicious]\nenabled = false\n"),
+    )
+    .unwrap();
+    let text = stdout(&check(&root, home.path(), &venv, &[]));
+    assert!(!text.contains("LCN300"), "{text}");
+}
