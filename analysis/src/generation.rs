@@ -651,6 +651,14 @@ pub fn signature(
         receiver,
         writers: facts.writers.clone(),
         guidance: facts.guidance.clone(),
+        unread: response["unread"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|u| u.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
 }
 

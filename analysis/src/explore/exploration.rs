@@ -148,6 +148,8 @@ pub struct Exploration {
     pub solver_queries: u64,
     /// Why nothing could run, when nothing could.
     pub failure: Option<String>,
+    /// Annotations of its parameters the agent could not read (see `Signature::unread`).
+    pub unread_annotations: Vec<String>,
 }
 
 impl Exploration {

@@ -104,6 +104,8 @@ pub struct GeneratedFunction {
     pub diagnostics: Vec<Diagnostic>,
     /// Why it could not be explored, when it could not.
     pub failure: Option<String>,
+    /// Annotations of its parameters that could not be read.
+    pub unread_annotations: Vec<String>,
     /// What ended its exploration.
     pub stopped_by: StoppedBy,
     /// With `--emit-tests`: the tests left out for a side effect their run attempted, as
@@ -633,6 +635,7 @@ fn generate(
                 report.diagnostics
             },
             failure: e.failure.clone(),
+            unread_annotations: e.unread_annotations.clone(),
             stopped_by,
             not_emitted: not_emitted
                 .extract_if(.., |n| {
@@ -669,6 +672,7 @@ fn generate(
             solver_queries: 0,
             diagnostics: vec![s.diagnostic],
             failure: Some(s.reason),
+            unread_annotations: vec![],
             stopped_by: StoppedBy::NotExplored,
             not_emitted: vec![],
             sides: vec![],

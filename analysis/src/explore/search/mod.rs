@@ -140,6 +140,7 @@ fn explore_in_context(
     search.run();
     search.out.elapsed = search.start.elapsed();
     search.out.solver_queries = search.solver.stats.queries;
+    search.out.unread_annotations = signature.unread.clone();
     search.out
 }
 
@@ -473,6 +474,7 @@ mod tests {
             receiver: None,
             writers: FxHashMap::default(),
             guidance: Arc::new(Guidance::default()),
+            unread: vec![],
         }
     }
 
@@ -685,6 +687,7 @@ mod tests {
             receiver: None,
             writers: FxHashMap::default(),
             guidance: std::sync::Arc::new(guidance),
+            unread: vec![],
         };
         let mut solver = Solver::new(5_000).with_domains(signature.domains());
         let mut past_midnight = |name: &str| {
