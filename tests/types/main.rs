@@ -31,13 +31,24 @@ fn test_python() -> (PathBuf, PathBuf) {
     (python, venv)
 }
 
-#[test]
-fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it() {
+/// What `lacuna check --emit-tests` on a copy of fixture `name` gives: per function with branch
+/// sides, the sides covered of all (and the annotations it could not read); the emitted files;
+/// and, under real pytest and coverage.py, the lines and branches of package `package` the
+/// emitted tests miss.
+struct Run {
+    table: String,
+    out_dir: tempfile::TempDir,
+    missing: String,
+}
+
+fn run(name: &str, package: &str) -> Run {
     let (python, venv) = test_python();
     let project = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(project.path()).unwrap();
     copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/types"),
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures")
+            .join(name),
         &root,
     );
     let home = tempfile::tempdir().unwrap();
@@ -58,8 +69,6 @@ fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it(
         "every emitted test passes as generated: {stderr}"
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-
-    // Per function: branch sides covered / total, and the annotations it could not read.
     let mut table = String::new();
     for file in doc["files"].as_array().unwrap() {
         for f in file["functions"].as_array().unwrap() {
@@ -79,34 +88,12 @@ fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it(
             ));
         }
     }
-    insta::assert_snapshot!(table);
 
-    // Each value is built through its real constructor, never passed as an int or a string.
-    let read = |name: &str| std::fs::read_to_string(out_dir.path().join(name)).unwrap();
-    let declared = read("test_lacuna_shop_declared.py");
-    for built in [
-        "= Point(1, -1)",
-        "= Decimal(",
-        "= Fraction(1, 3)",
-        "= datetime(2024, 2, 29,",
-        "= date(2024, 1, 31)",
-        "= timedelta(4,",
-        "= Movie(title=",
-        "result = kind(Special)",
-        "result = kind(Item)",
-    ] {
-        assert!(declared.contains(built), "{built} in:\n{declared}");
-    }
-    let later = read("test_lacuna_shop_later.py");
-    assert!(later.contains("= Decimal("), "{later}");
-    assert!(later.contains("= Item("), "{later}");
-
-    // Under real pytest and coverage.py: every branch of every explored function is taken.
     let data = out_dir.path().join(".coverage");
     let run = Command::new(&python)
         .args(["-m", "coverage", "run", "--branch", "--data-file"])
         .arg(&data)
-        .arg(format!("--source={}", root.join("shop").display()))
+        .arg(format!("--source={}", root.join(package).display()))
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(out_dir.path())
         .env("PYTHONPATH", &root)
@@ -139,5 +126,64 @@ fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it(
             file["missing_lines"], file["missing_branches"]
         ));
     }
-    insta::assert_snapshot!(missing);
+    Run {
+        table,
+        out_dir,
+        missing,
+    }
+}
+
+fn read(run: &Run, name: &str) -> String {
+    std::fs::read_to_string(run.out_dir.path().join(name)).unwrap()
+}
+
+#[test]
+fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it() {
+    let run = run("types", "shop");
+    // Per function: branch sides covered / total, and the annotations it could not read.
+    insta::assert_snapshot!(run.table);
+
+    // Each value is built through its real constructor, never passed as an int or a string.
+    let declared = read(&run, "test_lacuna_shop_declared.py");
+    for built in [
+        "= Point(1, -1)",
+        "= Decimal(",
+        "= Fraction(1, 3)",
+        "= datetime(2024, 2, 29,",
+        "= date(2024, 1, 31)",
+        "= timedelta(4,",
+        "= Movie(title=",
+        "result = kind(Special)",
+        "result = kind(Item)",
+    ] {
+        assert!(declared.contains(built), "{built} in:\n{declared}");
+    }
+    let later = read(&run, "test_lacuna_shop_later.py");
+    assert!(later.contains("= Decimal("), "{later}");
+    assert!(later.contains("= Item("), "{later}");
+
+    // Under real pytest and coverage.py: every branch of every explored function is taken.
+    insta::assert_snapshot!(run.missing);
+}
+
+#[test]
+fn unannotated_parameters_take_the_kinds_their_uses_ask_for_and_coverage_confirms_it() {
+    let run = run("kinds", "kinds");
+    insta::assert_snapshot!(run.table);
+    let uses = read(&run, "test_lacuna_kinds_uses.py");
+    for built in [
+        "= Circle(11)",
+        "= Counter({'a': 3})",
+        "= OrderedDict(",
+        "= defaultdict(int, ",
+        "= deque(",
+        "= SimpleNamespace(debug=",
+        "result = span((",
+        "result = raw(b'')",
+        "result = raw(set())",
+        "slice(",
+    ] {
+        assert!(uses.contains(built), "{built} in:\n{uses}");
+    }
+    insta::assert_snapshot!(run.missing);
 }

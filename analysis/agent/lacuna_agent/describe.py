@@ -2,6 +2,8 @@
 type trees, so the generator knows which inputs to build (`Optional[int]`, `List[Item]`, an
 `Enum`, a project class and its constructor)."""
 
+import ast
+import collections
 import collections.abc
 import dataclasses
 import datetime
@@ -16,6 +18,7 @@ import os
 import pathlib
 import re
 import sys
+import textwrap
 import types
 import typing
 import urllib.response
@@ -291,6 +294,15 @@ def _value_type_init(t):
         decimal.Decimal: (("value", 0, None),),
         fractions.Fraction: (("numerator", 0, None), ("denominator", 1, {"min": 1})),
         pathlib.Path: (("path", "", None),),
+        # Kinds of values an unannotated parameter may be tested for or used as.
+        slice: (("start", 0, None), ("stop", 1, None)),
+        collections.OrderedDict: (("mapping", _STR_INTS, None),),
+        collections.defaultdict: (("default_factory", {"kind": "type",
+                                                       "classes": ["builtins:int"]}, None),
+                                  ("mapping", _STR_INTS, None)),
+        # From a mapping of counts: `counter["a"]` is the count the generator chose.
+        collections.Counter: (("mapping", _STR_INTS, None),),
+        collections.deque: (("iterable", {"kind": "list", "of": {"kind": "int"}}, None),),
         pathlib.PurePath: (("path", "", None),),
         io.StringIO: (("initial_value", "", None),),
         io.BytesIO: (("initial_bytes", b"", None),),
@@ -325,6 +337,8 @@ def _value_type_init(t):
         init.append(param)
     return init
 
+
+_STR_INTS = {"kind": "dict", "key": {"kind": "str"}, "value": {"kind": "int"}}
 
 # `os.stat_result`'s fields, in the order its constructor takes them.
 _STAT_FIELDS = ("st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size",
@@ -577,6 +591,83 @@ def _reference(value):
         return None
 
 
+def _kinds_from_uses(func, params, is_project_class):
+    """For each unannotated parameter, the kinds of values its uses ask for, as `instances`
+    of its `any` tree, tried first: an instance of each class `isinstance(p, C)` tests for
+    (a project class through its constructor), a tuple of as many items as `a, b = p` unpacks,
+    a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads."""
+    untyped = {p["name"]: p for p in params if p["type"] == {"kind": "any"}}
+    if not untyped:
+        return
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(func))))
+    except Exception:  # no source (a builtin, a lambda in an expression), or it does not parse
+        return
+    found = {name: [] for name in untyped}
+    attributes = {name: [] for name in untyped}
+    called = set()
+    globalns = _plain_globals(func)
+
+    def add(name, t):
+        if t is not None and t not in found[name] and len(found[name]) < 6:
+            found[name].append(t)
+
+    def is_param(node):
+        return isinstance(node, ast.Name) and node.id in untyped
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "isinstance" and len(node.args) == 2 and is_param(node.args[0]):
+            classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            for c in classes:
+                add(node.args[0].id, _instance_tree(c, globalns, is_project_class))
+        elif isinstance(node, ast.Assign) and is_param(node.value) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and not any(isinstance(e, ast.Starred) for e in node.targets[0].elts):
+            add(node.value.id, {"kind": "tuple",
+                                "items": [{"kind": "any"}] * len(node.targets[0].elts)})
+        elif isinstance(node, ast.Subscript) and is_param(node.slice):
+            add(node.slice.id, _value_type(slice))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and is_param(node.func.value):
+            called.add((node.func.value.id, node.func.attr))
+        elif isinstance(node, ast.Attribute) and is_param(node.value) \
+                and isinstance(node.ctx, ast.Load) and not node.attr.startswith("__"):
+            if node.attr not in attributes[node.value.id]:
+                attributes[node.value.id].append(node.attr)
+    for name, attrs in attributes.items():
+        plain = [a for a in attrs if (name, a) not in called]
+        if plain and len(plain) == len(attrs):
+            add(name, {"kind": "class", "class": "types:SimpleNamespace", "methods": [],
+                       "init": [{"name": a, "kind": "keyword_only", "type": {"kind": "any"}}
+                                for a in plain[:8]]})
+    for name, kinds in found.items():
+        if kinds:
+            untyped[name]["type"] = {"kind": "any", "instances": kinds}
+
+
+def _instance_tree(node, globalns, is_project_class):
+    """The type tree of the class an `isinstance` names (`Shape`, `collections.OrderedDict`,
+    `bytes`), or None when it cannot be told or built."""
+    from .interpose import real_type
+
+    try:
+        cls = eval(compile(ast.Expression(node), "<isinstance>", "eval"),  # noqa: S307
+                   dict(globalns, __builtins__=__builtins__))
+    except Exception:
+        return None
+    cls = real_type(_unwrapped(cls))
+    if not isinstance(cls, type) or cls is object or issubclass(cls, BaseException):
+        return None
+    tree = type_tree(cls, is_project_class, 1)
+    if tree.get("kind") in ("any", "callable") or tree.get("external"):
+        return None
+    if tree.get("kind") == "class" and not tree.get("init") and not is_project_class(cls) \
+            and cls is not types.SimpleNamespace:
+        return None
+    return tree
+
+
 def _unread_in(tree, depth=0):
     """The annotations left unread inside a type tree (a constructor's parameters included)."""
     if not isinstance(tree, dict) or depth > 2 * MAX_DEPTH + 2:
@@ -624,6 +715,7 @@ def describe(target, owner, is_project_class, raw=None, registered=None):
                       if p["kind"] in ("positional_only", "positional_or_keyword")), None)
         if first is not None:
             first["type"] = type_tree(registered, is_project_class, 0)
+    _kinds_from_uses(func, params, is_project_class)
     out = {"kind": kind, "params": params}
     unread = ["%s: %s" % (p["name"], u) for p in params for u in _unread_in(p["type"])]
     if unread:
