@@ -187,3 +187,19 @@ fn unannotated_parameters_take_the_kinds_their_uses_ask_for_and_coverage_confirm
     }
     insta::assert_snapshot!(run.missing);
 }
+
+#[test]
+fn state_a_method_sets_is_built_by_calling_it_first_and_coverage_confirms_it() {
+    let run = run("state", "clock");
+    insta::assert_snapshot!(run.table);
+    let timer = read(&run, "test_lacuna_clock_timer.py");
+    // `self._start is None` holds until `start()` sets it: the generator calls it first.
+    assert!(
+        timer.contains("    timer = Timer()\n    timer.start(")
+            && timer.contains(")\n    result = timer.stop("),
+        "{timer}"
+    );
+    assert!(timer.contains("    with pytest.raises(RuntimeError):\n        timer.stop("));
+    assert!(timer.contains("timer.start(") && timer.contains("result = elapsed(timer, "));
+    insta::assert_snapshot!(run.missing);
+}

@@ -90,6 +90,8 @@ struct Search<'a> {
     /// Hashes of the paths taken so far, and the latest inputs that took a new one.
     paths: FxHashSet<u64>,
     corpus: Vec<Candidate>,
+    /// Whether the inputs with a writer method called on an object input were tried.
+    sequences_tried: bool,
 }
 
 /// What the search has shown, and when that last grew (in executions).
@@ -189,6 +191,7 @@ impl<'a> Search<'a> {
             phase: Phase::Solver,
             paths: FxHashSet::default(),
             corpus: vec![],
+            sequences_tried: false,
         };
         if let Some(r) = &signature.receiver {
             search
@@ -254,7 +257,8 @@ impl Search<'_> {
                 self.frontier.clear();
             }
             let Some((_, candidate)) = self.pop() else {
-                let widened = self.phase == Phase::Solver && self.widen();
+                let widened =
+                    self.phase == Phase::Solver && (self.widen() || self.call_sequences());
                 if !widened && !self.mutate() {
                     break;
                 }
