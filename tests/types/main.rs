@@ -155,6 +155,7 @@ fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it(
         "= Movie(title=",
         "result = kind(Special)",
         "result = kind(Item)",
+        "result = members({",
     ] {
         assert!(declared.contains(built), "{built} in:\n{declared}");
     }
