@@ -237,6 +237,13 @@ def type_tree(t, is_project_class, depth=0):
         return {"kind": "enum", "class": _name(t), "members": [m.name for m in t]}
     if isinstance(t, type) and _is_typeddict(t):
         return _typeddict(t, is_project_class, depth + 1)
+    if isinstance(t, type) and getattr(t, "_is_protocol", False) and t is not typing.Protocol:
+        # A protocol: the project's classes that implement it, one of them.
+        found = [describe_class(c, is_project_class, depth + 1)
+                 for c in _implementations(t, is_project_class)]
+        if not found:
+            return _unread(t, "no class of the project implements it")
+        return found[0] if len(found) == 1 else {"kind": "union", "of": found}
     if isinstance(t, type) and is_project_class(t):
         return describe_class(t, is_project_class, depth + 1)
     if isinstance(t, type):
@@ -244,6 +251,27 @@ def type_tree(t, is_project_class, depth=0):
             return _value_type(t)
         return {"kind": "class", "class": _name(t), "external": True}
     return _unread(t, "not a type the generator builds")
+
+
+def _implementations(protocol, is_project_class):
+    """Up to three concrete classes of the loaded project modules that have every member
+    `protocol` declares (structurally, as a type checker reads it), by name."""
+    try:
+        members = set(getattr(protocol, "__protocol_attrs__", None)
+                      or typing._get_protocol_attrs(protocol))
+    except Exception:
+        return []
+    out = []
+    for module in list(sys.modules.values()):
+        for value in list(getattr(module, "__dict__", {}).values()):
+            if not isinstance(value, type) or value in out or value is protocol \
+                    or getattr(value, "_is_protocol", False) or not is_project_class(value) \
+                    or inspect.isabstract(value) or getattr(value, "__module__", None) \
+                    != getattr(module, "__name__", None):
+                continue
+            if all(hasattr(value, m) for m in members):
+                out.append(value)
+    return sorted(out, key=lambda c: (c.__module__, c.__qualname__))[:3]
 
 
 def _is_typeddict(t):

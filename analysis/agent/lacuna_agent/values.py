@@ -7,6 +7,7 @@ name become symbolic (see `objects.wrap`)."""
 import datetime
 import importlib
 import math
+import uuid
 
 from . import objects
 
@@ -74,7 +75,7 @@ def decode(tree, is_project_object):
 
 # Standard value types whose attributes are their constructor's arguments unchanged
 # (`date(y, m, d).day == d`): an input of one reads each argument's symbol.
-_VALUE_TYPES = (datetime.date, datetime.datetime, datetime.time, datetime.timedelta)
+_VALUE_TYPES = (datetime.date, datetime.datetime, datetime.time, datetime.timedelta, uuid.UUID)
 
 
 def _reading_arguments(value, tree, name):
