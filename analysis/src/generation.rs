@@ -594,10 +594,39 @@ pub fn signature(
                 .collect()
         })
         .unwrap_or_default();
+    // The kinds of values the agent saw an unannotated parameter's uses ask for.
+    let instances: std::collections::BTreeMap<&str, Vec<Shape>> = response["params"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| {
+                    let kinds = p["type"]["instances"].as_array()?;
+                    Some((
+                        p["name"].as_str()?,
+                        kinds.iter().map(Shape::from_describe).collect(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let params = crate::explore::shape::params(&response["params"])
         .into_iter()
         .map(|(name, shape)| {
-            // An unannotated parameter's type is guessed from how the function uses it.
+            // An unannotated parameter's type is guessed from how the function uses it: the
+            // kinds its uses ask for first, then the guess's.
+            let shape = match (shape, instances.get(name.as_str())) {
+                (Shape::Any, Some(kinds)) => {
+                    let guess = crate::explore::seeds::guess_from_uses(&name, source);
+                    let mut variants = kinds.clone();
+                    let rest = match guess.variants() {
+                        v if v.is_empty() => vec![guess],
+                        v => v,
+                    };
+                    variants.extend(rest.into_iter().filter(|v| !kinds.contains(v)));
+                    Shape::Union(variants)
+                }
+                (shape, _) => shape,
+            };
             let shape = match shape {
                 Shape::Any => crate::explore::seeds::guess_from_uses(&name, source),
                 // What a callable returns, when its annotation does not say, too.
@@ -652,6 +681,14 @@ pub fn signature(
         receiver,
         writers: facts.writers.clone(),
         guidance: facts.guidance.clone(),
+        unread: response["unread"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|u| u.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
 }
 

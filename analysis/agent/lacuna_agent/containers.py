@@ -188,6 +188,49 @@ class SymTuple(tuple, _Sized):
         return (tuple, (self._concrete(),))
 
 
+class SymSet(set, _Sized):
+    """A set whose elements are symbolic (`tags[0]`) and whose length is `tags.__len__`:
+    `x in tags` is whether `x` equals one of its elements (or one the solver may add)."""
+
+    def __init__(self, items, length_expr, depth=1, name=None):
+        set.__init__(self, items)
+        self._e = length_expr
+        self._d = depth
+        self._name = name
+
+    def __contains__(self, item):
+        return self._membership(list(set.__iter__(self)), item)
+
+    def _base_len(self):
+        return set.__len__(self)
+
+    def _concrete(self):
+        return {concrete(x) for x in set.__iter__(self)}
+
+    def __iter__(self):
+        return self._iterate(list(set.__iter__(self)))
+
+    def add(self, item):
+        if not set.__contains__(self, item):
+            self._grow(1)
+        set.add(self, item)
+
+    def discard(self, item):
+        if set.__contains__(self, item):
+            self._grow(-1)
+        set.discard(self, item)
+
+    def remove(self, item):
+        set.remove(self, item)
+        self._grow(-1)
+
+    def __reduce_ex__(self, protocol):
+        return (set, (self._concrete(),))
+
+    def copy(self):
+        return set(set.__iter__(self))
+
+
 class SymDict(dict, _Sized):
     """A dict whose values are symbolic (`cfg["mode"]`) and whose length is `cfg.__len__`."""
 

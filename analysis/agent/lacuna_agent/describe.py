@@ -2,17 +2,23 @@
 type trees, so the generator knows which inputs to build (`Optional[int]`, `List[Item]`, an
 `Enum`, a project class and its constructor)."""
 
+import ast
+import collections
 import collections.abc
 import dataclasses
 import datetime
+import decimal
 import enum
+import fractions
 import functools
 import importlib
 import inspect
 import io
 import os
+import pathlib
 import re
 import sys
+import textwrap
 import types
 import typing
 import urllib.response
@@ -57,21 +63,25 @@ _NAMED_TUPLE_FIELDS = {
 }
 
 
-def _named_tuple_init(t):
-    """A named tuple's constructor parameters: its fields, typed by its annotations or the table
-    above (`shutil.disk_usage()` returns `usage(total, used, free)`, three sizes)."""
+def _named_tuple_init(t, is_project_class=lambda _: False, depth=0):
+    """A named tuple's constructor parameters: its fields (from `__new__`: its `__init__` is
+    `tuple`'s), typed by its annotations or the table above (`shutil.disk_usage()` returns
+    `usage(total, used, free)`, three sizes)."""
     if not (isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields")):
         return None
     try:
         params = list(inspect.signature(t).parameters)
     except (TypeError, ValueError):
         params = list(t._fields)
-    hints = getattr(t, "__annotations__", {}) or {}
+    try:
+        hints = typing.get_type_hints(t)
+    except Exception:
+        hints = getattr(t, "__annotations__", {}) or {}
     kind, domain = _NAMED_TUPLE_FIELDS.get("%s:%s" % (t.__module__, t.__qualname__), ("any", None))
     init = []
     for name in params:
         hint = hints.get(name)
-        tree = type_tree(hint, lambda _: False) if hint is not None else {"kind": kind}
+        tree = type_tree(hint, is_project_class, depth) if hint is not None else {"kind": kind}
         param = {"name": name, "kind": "positional_or_keyword", "type": tree}
         if hint is None and domain is not None:
             param["domain"] = domain
@@ -79,10 +89,84 @@ def _named_tuple_init(t):
     return init
 
 
+# Abstract collections and the concrete ones a value of them is built as (several when the
+# abstract one admits several: an `Iterable` is tried as a list and as a set).
+_ABSTRACT = {
+    collections.abc.Iterable: ("list", "set"),
+    collections.abc.Collection: ("list", "set"),
+    collections.abc.Reversible: ("list",),
+    collections.abc.Sequence: ("list", "tuple"),
+    collections.abc.MutableSequence: ("list",),
+    collections.abc.Set: ("set", "frozenset"),
+    collections.abc.MutableSet: ("set",),
+    collections.abc.Mapping: ("dict",),
+    collections.abc.MutableMapping: ("dict",),
+}
+
+
+def _abstract(t, origin, args, sub):
+    """The tree of an abstract collection (`Iterable[int]`, `Mapping[str, int]`, bare
+    `Sequence`), or None."""
+    kinds = _ABSTRACT.get(origin if origin is not None else t)
+    if kinds is None:
+        return None
+    trees = []
+    for kind in kinds:
+        if kind == "dict":
+            trees.append({"kind": "dict", "key": sub(args[0]) if args else {"kind": "str"},
+                          "value": sub(args[1]) if len(args) > 1 else {"kind": "any"}})
+        else:
+            of = sub(args[0]) if args else {"kind": "int"}
+            # A sequence tried as a tuple is a variable-length one: a list the tuple is built from.
+            trees.append({"kind": "set" if kind in ("set", "frozenset") else "list", "of": of})
+    unique = []
+    for tree in trees:
+        if tree not in unique:
+            unique.append(tree)
+    return unique[0] if len(unique) == 1 else {"kind": "union", "of": unique}
+
+
+def _subclasses(cls, is_project_class):
+    """`cls` and the project's subclasses of it, breadth first."""
+    out, queue = [], [cls]
+    while queue and len(out) < 8:
+        c = queue.pop(0)
+        if c in out:
+            continue
+        if c is cls or is_project_class(c):
+            out.append(c)
+        try:
+            queue.extend(type.__subclasses__(c))
+        except TypeError:
+            pass
+    return out
+
+
+def _unwrapped(t):
+    """The class behind the agent's call-recording wrapper of it (a class of another module
+    reaching an annotation through the module's globals)."""
+    from .interpose import ExternalFunction
+
+    if isinstance(t, ExternalFunction):
+        return object.__getattribute__(t, "_target")
+    return t
+
+
+def _unread(t, why=None):
+    """An annotation the generator cannot build a value for: "any", saying which and why."""
+    try:
+        text = t if isinstance(t, str) else getattr(t, "__qualname__", None) or repr(t)
+    except Exception:
+        text = "<annotation>"
+    return {"kind": "any", "unread": str(text)[:200] + (" (%s)" % why if why else "")}
+
+
 def type_tree(t, is_project_class, depth=0):
     from .interpose import real_type
 
-    t = real_type(t)
+    if isinstance(t, _Unresolved):
+        return _unread(t.text, t.why)
+    t = real_type(_unwrapped(t))
     if t is inspect.Parameter.empty or t is typing.Any or t is object:
         return {"kind": "any"}
     if t is None or t is type(None):
@@ -96,6 +180,31 @@ def type_tree(t, is_project_class, depth=0):
     origin = typing.get_origin(t)
     args = typing.get_args(t)
     sub = lambda x: type_tree(x, is_project_class, depth + 1)  # noqa: E731
+    if origin is typing.Annotated:
+        return type_tree(t.__origin__, is_project_class, depth)
+    if isinstance(t, typing.TypeVar):
+        # A bound: a value of the bound (or a subclass); constraints: one of them.
+        if t.__bound__ is not None:
+            return type_tree(t.__bound__, is_project_class, depth)
+        if t.__constraints__:
+            return {"kind": "union", "of": [sub(c) for c in t.__constraints__]}
+        return {"kind": "any"}
+    supertype = getattr(t, "__supertype__", None)
+    if supertype is not None and callable(t):
+        # `NewType("UserId", int)`: a value of the type it is made from.
+        return type_tree(supertype, is_project_class, depth)
+    if isinstance(t, typing.ForwardRef) or isinstance(t, str):
+        return _unread(getattr(t, "__forward_arg__", t), "not resolved")
+    if origin is type or origin is typing.Type:
+        classes = [real_type(_unwrapped(a)) for a in args] or [object]
+        if len(classes) == 1 and typing.get_origin(classes[0]) is typing.Union:
+            classes = list(typing.get_args(classes[0]))
+        names = []
+        for c in classes:
+            if not isinstance(c, type) or c is object:
+                return {"kind": "callable", "returns": {"kind": "any"}}
+            names.extend(_name(k) for k in _subclasses(c, is_project_class))
+        return {"kind": "type", "classes": names}
     if t is callable or t is typing.Callable or t is collections.abc.Callable:
         return {"kind": "callable", "returns": {"kind": "any"}}
     if origin is collections.abc.Callable:
@@ -111,8 +220,11 @@ def type_tree(t, is_project_class, depth=0):
         return {"kind": "union", "of": [sub(a) for a in members]}
     if origin is typing.Literal:
         return {"kind": "literal", "values": [a for a in args if isinstance(a, (bool, int, float, str))]}
-    if origin in (list, typing.List, set, frozenset) or t in (list, set):
-        kind = "set" if origin in (set, frozenset) or t is set else "list"
+    abstract = _abstract(t, origin, args, sub)
+    if abstract is not None:
+        return abstract
+    if origin in (list, typing.List, set, frozenset) or t in (list, set, frozenset):
+        kind = "set" if origin in (set, frozenset) or t in (set, frozenset) else "list"
         return {"kind": kind, "of": sub(args[0]) if args else {"kind": "any"}}
     if origin in (tuple, typing.Tuple) or t is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
@@ -123,13 +235,63 @@ def type_tree(t, is_project_class, depth=0):
                 "value": sub(args[1]) if len(args) > 1 else {"kind": "any"}}
     if isinstance(t, type) and issubclass(t, enum.Enum):
         return {"kind": "enum", "class": _name(t), "members": [m.name for m in t]}
+    if isinstance(t, type) and _is_typeddict(t):
+        return _typeddict(t, is_project_class, depth + 1)
+    if isinstance(t, type) and getattr(t, "_is_protocol", False) and t is not typing.Protocol:
+        # A protocol: the project's classes that implement it, one of them.
+        found = [describe_class(c, is_project_class, depth + 1)
+                 for c in _implementations(t, is_project_class)]
+        if not found:
+            return _unread(t, "no class of the project implements it")
+        return found[0] if len(found) == 1 else {"kind": "union", "of": found}
     if isinstance(t, type) and is_project_class(t):
         return describe_class(t, is_project_class, depth + 1)
     if isinstance(t, type):
         if _value_type_init(t) is not None:
             return _value_type(t)
         return {"kind": "class", "class": _name(t), "external": True}
-    return {"kind": "any"}
+    return _unread(t, "not a type the generator builds")
+
+
+def _implementations(protocol, is_project_class):
+    """Up to three concrete classes of the loaded project modules that have every member
+    `protocol` declares (structurally, as a type checker reads it), by name."""
+    try:
+        members = set(getattr(protocol, "__protocol_attrs__", None)
+                      or typing._get_protocol_attrs(protocol))
+    except Exception:
+        return []
+    out = []
+    for module in list(sys.modules.values()):
+        for value in list(getattr(module, "__dict__", {}).values()):
+            if not isinstance(value, type) or value in out or value is protocol \
+                    or getattr(value, "_is_protocol", False) or not is_project_class(value) \
+                    or inspect.isabstract(value) or getattr(value, "__module__", None) \
+                    != getattr(module, "__name__", None):
+                continue
+            if all(hasattr(value, m) for m in members):
+                out.append(value)
+    return sorted(out, key=lambda c: (c.__module__, c.__qualname__))[:3]
+
+
+def _is_typeddict(t):
+    is_typeddict = getattr(typing, "is_typeddict", None)
+    if is_typeddict is not None:
+        return is_typeddict(t)
+    return issubclass(t, dict) and hasattr(t, "__total__") and hasattr(t, "__annotations__")
+
+
+def _typeddict(t, is_project_class, depth):
+    """A `TypedDict` as its class called with one keyword argument per key (which makes the
+    plain `dict` it describes)."""
+    try:
+        hints = typing.get_type_hints(t)
+    except Exception:
+        hints = dict(getattr(t, "__annotations__", {}))
+    init = [{"name": name, "kind": "keyword_only",
+             "type": type_tree(hint, is_project_class, depth)}
+            for name, hint in hints.items() if name.isidentifier()]
+    return {"kind": "class", "class": _name(t), "init": init, "methods": []}
 
 
 def _value_type_init(t):
@@ -142,16 +304,34 @@ def _value_type_init(t):
     generator keeps to it."""
     year = ("year", 2024, {"min": 1, "max": 9999})
     month = ("month", 1, {"min": 1, "max": 12})
-    # Every month has 28 days: a day within them is valid whatever the month.
-    day = ("day", 1, {"min": 1, "max": 28})
+    # Any day of the month: the solver keeps it within the month's length, leap years
+    # included (`day_of`: the year and month arguments it depends on).
+    day = ("day", 1, {"min": 1, "max": 31, "day_of": ["year", "month"]})
     hour = ("hour", 12, {"min": 0, "max": 23})
     minute = ("minute", 0, {"min": 0, "max": 59})
     second = ("second", 0, {"min": 0, "max": 59})
+    microsecond = ("microsecond", 0, {"min": 0, "max": 999999})
+    days = ("days", 0, {"min": -999999999, "max": 999999999})
     fields = {
-        datetime.datetime: (year, month, day, hour, minute, second),
+        datetime.datetime: (year, month, day, hour, minute, second, microsecond),
         datetime.date: (year, month, day),
-        datetime.time: (hour, minute, second),
-        datetime.timedelta: (("days", 0, None), ("seconds", 0, None)),
+        datetime.time: (hour, minute, second, microsecond),
+        datetime.timedelta: (days, ("seconds", 0, {"min": 0, "max": 86399}),
+                             ("microseconds", 0, {"min": 0, "max": 999999})),
+        # Built from an integer: never a float's binary expansion in an emitted test.
+        decimal.Decimal: (("value", 0, None),),
+        fractions.Fraction: (("numerator", 0, None), ("denominator", 1, {"min": 1})),
+        pathlib.Path: (("path", "", None),),
+        # Kinds of values an unannotated parameter may be tested for or used as.
+        slice: (("start", 0, None), ("stop", 1, None)),
+        collections.OrderedDict: (("mapping", _STR_INTS, None),),
+        collections.defaultdict: (("default_factory", {"kind": "type",
+                                                       "classes": ["builtins:int"]}, None),
+                                  ("mapping", _STR_INTS, None)),
+        # From a mapping of counts: `counter["a"]` is the count the generator chose.
+        collections.Counter: (("mapping", _STR_INTS, None),),
+        collections.deque: (("iterable", {"kind": "list", "of": {"kind": "int"}}, None),),
+        pathlib.PurePath: (("path", "", None),),
         io.StringIO: (("initial_value", "", None),),
         io.BytesIO: (("initial_bytes", b"", None),),
         uuid.UUID: (("hex", "0" * 32, {"length": 32, "alphabet": "0123456789abcdef"}),),
@@ -185,6 +365,8 @@ def _value_type_init(t):
         init.append(param)
     return init
 
+
+_STR_INTS = {"kind": "dict", "key": {"kind": "str"}, "value": {"kind": "int"}}
 
 # `os.stat_result`'s fields, in the order its constructor takes them.
 _STAT_FIELDS = ("st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size",
@@ -315,11 +497,12 @@ def _is_union_type(t):
 
 
 def describe_class(cls, is_project_class, depth):
-    init = []
+    init = _named_tuple_init(cls, is_project_class, depth)
     try:
-        init = parameters(cls.__init__, is_project_class, depth, skip_first=True)
+        if init is None:
+            init = parameters(cls.__init__, is_project_class, depth, skip_first=True)
     except (TypeError, ValueError):
-        pass
+        init = []
     if dataclasses.is_dataclass(cls):
         # The generated `__init__`'s annotations do not always resolve; the class's do.
         try:
@@ -374,10 +557,20 @@ def type_hints(func):
         if isinstance(annotation, str):
             try:
                 annotation = eval(annotation, globalns)  # noqa: S307 - the project's own code
-            except Exception:
+            except Exception as e:
+                # Kept as text: the parameter's description says it was not read, and why.
+                hints[name] = _Unresolved(annotation, "%s: %s" % (type(e).__name__, e))
                 continue
         hints[name] = annotation
     return hints
+
+
+class _Unresolved:
+    """An annotation whose text does not evaluate in its module (a name imported only under
+    `TYPE_CHECKING`, a typo)."""
+
+    def __init__(self, text, why):
+        self.text, self.why = text, why
 
 
 def parameters(func, is_project_class, depth=0, skip_first=False):
@@ -426,6 +619,97 @@ def _reference(value):
         return None
 
 
+def _kinds_from_uses(func, params, is_project_class):
+    """For each unannotated parameter, the kinds of values its uses ask for, as `instances`
+    of its `any` tree, tried first: an instance of each class `isinstance(p, C)` tests for
+    (a project class through its constructor), a tuple of as many items as `a, b = p` unpacks,
+    a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads."""
+    untyped = {p["name"]: p for p in params if p["type"] == {"kind": "any"}}
+    if not untyped:
+        return
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(func))))
+    except Exception:  # no source (a builtin, a lambda in an expression), or it does not parse
+        return
+    found = {name: [] for name in untyped}
+    attributes = {name: [] for name in untyped}
+    called = set()
+    globalns = _plain_globals(func)
+
+    def add(name, t):
+        if t is not None and t not in found[name] and len(found[name]) < 6:
+            found[name].append(t)
+
+    def is_param(node):
+        return isinstance(node, ast.Name) and node.id in untyped
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "isinstance" and len(node.args) == 2 and is_param(node.args[0]):
+            classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            for c in classes:
+                add(node.args[0].id, _instance_tree(c, globalns, is_project_class))
+        elif isinstance(node, ast.Assign) and is_param(node.value) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and not any(isinstance(e, ast.Starred) for e in node.targets[0].elts):
+            add(node.value.id, {"kind": "tuple",
+                                "items": [{"kind": "any"}] * len(node.targets[0].elts)})
+        elif isinstance(node, ast.Subscript) and is_param(node.slice):
+            add(node.slice.id, _value_type(slice))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and is_param(node.func.value):
+            called.add((node.func.value.id, node.func.attr))
+        elif isinstance(node, ast.Attribute) and is_param(node.value) \
+                and isinstance(node.ctx, ast.Load) and not node.attr.startswith("__"):
+            if node.attr not in attributes[node.value.id]:
+                attributes[node.value.id].append(node.attr)
+    for name, attrs in attributes.items():
+        plain = [a for a in attrs if (name, a) not in called]
+        if plain and len(plain) == len(attrs):
+            add(name, {"kind": "class", "class": "types:SimpleNamespace", "methods": [],
+                       "init": [{"name": a, "kind": "keyword_only", "type": {"kind": "any"}}
+                                for a in plain[:8]]})
+    for name, kinds in found.items():
+        if kinds:
+            untyped[name]["type"] = {"kind": "any", "instances": kinds}
+
+
+def _instance_tree(node, globalns, is_project_class):
+    """The type tree of the class an `isinstance` names (`Shape`, `collections.OrderedDict`,
+    `bytes`), or None when it cannot be told or built."""
+    from .interpose import real_type
+
+    try:
+        cls = eval(compile(ast.Expression(node), "<isinstance>", "eval"),  # noqa: S307
+                   dict(globalns, __builtins__=__builtins__))
+    except Exception:
+        return None
+    cls = real_type(_unwrapped(cls))
+    if not isinstance(cls, type) or cls is object or issubclass(cls, BaseException):
+        return None
+    tree = type_tree(cls, is_project_class, 1)
+    if tree.get("kind") in ("any", "callable") or tree.get("external"):
+        return None
+    if tree.get("kind") == "class" and not tree.get("init") and not is_project_class(cls) \
+            and cls is not types.SimpleNamespace:
+        return None
+    return tree
+
+
+def _unread_in(tree, depth=0):
+    """The annotations left unread inside a type tree (a constructor's parameters included)."""
+    if not isinstance(tree, dict) or depth > 2 * MAX_DEPTH + 2:
+        return []
+    out = [tree["unread"]] if "unread" in tree else []
+    for key in ("of", "items", "init", "returns", "key", "value"):
+        value = tree.get(key)
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, dict) and "type" in child and "name" in child:
+                child = child["type"]
+            out.extend(_unread_in(child, depth + 1))
+    return out
+
+
 def mangled(owner, name):
     """The attribute a class stores `__name` under (`_Class__name`), as Python's compiler spells
     it inside the class body; other names unchanged."""
@@ -459,7 +743,11 @@ def describe(target, owner, is_project_class, raw=None, registered=None):
                       if p["kind"] in ("positional_only", "positional_or_keyword")), None)
         if first is not None:
             first["type"] = type_tree(registered, is_project_class, 0)
+    _kinds_from_uses(func, params, is_project_class)
     out = {"kind": kind, "params": params}
+    unread = ["%s: %s" % (p["name"], u) for p in params for u in _unread_in(p["type"])]
+    if unread:
+        out["unread"] = unread
     if owner is not None:
         out["owner"] = describe_class(owner, is_project_class, 1)
     try:

@@ -4,7 +4,7 @@ replaced by proxies named by access path (`self._items.__len__`), unless a field
 constructor argument's proxy — that is what makes a field assignable.
 """
 
-from .containers import SymDict, SymList, SymTuple
+from .containers import SymDict, SymList, SymSet, SymTuple
 from .sym import Sym, var
 
 MAX_OBJECT_DEPTH = 3
@@ -35,6 +35,10 @@ def wrap(value, name, is_project_object, depth=0):
         _field_value(name + ".__len__", len(value), depth)
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
         return SymList(items, ["var", name + ".__len__", "int"], name=name)
+    if t is set:
+        # Elements named by their position in the value tree the set was built from.
+        _field_value(name + ".__len__", len(value), depth)
+        return SymSet(list(value), ["var", name + ".__len__", "int"], name=name)
     if t is tuple:
         # A tuple's length is fixed by its shape: its elements are inputs, its length is not.
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]

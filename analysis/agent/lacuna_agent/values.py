@@ -4,8 +4,10 @@ made by factories of the project's guidance module, callables that return values
 chose, and references to existing functions and classes (`builtins:dict`). Nodes with a `sym`
 name become symbolic (see `objects.wrap`)."""
 
+import datetime
 import importlib
 import math
+import uuid
 
 from . import objects
 
@@ -62,11 +64,29 @@ def resolve(name):
 def decode(tree, is_project_object):
     value = _decode(tree, is_project_object)
     name = tree.get("sym")
-    if name is not None:
+    if name is not None and tree.get("kind") == "object" and type(value) in _VALUE_TYPES:
+        value = _reading_arguments(value, tree, name)
+    elif name is not None:
         value = objects.wrap(value, name, is_project_object)
         if value is not None and type(value) is not bool:
             named_inputs[id(value)] = (value, name)
     return value
+
+
+# Standard value types whose attributes are their constructor's arguments unchanged
+# (`date(y, m, d).day == d`): an input of one reads each argument's symbol.
+_VALUE_TYPES = (datetime.date, datetime.datetime, datetime.time, datetime.timedelta, uuid.UUID)
+
+
+def _reading_arguments(value, tree, name):
+    """The value type input `value`, built from `tree`, as a proxy whose attributes named like
+    a constructor argument are that argument's symbol (`when.__init__.day`)."""
+    from .interpose import ReturnedObject
+
+    prefix = name + ".__init__."
+    params = [a["sym"][len(prefix):] for a in tree.get("args", [])
+              if str(a.get("sym", "")).startswith(prefix)]
+    return ReturnedObject(value, name, {p: p for p in params})
 
 
 def _float(v):

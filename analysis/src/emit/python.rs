@@ -448,7 +448,11 @@ impl Writer<'_> {
         };
         let mut name = base.clone();
         let mut n = 2;
-        while !self.used.insert(name.clone()) {
+        // Nor the function under test (`movie = Movie(...)` before `movie(movie)`), nor any name
+        // the file imports.
+        while self.imports.from.iter().any(|(_, bound)| *bound == name)
+            || !self.used.insert(name.clone())
+        {
             name = format!("{base}_{n}");
             n += 1;
         }

@@ -151,6 +151,8 @@ pub struct Exploration {
     /// Sides taken only by runs that did not finish (timed out, out of memory, crashed), with
     /// the first such run: never kept as tests, so these sides stay uncovered.
     pub unfinished: BTreeMap<(usize, bool), Unfinished>,
+    /// Annotations of its parameters the agent could not read (see `Signature::unread`).
+    pub unread_annotations: Vec<String>,
 }
 
 /// A run that took a side and did not finish.

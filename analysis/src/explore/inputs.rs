@@ -179,6 +179,13 @@ impl Builder<'_> {
                     _ => ValueTree::new(Value::None),
                 }
             }
+            Shape::Class(classes) => {
+                let pick = c.choices.get(path).copied().unwrap_or(0);
+                match classes.get(pick % classes.len().max(1)) {
+                    Some(name) => ValueTree::named(Value::Ref { name: name.clone() }, path),
+                    None => ValueTree::new(Value::None),
+                }
+            }
             Shape::Enum { class, members } => {
                 let pick = c.choices.get(path).copied().unwrap_or(0);
                 match members.get(pick % members.len().max(1)) {
@@ -273,10 +280,17 @@ impl Builder<'_> {
                     );
                 }
                 let init = &format!("{path}.__init__");
-                let args = object
+                let (keyword, positional): (Vec<_>, Vec<_>) = object
                     .init
                     .iter()
+                    .partition(|(name, _)| object.keyword_only.contains(name));
+                let args = positional
+                    .iter()
                     .map(|(name, s)| self.build(s, &format!("{init}.{name}")))
+                    .collect();
+                let kwargs = keyword
+                    .iter()
+                    .map(|(name, s)| (name.clone(), self.build(s, &format!("{init}.{name}"))))
                     .collect();
                 let calls = c
                     .calls
@@ -309,7 +323,7 @@ impl Builder<'_> {
                     Value::Object {
                         class: object.class.clone(),
                         args,
-                        kwargs: BTreeMap::new(),
+                        kwargs,
                         calls,
                     },
                     path,

@@ -17,6 +17,8 @@ pub struct Sources<'a> {
     pub numbers: &'a [i64],
     /// Every choice of the inputs with its number of alternatives.
     pub choices: &'a [(String, usize)],
+    /// The object inputs methods can be called on (by path), with their number of methods.
+    pub objects: &'a [(String, usize)],
     /// Containers are not made longer than this.
     pub bound: usize,
 }
@@ -81,13 +83,33 @@ pub fn mutate(
     rng: &mut Rng,
 ) -> Option<Candidate> {
     let (slots, mut texts) = slots(request);
-    if slots.is_empty() && sources.choices.is_empty() {
+    if slots.is_empty() && sources.choices.is_empty() && sources.objects.is_empty() {
         return None;
     }
     // The input's own texts (a dict's keys) first, then the function's literals.
     let own = texts.len();
     texts.extend(sources.strings.iter().cloned());
     let mut next = base.clone();
+    // One mutation in four (or every one, when there is nothing else) inserts or removes a
+    // method call on an object input: state its constructor cannot set.
+    if !sources.objects.is_empty()
+        && (slots.is_empty() && sources.choices.is_empty() || rng.below(4) == 0)
+    {
+        let (path, methods) = &sources.objects[rng.below(sources.objects.len())];
+        let calls = next.calls.entry(path.clone()).or_default();
+        if !calls.is_empty() && (calls.len() >= MAX_CALLS || rng.below(3) == 0) {
+            calls.remove(rng.below(calls.len()));
+        } else {
+            calls.insert(rng.below(calls.len() + 1), rng.below(*methods));
+        }
+        if calls.is_empty() {
+            next.calls.remove(path);
+        }
+        return Some(next);
+    }
+    if slots.is_empty() && sources.choices.is_empty() {
+        return None;
+    }
     for _ in 0..1 + rng.below(3) {
         // A choice changes the input's kind, which mostly undoes what the base had reached: one
         // change in four is one, when there are values to change too.
@@ -131,6 +153,9 @@ pub fn mutate(
     }
     Some(next)
 }
+
+/// Most method calls a mutation leaves on one object input.
+const MAX_CALLS: usize = 4;
 
 /// Longest text padded to a number of the function.
 pub const MAX_PADDED: usize = 1 << 16;
@@ -270,6 +295,7 @@ mod tests {
             strings: &["SAVE".to_owned()],
             numbers: &[10],
             choices: &[("o".to_owned(), 2)],
+            objects: &[],
             bound: 8,
         };
         let run = |name: &str| {

@@ -37,6 +37,9 @@ pub enum Shape {
         members: Vec<String>,
     },
     Object(ObjectShape),
+    /// A class: the one a `Type[C]` annotation names or one of the project's subclasses of it
+    /// (`module:Qual`), a choice among them.
+    Class(Vec<String>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +49,8 @@ pub struct ObjectShape {
     pub init: Vec<(String, Shape)>,
     /// Public methods with their parameters: the calls an object can be driven through.
     pub methods: Vec<(String, Vec<(String, Shape)>)>,
+    /// Constructor parameters passed by keyword only (a `TypedDict`'s keys).
+    pub keyword_only: Vec<String>,
     /// The domains of constructor arguments that have one (a value type's: `hour` of a
     /// `datetime`), by name.
     pub domains: BTreeMap<String, Domain>,
@@ -63,6 +68,9 @@ pub enum Domain {
         length: Option<u64>,
         alphabet: Option<String>,
     },
+    /// A day of the month given by the sibling arguments `year` and `month` (of a `date`):
+    /// 1 to 28, 29, 30 or 31 as that month has days, leap years included.
+    Day { year: String, month: String },
 }
 
 impl Domain {
@@ -70,6 +78,14 @@ impl Domain {
     /// the argument: models may be invalid, never missed).
     pub fn from_describe(d: &Json) -> Option<Domain> {
         let int = |k: &str| d[k].as_i64();
+        if let Some([year, month]) = d["day_of"].as_array().map(Vec::as_slice)
+            && let (Some(year), Some(month)) = (year.as_str(), month.as_str())
+        {
+            return Some(Domain::Day {
+                year: year.to_owned(),
+                month: month.to_owned(),
+            });
+        }
         let (min, max) = (int("min"), int("max"));
         if min.is_some() || max.is_some() {
             return Some(Domain::Int { min, max });
@@ -140,6 +156,7 @@ impl Shape {
                 class: t["class"].as_str().unwrap_or_default().to_owned(),
                 init: params(&t["init"]),
                 domains: domains(&t["init"]),
+                keyword_only: keyword_only(&t["init"]),
                 methods: t["methods"]
                     .as_array()
                     .map(|a| {
@@ -154,6 +171,16 @@ impl Shape {
                     })
                     .unwrap_or_default(),
             }),
+            "type" => Shape::Class(
+                t["classes"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|c| c.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ),
             _ => Shape::Any,
         }
     }
@@ -174,6 +201,7 @@ impl Shape {
         match self {
             Shape::Literal(values) => values.len().max(1),
             Shape::Enum { members, .. } => members.len().max(1),
+            Shape::Class(classes) => classes.len().max(1),
             Shape::Callable { named: Some(_), .. } => 2,
             s => s.variants().len().max(1),
         }

@@ -27,6 +27,10 @@ pub struct Signature {
     pub writers: FxHashMap<(String, String), Vec<String>>,
     /// The mocks and factories of the project's guidance module.
     pub guidance: Arc<Guidance>,
+    /// Annotations the agent could not read, each with its parameter and why
+    /// (`since: Moment (NameError: name 'Moment' is not defined)`): those parameters are
+    /// tried as any value, and the function's outcome says so.
+    pub unread: Vec<String>,
 }
 
 impl Signature {

@@ -66,14 +66,39 @@ impl Translator {
     /// argument).
     pub fn finish(self, domains: &Domains) -> (String, Vec<(Arc<str>, Sort)>) {
         let mut decls = String::new();
-        for (name, sort) in &self.order {
-            let var = smt_name(name);
-            let _ = writeln!(decls, "(declare-const {var} {})", smt_sort(*sort));
-            if let Some(domain) = domains.of(name).and_then(|d| within(d, *sort, &var)) {
+        let mut order = self.order;
+        let mut i = 0;
+        while i < order.len() {
+            let (name, sort) = order[i].clone();
+            i += 1;
+            let var = smt_name(&name);
+            let _ = writeln!(decls, "(declare-const {var} {})", smt_sort(sort));
+            let domain = domains.of(&name);
+            if let (Some(Domain::Day { year, month }), Sort::Int) = (domain, sort) {
+                // The year and month the day depends on are variables of the query too (the
+                // model then gives a valid date), declared after it when it does not read them.
+                let sibling = |arg: &str| match name.rsplit_once('.') {
+                    Some((owner, _)) => Arc::<str>::from(format!("{owner}.{arg}")),
+                    None => Arc::<str>::from(arg),
+                };
+                let (y, m) = (sibling(year), sibling(month));
+                for v in [&y, &m] {
+                    if !order.iter().any(|(n, _)| n == v) {
+                        order.push((v.clone(), Sort::Int));
+                    }
+                }
+                let _ = writeln!(
+                    decls,
+                    "(assert {})",
+                    day_of_month(&var, &smt_name(&y), &smt_name(&m))
+                );
+            } else if let Some(domain) = domain.and_then(|d| within(d, sort, &var)) {
                 let _ = writeln!(decls, "(assert {domain})");
             }
         }
-        (decls, self.order)
+        // A sibling declared after the day is still asserted after its declaration: SMT-LIB
+        // needs every constant declared before use, so the day's assertion moves last.
+        (reorder_day_assertions(&decls), order)
     }
 
     fn declare(&mut self, name: &Arc<str>, sort: Sort) -> Result<(), Untranslatable> {
@@ -369,6 +394,30 @@ fn equality(a: &(String, Sort), b: &(String, Sort)) -> String {
 /// A Python index into `s`: negative counts from the end.
 fn py_index(s: &str, i: &str) -> String {
     format!("(ite (< {i} 0) (+ (str.len {s}) {i}) {i})")
+}
+
+/// `day` is a day of month `month` of year `year` (Python's proleptic Gregorian calendar).
+fn day_of_month(day: &str, year: &str, month: &str) -> String {
+    let leap = format!(
+        "(and (= (mod {year} 4) 0) (or (not (= (mod {year} 100) 0)) (= (mod {year} 400) 0)))"
+    );
+    format!(
+        "(and (<= 1 {day}) (<= {day} 31) \
+         (=> (or (= {month} 4) (= {month} 6) (= {month} 9) (= {month} 11)) (<= {day} 30)) \
+         (=> (= {month} 2) (<= {day} (ite {leap} 29 28))))"
+    )
+}
+
+/// The declarations first, then the assertions, keeping the order within each.
+fn reorder_day_assertions(decls: &str) -> String {
+    let (declare, assert): (Vec<&str>, Vec<&str>) =
+        decls.lines().partition(|l| l.starts_with("(declare-const"));
+    let mut out = String::new();
+    for line in declare.into_iter().chain(assert) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// `var` within `domain`, as an SMT assertion; none when the domain bounds nothing of `var`'s

@@ -170,6 +170,11 @@ impl Walk<'_> {
             Shape::Enum { class, .. } => {
                 self.class(class);
             }
+            Shape::Class(classes) => {
+                for class in classes {
+                    self.class(class);
+                }
+            }
             Shape::Callable { returns, .. } | Shape::Optional(returns) => self.shape(returns),
             Shape::List(s) | Shape::Set(s) => self.shape(s),
             Shape::Dict(k, v) => {

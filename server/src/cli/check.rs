@@ -108,6 +108,8 @@ pub struct GeneratedFunction {
     pub diagnostics: Vec<Diagnostic>,
     /// Why it could not be explored, when it could not.
     pub failure: Option<String>,
+    /// Annotations of its parameters that could not be read.
+    pub unread_annotations: Vec<String>,
     /// What ended its exploration.
     pub stopped_by: StoppedBy,
     /// With `--emit-tests`: the tests left out for a side effect their run attempted, as
@@ -782,6 +784,7 @@ fn generate(
                 all
             },
             failure: e.failure.clone(),
+            unread_annotations: e.unread_annotations.clone(),
             stopped_by,
             not_emitted: not_emitted
                 .extract_if(.., |n| {
@@ -834,6 +837,7 @@ fn generate(
             solver_queries: 0,
             diagnostics: vec![s.diagnostic],
             failure: Some(s.reason),
+            unread_annotations: vec![],
             stopped_by: StoppedBy::NotExplored,
             not_emitted: vec![],
             sides,

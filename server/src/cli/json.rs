@@ -105,6 +105,10 @@ struct Function<'a> {
     /// Why generation could not explore this function.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_explored: Option<&'a str>,
+    /// With generation: annotations of its parameters that could not be read (the parameter,
+    /// the annotation, why): those parameters were tried as any value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unread_annotations: Vec<&'a str>,
     /// With `--emit-tests`: the tests left out because their run attempted a side effect.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     not_emitted: Vec<JsonNotEmitted<'a>>,
@@ -404,6 +408,9 @@ pub fn print(
                         time_ms: g.map(|g| g.time_ms),
                         solver_queries: g.map(|g| g.solver_queries),
                         not_explored: g.and_then(|g| g.failure.as_deref()),
+                        unread_annotations: g
+                            .map(|g| g.unread_annotations.iter().map(String::as_str).collect())
+                            .unwrap_or_default(),
                         not_emitted: g
                             .map(|g| {
                                 g.not_emitted

@@ -92,6 +92,8 @@ struct Search<'a> {
     /// Hashes of the paths taken so far, and the latest inputs that took a new one.
     paths: FxHashSet<u64>,
     corpus: Vec<Candidate>,
+    /// Whether the inputs with a writer method called on an object input were tried.
+    sequences_tried: bool,
 }
 
 /// What the search has shown, and when that last grew (in executions).
@@ -142,6 +144,7 @@ fn explore_in_context(
     search.run();
     search.out.elapsed = search.start.elapsed();
     search.out.solver_queries = search.solver.stats.queries;
+    search.out.unread_annotations = signature.unread.clone();
     search.out
 }
 
@@ -191,6 +194,7 @@ impl<'a> Search<'a> {
             phase: Phase::Solver,
             paths: FxHashSet::default(),
             corpus: vec![],
+            sequences_tried: false,
         };
         if let Some(r) = &signature.receiver {
             search
@@ -256,7 +260,8 @@ impl Search<'_> {
                 self.frontier.clear();
             }
             let Some((_, candidate)) = self.pop() else {
-                let widened = self.phase == Phase::Solver && self.widen();
+                let widened =
+                    self.phase == Phase::Solver && (self.widen() || self.call_sequences());
                 if !widened && !self.mutate() {
                     break;
                 }
@@ -476,6 +481,7 @@ mod tests {
             receiver: None,
             writers: FxHashMap::default(),
             guidance: Arc::new(Guidance::default()),
+            unread: vec![],
         }
     }
 
@@ -689,6 +695,7 @@ mod tests {
             receiver: None,
             writers: FxHashMap::default(),
             guidance: std::sync::Arc::new(guidance),
+            unread: vec![],
         };
         let mut solver = Solver::new(5_000).with_domains(signature.domains());
         let mut past_midnight = |name: &str| {

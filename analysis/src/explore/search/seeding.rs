@@ -128,6 +128,83 @@ impl Search<'_> {
         added
     }
 
+    /// The object inputs whose methods can be called before the function (the receiver as
+    /// `self`, parameters built through their constructor), each with its number of methods.
+    pub(super) fn call_targets(&self) -> Vec<(String, usize)> {
+        let receiver = self.signature.receiver.iter().map(|o| ("self", o));
+        let params = self.signature.params.iter().filter_map(|(n, s)| match s {
+            Shape::Object(o) => Some((n.as_str(), o)),
+            _ => None,
+        });
+        receiver
+            .chain(params)
+            .filter(|(path, o)| {
+                !o.methods.is_empty()
+                    && self
+                        .factory(&Candidate::default(), &o.class, path)
+                        .is_none()
+            })
+            .map(|(path, o)| (path.to_owned(), o.methods.len()))
+            .collect()
+    }
+
+    /// Once the solver and the choices are spent with sides uncovered: the kept inputs (and the
+    /// defaults) with one call of a method that writes a field of an object input made after
+    /// its construction — state no constructor argument sets, such as a field holding `None`
+    /// until `start()` sets it, which no model can ask for.
+    pub(super) fn call_sequences(&mut self) -> bool {
+        if self.sequences_tried {
+            return false;
+        }
+        self.sequences_tried = true;
+        let mut writers: Vec<(String, usize)> = vec![];
+        let objects = self
+            .signature
+            .receiver
+            .iter()
+            .map(|o| ("self".to_owned(), o))
+            .chain(self.signature.params.iter().filter_map(|(n, s)| match s {
+                Shape::Object(o) => Some((n.clone(), o)),
+                _ => None,
+            }));
+        for (path, object) in objects {
+            if !self.call_targets().iter().any(|(p, _)| *p == path) {
+                continue;
+            }
+            for (m, (method, _)) in object.methods.iter().enumerate() {
+                let writes = self
+                    .signature
+                    .writers
+                    .iter()
+                    .any(|((class, _), ws)| *class == object.class && ws.contains(method));
+                if writes && *method != self.f.qualname.rsplit('.').next().unwrap_or_default() {
+                    writers.push((path.clone(), m));
+                }
+            }
+        }
+        let mut bases: Vec<Candidate> = self
+            .out
+            .tests
+            .iter()
+            .rev()
+            .take(8)
+            .map(|t| t.candidate.clone())
+            .collect();
+        bases.push(self.base());
+        let mut added = false;
+        for base in &bases {
+            for (path, m) in &writers {
+                let mut c = base.clone();
+                c.calls.entry(path.clone()).or_default().push(*m);
+                if self.seen_candidates.insert(c.key()) {
+                    self.frontier.push((0, c));
+                    added = true;
+                }
+            }
+        }
+        added
+    }
+
     /// When the solver has no target left: mutations of the inputs kept so far, for as long as
     /// a side still uncovered could be reached by some input (not one that only depends on
     /// external calls or object state, nor one the solver proved unsatisfiable) and mutations
@@ -142,6 +219,7 @@ impl Search<'_> {
             return false;
         }
         let choices = self.choices();
+        let objects = self.call_targets();
         let mut bases: Vec<Candidate> = self
             .out
             .tests
@@ -164,6 +242,7 @@ impl Search<'_> {
                 strings: &self.strings,
                 numbers: &self.numbers,
                 choices: &choices,
+                objects: &objects,
                 bound: self.budget.loop_bound as usize,
             };
             let Some(next) = mutate(base, &request, &sources, &mut self.rng) else {

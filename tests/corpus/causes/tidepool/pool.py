@@ -27,7 +27,7 @@ class Pool:
         trace("pool.acquire", free=len(self._free))
         if self._closed:  # lacuna: both=covered
             raise PoolClosed("acquire on a closed pool")
-        if not self._free:  # lacuna: true=object-creation[Pool._free] false=covered
+        if not self._free:  # lacuna: both=covered
             raise TimeoutError("all %d slots in use" % self.size)
         slot = self._free.pop()
         self._in_use[slot] = time.monotonic()
@@ -35,10 +35,10 @@ class Pool:
 
     def release(self, slot: int) -> None:
         trace("pool.release", slot=slot)
-        if slot not in self._in_use:  # lacuna: true=covered false=object-creation[Pool._in_use]
+        if slot not in self._in_use:  # lacuna: both=covered
             raise KeyError("slot %d is not in use" % slot)
         held = time.monotonic() - self._in_use.pop(slot)
-        if held > 60.0:  # lacuna: both=object-creation[Pool._in_use]
+        if held > 60.0:  # lacuna: true=external-call[time.monotonic] false=covered
             log.warning("slot %d held for %.0f s", slot, held)
         self._free.append(slot)
 
