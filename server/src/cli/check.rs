@@ -569,22 +569,32 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-        Format::Text => {
-            // The top of the suspicious-assertion ranking; JSON has all of it.
-            let hidden = keep_top_suspicious(&mut checked, show_suspicious);
-            render::print(&checked);
-            if hidden > 0 {
-                println!(
-                    "{hidden} more suspicious assertion{} (LCN300) ranked below the top {show_suspicious}: `--format json` lists them all",
-                    if hidden == 1 { "" } else { "s" }
-                );
-            }
+/// Where a generation run reports and which part of it this is.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    /// Paths are shown relative to it.
+    cwd: &'a Path,
+    quiet: bool,
+    shard: Option<super::shard::Shard>,
+}
+
+/// Leaves out the `LCN300` diagnostics ranked below `show`; returns how many.
+fn keep_top_suspicious(checked: &mut [CheckedFile], show: usize) -> usize {
+    let mut hidden = 0;
+    for file in checked {
+        for g in &mut file.generated {
+            g.diagnostics.retain(|d| {
+                let below = d.code == lacuna_analysis::diagnostic::Code::SuspiciousAssertion
+                    && d.data
+                        .as_ref()
+                        .and_then(|v| v["rank"].as_u64())
+                        .is_some_and(|rank| rank as usize > show);
+                hidden += usize::from(below);
+                !below
+            });
         }
-        Format::Json => json::print(&checked, stats.as_ref(), args.shard)?,
-        Format::Sarif => {
-            super::format::sarif::print(&checked, &super::shard::Shard::automation(args.shard))?
-        }
-        Format::Github => super::format::github::print(&checked),
+    }
+    hidden
 }
 
 /// Runs test generation on every explorable function and attaches the results to the files.
