@@ -408,6 +408,18 @@ pub fn diagnostic(
     Some(d)
 }
 
+/// Whether the suite's passing tests establish any invariant of `function` (`module:qualname`):
+/// without one, its generated tests need not run again.
+pub fn has_invariants(observations: &Observations, function: &str, settings: &Settings) -> bool {
+    observations
+        .functions
+        .iter()
+        .find(|f| f.function == function)
+        .is_some_and(|f| {
+            !invariants::infer_function(&f.entry, &f.exit, &settings.support).is_empty()
+        })
+}
+
 /// The `LCN300` diagnostics of one explored function on its own (the editor's view: ranks and
 /// uniqueness among its generated tests, the tests as `lacuna check --emit-tests` would name
 /// them, no file written).
@@ -420,7 +432,7 @@ pub fn function_diagnostics(
     root: &Path,
 ) -> Vec<Diagnostic> {
     let key = format!("{}:{}", target.module, target.qualname);
-    if exploration.failure.is_some() || !observations.functions.iter().any(|f| f.function == key) {
+    if exploration.failure.is_some() || !has_invariants(observations, &key, settings) {
         return vec![];
     }
     let tests = exploration.tests.iter().collect();

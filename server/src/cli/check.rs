@@ -926,10 +926,13 @@ fn suspicious_assertions(
     if !config.suspicious.enabled || observations.functions.is_empty() {
         return Ok(out);
     }
+    let settings = Settings::of(&config.suspicious).accepting(&config.guidance);
+    // Only functions with invariants are worth running again.
     let observed_functions: BTreeSet<&str> = observations
         .functions
         .iter()
         .map(|f| f.function.as_str())
+        .filter(|f| suspicious::has_invariants(observations, f, &settings))
         .collect();
     let file_name = |module: &str| format!("test_lacuna_{}.py", module.replace('.', "_"));
     let (dir, mut files) = match emitted {
@@ -1005,7 +1008,6 @@ fn suspicious_assertions(
             Some(&with_assertion),
         ));
     }
-    let settings = Settings::of(&config.suspicious).accepting(&config.guidance);
     let ranking = suspicious::rank(observations, &observed, &settings);
     let target_of = |function: &str| {
         results
