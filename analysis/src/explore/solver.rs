@@ -98,8 +98,14 @@ impl Solver {
             return answer.clone();
         }
         let z3 = self.new_z3();
-        let answer = match load(&z3, &smt.declarations, &smt.assertions) {
-            Ok(()) => self.run(&z3, &smt),
+        let texts: Vec<&str> = smt.assertions.iter().map(String::as_str).collect();
+        let answer = match parse(&smt.declarations, &texts) {
+            Ok(parsed) => {
+                for term in parsed.domains.iter().chain(&parsed.assertions) {
+                    z3.assert(term);
+                }
+                self.run(&z3, &smt)
+            }
             Err(why) => Answer::Unknown(why),
         };
         self.cache.insert(key, answer.clone());
@@ -119,29 +125,34 @@ impl Solver {
             assertions: vec![],
             vars,
         };
+        let mut flips: Vec<usize> = flip.iter().copied().filter(|&i| i < prefix.len()).collect();
+        flips.sort_unstable();
+        let Some(&last) = flips.last() else {
+            return vec![];
+        };
+        // Every condition up to the last flip is parsed once (the declarations with them), and
+        // each negation is built from its parsed term: a path of n conditions is parsed once,
+        // not n times.
+        let (domains, terms) = parse_each(&smt.declarations, &mut translated[..=last]);
         let z3 = self.new_z3();
+        for term in &domains {
+            z3.assert(term);
+        }
         let mut out = vec![];
         let mut asserted = 0;
         // The digest of the declarations and the prefix's assertions before `hashed`.
         let mut prefix_digest = QueryDigest::new(&smt.declarations);
         let mut hashed = 0;
-        let mut flips: Vec<usize> = flip.to_vec();
-        flips.sort_unstable();
         for i in flips {
-            if i >= prefix.len() {
-                continue;
-            }
             // Assert the conditions before `i` that translate (the others are left out: the
             // query is then an over-approximation, and a model is re-checked by running it).
             while asserted < i {
-                if let Ok(a) = &translated[asserted]
-                    && let Err(why) = load(&z3, &smt.declarations, std::slice::from_ref(a))
-                {
-                    translated[asserted] = Err(Untranslatable::Malformed(why));
+                if let Some(term) = &terms[asserted] {
+                    z3.assert(term);
                 }
                 asserted += 1;
             }
-            let negated = match &mut translated[i] {
+            let negated = match &translated[i] {
                 Ok(a) => format!("(not {a})"),
                 Err(Untranslatable::Unsupported(ops)) => {
                     out.push((i, Answer::Unsupported(ops.clone())));
@@ -166,11 +177,13 @@ impl Solver {
                 out.push((i, answer.clone()));
                 continue;
             }
-            z3.push();
-            let answer = match load(&z3, &smt.declarations, std::slice::from_ref(&negated)) {
-                Ok(()) => self.run(&z3, &smt),
-                Err(why) => Answer::Unknown(why),
+            let Some(term) = &terms[i] else {
+                out.push((i, Answer::Unknown("z3 rejected the query".to_owned())));
+                continue;
             };
+            z3.push();
+            z3.assert(term.not());
+            let answer = self.run(&z3, &smt);
             z3.pop(1);
             self.cache.insert(key, answer.clone());
             out.push((i, answer));
@@ -231,14 +244,21 @@ impl QueryDigest {
     }
 }
 
-/// Adds assertions to `z3`. Declarations are scoped to one parse, so they come with every
-/// call. The text is parsed by a solver of its own and its assertions are then added to `z3`:
-/// z3 since 4.13 lets a solver's parser see the constants of the assertions it already holds
-/// and refuses to declare them again, so a second load straight into `z3` (a flip after its
-/// path's prefix) would be refused there while 4.8 accepts it. z3 ignores text it cannot parse,
-/// so the number of assertions is checked: a rejected query must never pass for a satisfiable
-/// one.
-fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<(), String> {
+/// Assertions parsed by z3: those the declarations carry (a variable's domain) and one term
+/// per assertion text, in order.
+struct Parsed {
+    domains: Vec<z3::ast::Bool>,
+    assertions: Vec<z3::ast::Bool>,
+}
+
+/// Parses `assertions` under `declarations`. Declarations are scoped to one parse, so they come
+/// with every call. The text is parsed by a solver of its own and its terms are asserted where
+/// they are needed: z3 since 4.13 lets a solver's parser see the constants of the assertions it
+/// already holds and refuses to declare them again, so a second load into the solver that
+/// holds a path's prefix would be refused there while 4.8 accepts it. z3 ignores text it cannot
+/// parse, so the number of assertions is checked: a rejected query must never pass for a
+/// satisfiable one.
+fn parse(declarations: &str, assertions: &[&str]) -> Result<Parsed, String> {
     let mut text = String::with_capacity(declarations.len() + 64 * assertions.len());
     text.push_str(declarations);
     for a in assertions {
@@ -248,25 +268,65 @@ fn load(z3: &z3::Solver, declarations: &str, assertions: &[String]) -> Result<()
     }
     let parser = z3::Solver::new();
     parser.from_string(text);
-    let parsed = parser.get_assertions();
-    // Declarations may carry assertions of their own (a variable's domain), each on a line of
-    // its own.
-    let expected = assertions.len()
-        + declarations
-            .lines()
-            .filter(|l| l.starts_with("(assert "))
-            .count();
+    let mut parsed = parser.get_assertions();
+    // The declarations' assertions are each on a line of their own.
+    let domains = declarations
+        .lines()
+        .filter(|l| l.starts_with("(assert "))
+        .count();
+    let expected = domains + assertions.len();
     if parsed.len() == expected {
-        for assertion in &parsed {
-            z3.assert(assertion);
-        }
-        Ok(())
+        let assertions = parsed.split_off(domains);
+        Ok(Parsed {
+            domains: parsed,
+            assertions,
+        })
     } else {
         Err(format!(
             "z3 rejected the query ({} of {expected} assertions loaded)",
             parsed.len()
         ))
     }
+}
+
+/// Parses the conditions of a path that translated, all in one parse when z3 accepts them
+/// together, else one by one; a condition z3 rejects becomes `Malformed` with its reason.
+/// Returns the declarations' own assertions and, per condition, its term.
+fn parse_each(
+    declarations: &str,
+    translated: &mut [Result<String, Untranslatable>],
+) -> (Vec<z3::ast::Bool>, Vec<Option<z3::ast::Bool>>) {
+    let texts: Vec<&str> = translated
+        .iter()
+        .filter_map(|t| t.as_ref().ok().map(String::as_str))
+        .collect();
+    if let Ok(parsed) = parse(declarations, &texts) {
+        let mut terms = parsed.assertions.into_iter();
+        let per_condition = translated
+            .iter()
+            .map(|t| t.is_ok().then(|| terms.next()).flatten())
+            .collect();
+        return (parsed.domains, per_condition);
+    }
+    let domains = parse(declarations, &[])
+        .map(|p| p.domains)
+        .unwrap_or_default();
+    let per_condition = translated
+        .iter_mut()
+        .map(|t| {
+            let Ok(text) = t else {
+                return None;
+            };
+            match parse(declarations, &[text.as_str()]) {
+                Ok(mut parsed) => parsed.assertions.pop(),
+                Err(why) => {
+                    *t = Err(Untranslatable::Malformed(why));
+                    None
+                }
+            }
+        })
+        .collect();
+    (domains, per_condition)
 }
 
 /// Translates a conjunction; every variable is declared, within its domain if it has one.
