@@ -406,17 +406,13 @@ impl Config {
                 "[tool.lacuna.suspicious]: `similarity` must be between 0 and 1".to_owned(),
             ));
         }
-        let prefixes = |key: &str, list: &Option<Vec<String>>| {
-            list.as_deref()
-                .map(crate::diagnostic::Selection::prefixes)
-                .transpose()
-                .map_err(|m| error(format!("[tool.lacuna] {key}: {m}")))
-        };
-        let selection = crate::diagnostic::Selection {
-            select: prefixes("select", &table.select)?,
-            extend_select: prefixes("extend-select", &table.extend_select)?.unwrap_or_default(),
-            ignore: prefixes("ignore", &table.ignore)?.unwrap_or_default(),
-        };
+        let selection = crate::diagnostic::Selection::parse(
+            table.select.as_deref(),
+            table.extend_select.as_deref().unwrap_or_default(),
+            table.ignore.as_deref().unwrap_or_default(),
+            |key| format!("[tool.lacuna] {key}"),
+        )
+        .map_err(error)?;
         let mut config = Config::from_table(&root, Some(file.to_owned()), table);
         config.selection = selection;
         Ok(config)
@@ -780,5 +776,13 @@ allow-network = true
         );
         let e = parse("[tool.lacuna\n").unwrap_err();
         assert!(e.message.starts_with("line 1"), "{e}");
+        let e = parse("[tool.lacuna]\nextend-select = ['LCN1']\nignore = ['E501']\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/p/pyproject.toml: [tool.lacuna] ignore: `E501` is no diagnostic code or prefix of one (`LCN`, `LCN1`, `LCN101`; see docs/diagnostics/)"
+        );
+        let c = parse("[tool.lacuna]\nselect = ['lcn1']\nignore = ['LCN10']\n").unwrap();
+        assert_eq!(c.selection.select, Some(vec!["LCN1".to_owned()]));
+        assert_eq!(c.selection.ignore, ["LCN10"]);
     }
 }

@@ -272,6 +272,25 @@ impl Selection {
         list.iter().map(|p| Selection::prefix(p)).collect()
     }
 
+    /// A selection from its three lists as written, every prefix checked; an error names the
+    /// list as the user wrote it (`key("extend-select")`: `--extend-select`, `[tool.lacuna]
+    /// extend-select`).
+    pub fn parse(
+        select: Option<&[String]>,
+        extend_select: &[String],
+        ignore: &[String],
+        key: impl Fn(&str) -> String,
+    ) -> Result<Selection, String> {
+        let checked = |name: &str, list: &[String]| {
+            Selection::prefixes(list).map_err(|m| format!("{}: {m}", key(name)))
+        };
+        Ok(Selection {
+            select: select.map(|l| checked("select", l)).transpose()?,
+            extend_select: checked("extend-select", extend_select)?,
+            ignore: checked("ignore", ignore)?,
+        })
+    }
+
     pub fn selects(&self, code: Code) -> bool {
         let code = code.as_str();
         let longest = |list: &mut dyn Iterator<Item = &String>| {

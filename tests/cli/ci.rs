@@ -253,24 +253,17 @@ fn diagnostics_are_selected_by_code_or_prefix_and_fail_on_sets_the_exit_code() {
         (codes(&out), out.status.code()),
         (vec!["LCN003".to_owned()], Some(0))
     );
-    let out = json(&[
-        "--extend-select",
-        "LCN003",
-        "--ignore",
-        "LCN001",
-        "--fail-on",
-        "warning",
-    ]);
-    assert_eq!(out.status.code(), Some(0));
-    let out = json(&[
-        "--extend-select",
-        "LCN003",
-        "--ignore",
-        "LCN001",
-        "--fail-on",
-        "info",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
+    for (fail_on, code) in [("warning", 0), ("info", 1)] {
+        let out = json(&[
+            "--extend-select",
+            "LCN003",
+            "--ignore",
+            "LCN001",
+            "--fail-on",
+            fail_on,
+        ]);
+        assert_eq!(out.status.code(), Some(code), "--fail-on {fail_on}");
+    }
     // A prefix selects a family; the longer prefix decides.
     let out = json(&[
         "--select",

@@ -411,3 +411,51 @@ fn real_value(s: &str) -> f64 {
     }
     s.trim_end_matches('?').parse().unwrap_or(f64::NAN)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_condition_z3_rejects_is_malformed_and_the_others_keep_their_terms() {
+        let declarations = "(declare-const x Int)\n(assert (>= x (- 5)))\n";
+        // `y` is not declared: z3 rejects that assertion, so the one parse of all three fails
+        // and each is parsed on its own.
+        let mut translated: Vec<Result<String, Untranslatable>> = vec![
+            Ok("(> x 0)".to_owned()),
+            Ok("(> y 0)".to_owned()),
+            Err(Untranslatable::Unsupported(vec!["str.lower".into()])),
+            Ok("(< x 5)".to_owned()),
+        ];
+        let (domains, terms) = parse_each(declarations, &mut translated);
+        assert_eq!(domains.len(), 1);
+        let present: Vec<bool> = terms.iter().map(Option::is_some).collect();
+        assert_eq!(present, [true, false, false, true]);
+        assert!(
+            matches!(&translated[1], Err(Untranslatable::Malformed(why)) if why.contains("z3 rejected")),
+            "{:?}",
+            translated[1]
+        );
+        assert!(matches!(translated[2], Err(Untranslatable::Unsupported(_))));
+        assert_eq!(terms[3].as_ref().unwrap().to_string(), "(< x 5)");
+    }
+
+    #[test]
+    fn conditions_z3_accepts_are_parsed_together_in_order() {
+        let mut translated: Vec<Result<String, Untranslatable>> = vec![
+            Ok("(> x 0)".to_owned()),
+            Err(Untranslatable::Unsupported(vec!["str.lower".into()])),
+            Ok("(< x 5)".to_owned()),
+        ];
+        let (domains, terms) = parse_each("(declare-const x Int)\n", &mut translated);
+        assert!(domains.is_empty());
+        let texts: Vec<Option<String>> = terms
+            .iter()
+            .map(|t| t.as_ref().map(|t| t.to_string()))
+            .collect();
+        assert_eq!(
+            texts,
+            [Some("(> x 0)".to_owned()), None, Some("(< x 5)".to_owned())]
+        );
+    }
+}

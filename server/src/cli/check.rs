@@ -1,11 +1,11 @@
 //! `lacuna check`: loads the project into the database, computes each file's report in parallel
 //! on snapshots of the database, and prints it.
 
-use super::{CheckArgs, FailOn, Format, json, render};
+use super::{CheckArgs, Format, json, render};
 use anyhow::Context;
 use lacuna_analysis::config::{Config, Grants};
 use lacuna_analysis::db::{Database, StaticReport, Workspace, line_index, static_report};
-use lacuna_analysis::diagnostic::{Diagnostic, Selection, Severity};
+use lacuna_analysis::diagnostic::{Diagnostic, Selection};
 use lacuna_analysis::workspace::{FileContents, discover_files};
 use lacuna_analysis::{explain, generation};
 use lacuna_grammar::LineIndex;
@@ -453,17 +453,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .par_iter()
         .map(|p| (p.clone(), FileContents::read(p)))
         .collect();
-    let cli = Selection {
-        select: args
-            .select
-            .as_deref()
-            .map(Selection::prefixes)
-            .transpose()
-            .map_err(|m| anyhow::anyhow!("--select: {m}"))?,
-        extend_select: Selection::prefixes(&args.extend_select)
-            .map_err(|m| anyhow::anyhow!("--extend-select: {m}"))?,
-        ignore: Selection::prefixes(&args.ignore).map_err(|m| anyhow::anyhow!("--ignore: {m}"))?,
-    };
+    let cli = Selection::parse(
+        args.select.as_deref(),
+        &args.extend_select,
+        &args.ignore,
+        |key| format!("--{key}"),
+    )
+    .map_err(anyhow::Error::msg)?;
     let selection = Arc::new(config.selection.clone().then(cli));
     let show_suspicious = config.suspicious.show;
     let mut workspace = Workspace::new(Database::default(), config);
@@ -549,15 +545,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write {}", file.display()))?;
         }
     }
-    let failing = |s: Severity| match args.fail_on {
-        FailOn::Error => s == Severity::Error,
-        FailOn::Warning => s <= Severity::Warning,
-        FailOn::Info => true,
-    };
     let errors = checked
         .iter()
         .flat_map(|f| f.diagnostics())
-        .any(|d| failing(d.severity));
+        .any(|d| args.fail_on.fails(d.severity));
     // Nothing could be imported: the run measured nothing, whatever the report says.
     if stats.as_ref().is_some_and(|s| s.nothing_imported) {
         return Ok(ExitCode::from(2));

@@ -147,6 +147,18 @@ pub enum FailOn {
     Info,
 }
 
+impl FailOn {
+    /// Whether a diagnostic of `severity` fails the run.
+    pub fn fails(self, severity: lacuna_analysis::diagnostic::Severity) -> bool {
+        use lacuna_analysis::diagnostic::Severity;
+        match self {
+            FailOn::Error => severity == Severity::Error,
+            FailOn::Warning => severity <= Severity::Warning,
+            FailOn::Info => true,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
