@@ -105,9 +105,9 @@ struct Search<'a> {
     sequences_tried: bool,
     /// When the search last showed something new (or began).
     grew_at: Instant,
-    /// The runs in a row that raised the same exception at the same line before any
-    /// decision, while no run has reached one.
-    failing: Option<FailingAlike>,
+    /// The runs in a row that raised the same exception (of this type) at the same line
+    /// before any decision, while no run has reached one.
+    failing: Option<(String, FailingAlike)>,
 }
 
 /// What the search has shown, and when that last grew (in executions).
@@ -254,7 +254,7 @@ impl Search<'_> {
         {
             return Some(Stop::Exhausted);
         }
-        if let Some(f) = &self.failing
+        if let Some((_, f)) = &self.failing
             && f.runs >= FAILING_ALIKE
             && self.out.reached.is_empty()
         {
@@ -308,18 +308,18 @@ impl Search<'_> {
         };
         match &mut self.failing {
             // The same type at the same line (messages may name the input).
-            Some(f)
-                if f.line == raised.line
-                    && f.exception.split(':').next() == Some(raised.type_name.as_str()) =>
-            {
+            Some((type_name, f)) if *type_name == raised.type_name && f.line == raised.line => {
                 f.runs += 1;
             }
             _ => {
-                self.failing = Some(FailingAlike {
-                    exception,
-                    line: raised.line,
-                    runs: 1,
-                })
+                self.failing = Some((
+                    raised.type_name.clone(),
+                    FailingAlike {
+                        exception,
+                        line: raised.line,
+                        runs: 1,
+                    },
+                ))
             }
         }
     }
