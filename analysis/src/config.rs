@@ -104,7 +104,33 @@ pub struct Budget {
     /// Time one phase (setup, call, teardown) of a test of the project's own suite may run
     /// before it fails.
     pub test_timeout_ms: u64,
+    /// Wall-clock time for exploring all the functions of a run together (`lacuna check`),
+    /// shared among them by what each has to cover; unset, each function has
+    /// `function_time_ms`.
+    pub run_time_s: Option<u64>,
+    /// A function's exploration stops after this share of its time without a new branch
+    /// side or MC/DC obligation; 1 never.
+    pub stall_share: Share,
 }
+
+/// A share of something, in (0, 1].
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(transparent)]
+pub struct Share(pub f64);
+
+impl Eq for Share {}
+
+impl std::hash::Hash for Share {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
+
+/// The default `stall-share`, measured on `examples/` and the tests' fixtures (see
+/// docs/benchmarks.md): the longest wait between two finds there was 0.44 of a function's
+/// time (`Stock.add`, whose last side comes from a call sequence after the solver's targets
+/// are spent); every other was below 0.05.
+pub const DEFAULT_STALL_SHARE: f64 = 0.6;
 
 impl Default for Budget {
     fn default() -> Self {
@@ -120,6 +146,8 @@ impl Default for Budget {
             workers: 0,
             force_workers: false,
             test_timeout_ms: 60_000,
+            run_time_s: None,
+            stall_share: Share(DEFAULT_STALL_SHARE),
         }
     }
 }
@@ -612,6 +640,15 @@ fn validate(budget: &Budget) -> Result<(), String> {
             return Err(format!("`{key}` must be at least 1"));
         }
     }
+    if budget.run_time_s == Some(0) {
+        return Err("`run-time-s` must be at least 1".into());
+    }
+    let share = budget.stall_share.0;
+    if !(share > 0.0 && share <= 1.0) {
+        return Err(format!(
+            "`stall-share` must be more than 0 and at most 1 (1: never stop for a stall), found {share}"
+        ));
+    }
     if budget.memory_mb < 64 {
         return Err(format!(
             "`memory-mb` must be at least 64 (CPython needs that much to start), found {}",
@@ -735,6 +772,26 @@ allow-network = true
             "narrowed by the repository"
         );
         assert_eq!(refused.len(), 1);
+    }
+
+    #[test]
+    fn the_run_budget_and_the_stall_share_are_read_and_checked() {
+        let c = parse("[tool.lacuna.budget]\nrun-time-s = 30\nstall-share = 0.25\n").unwrap();
+        assert_eq!(c.budget.run_time_s, Some(30));
+        assert_eq!(c.budget.stall_share, Share(0.25));
+        let c = parse("[tool.lacuna.budget]\nstall-share = 1\n").unwrap();
+        assert_eq!(c.budget.stall_share, Share(1.0));
+        assert_eq!(Budget::default().run_time_s, None);
+        let e = parse("[tool.lacuna.budget]\nstall-share = 0\n").unwrap_err();
+        assert!(
+            e.to_string().contains("`stall-share` must be more than 0"),
+            "{e}"
+        );
+        let e = parse("[tool.lacuna.budget]\nrun-time-s = 0\n").unwrap_err();
+        assert!(
+            e.to_string().contains("`run-time-s` must be at least 1"),
+            "{e}"
+        );
     }
 
     #[test]

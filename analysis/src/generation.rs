@@ -20,7 +20,7 @@ use lacuna_grammar::{FunctionKind, FunctionSyntax};
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One explored function.
 pub struct FunctionResult {
@@ -144,6 +144,8 @@ fn canonical(p: &Path) -> PathBuf {
 pub fn budget(config: &Config) -> Budget {
     Budget {
         time: Duration::from_millis(config.budget.function_time_ms),
+        run_share: None,
+        stall_share: Some(config.budget.stall_share.0).filter(|s| *s < 1.0),
         executions: config.budget.function_executions,
         execution_timeout_ms: config.budget.execution_timeout_ms,
         loop_bound: config.budget.loop_bound,
@@ -700,7 +702,78 @@ pub fn explore_all(
     budget: &Budget,
     threads: usize,
 ) -> Vec<FunctionResult> {
-    explore_all_reporting(pool, targets, facts, budget, threads, &|_| {})
+    explore_all_reporting(pool, targets, facts, budget, None, threads, &|_| {})
+}
+
+/// A time budget shared by the functions of a run (`--budget`, `run-time-s`). Each function,
+/// when its turn comes, is given the time left to the run (in thread-time: the run's time on
+/// each exploring thread) in proportion to what it has to cover among the functions still
+/// waiting — its branch sides, and MC/DC obligations when they are targeted, as EvoSuite's
+/// continuous test generation allocates by complexity — never more than its own time budget
+/// nor past the run's end; what a function leaves unused goes back to the ones after it.
+pub struct RunBudget {
+    end: Instant,
+    /// The function's own time budget, an upper bound on every share.
+    own: Duration,
+    state: Mutex<Shares>,
+}
+
+struct Shares {
+    /// Thread-time not yet given to a function.
+    left: Duration,
+    /// The weights of the functions whose turn has not come.
+    waiting: u64,
+}
+
+impl RunBudget {
+    pub fn new(total: Duration, own: Duration, threads: usize, weights: u64) -> RunBudget {
+        RunBudget {
+            end: Instant::now() + total,
+            own,
+            state: Mutex::new(Shares {
+                left: total * threads.max(1) as u32,
+                waiting: weights,
+            }),
+        }
+    }
+
+    /// What a function has to cover: its branch sides, and its MC/DC obligations when the
+    /// search targets them (at least 1).
+    pub fn weight(target: &FunctionUnderTest, obligations: bool) -> u64 {
+        let modelled = target.syntax.decisions.iter().filter(|d| d.expr.is_some());
+        let sides: usize = modelled.clone().count() * 2;
+        let shown: usize = if obligations {
+            modelled
+                .filter(|d| d.conditions.len() >= 2)
+                .map(|d| 2 * d.conditions.len())
+                .sum()
+        } else {
+            0
+        };
+        (sides + shown).max(1) as u64
+    }
+
+    /// The share of a function of `weight` whose turn has come (zero when the run's time is
+    /// spent).
+    pub fn take(&self, weight: u64) -> Duration {
+        let mut shares = self.state.lock().expect("run budget lock");
+        let waiting = shares.waiting.max(weight);
+        shares.waiting = waiting - weight;
+        let to_end = self.end.saturating_duration_since(Instant::now());
+        let share = shares
+            .left
+            .mul_f64(weight as f64 / waiting as f64)
+            .min(self.own)
+            .min(to_end);
+        shares.left = shares.left.saturating_sub(share);
+        share
+    }
+
+    /// Gives back what a function given `share` did not use of it.
+    pub fn give_back(&self, share: Duration, used: Duration) {
+        let mut shares = self.state.lock().expect("run budget lock");
+        shares.left += share.saturating_sub(used);
+    }
 }
 
 /// What [`explore_all_reporting`] says as it goes, from the exploring threads.
@@ -719,9 +792,18 @@ pub fn explore_all_reporting(
     targets: Vec<Target>,
     facts: &Facts,
     budget: &Budget,
+    run_time: Option<Duration>,
     threads: usize,
     report: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Vec<FunctionResult> {
+    let obligations = budget.target_obligations;
+    let run = run_time.map(|total| {
+        let weights = targets
+            .iter()
+            .map(|t| RunBudget::weight(&t.2, obligations))
+            .sum();
+        RunBudget::new(total, budget.time, threads, weights)
+    });
     let queue = Mutex::new(targets.into_iter().enumerate().collect::<Vec<_>>());
     let results = Mutex::new(vec![]);
     std::thread::scope(|s| {
@@ -736,10 +818,35 @@ pub fn explore_all_reporting(
                         module: &target.module,
                         qualname: &target.qualname,
                     });
-                    let (exploration, import_failure) =
-                        match signature(pool, &target, facts, &source) {
-                            Ok(sig) => (explore(&target, &sig, pool, budget, &source), None),
-                            Err(e) => (
+                    let turn = Instant::now();
+                    let share = run
+                        .as_ref()
+                        .map(|r| (r, r.take(RunBudget::weight(&target, obligations))));
+                    let described = match share {
+                        Some((_, share)) if share.is_zero() => Err(None),
+                        _ => signature(pool, &target, facts, &source).map_err(Some),
+                    };
+                    let (exploration, import_failure) = match described {
+                            Err(None) => (
+                                Exploration {
+                                    failure: Some(
+                                        "the run's time budget was spent before its turn: raise `--budget` (or `run-time-s`) or check fewer files".into(),
+                                    ),
+                                    stop: crate::explore::exploration::Stop::RunSpent,
+                                    ..Exploration::default()
+                                },
+                                None,
+                            ),
+                            Ok(sig) => {
+                                let mut own = budget.clone();
+                                if let Some((_, share)) = share {
+                                    // Describing the function took part of its share.
+                                    own.time = share.saturating_sub(turn.elapsed());
+                                    own.run_share = (share < budget.time).then_some(share);
+                                }
+                                (explore(&target, &sig, pool, &own, &source), None)
+                            }
+                            Err(Some(e)) => (
                                 Exploration {
                                     failure: Some(match &e.import {
                                         Some(_) => format!(
@@ -753,6 +860,9 @@ pub fn explore_all_reporting(
                                 e.import.map(|b| *b),
                             ),
                         };
+                    if let Some((run, share)) = share {
+                        run.give_back(share, turn.elapsed());
+                    }
                     report(Progress::Finished);
                     results.lock().expect("results lock").push((
                         i,
@@ -808,6 +918,28 @@ class Version:
             .find(|f| f.syntax.qualname == qualname)
             .map(|f| (*f.syntax).clone())
             .expect(qualname)
+    }
+
+    /// Shares follow the weights of the functions still waiting, never exceed a function's
+    /// own time budget, and what a function leaves goes to the next ones.
+    #[test]
+    fn the_run_budget_is_shared_by_weight_and_leftovers_pass_on() {
+        let s = Duration::from_secs;
+        let run = RunBudget::new(s(10), s(6), 1, 10);
+        let first = run.take(2);
+        assert_eq!(first, s(2), "2 of the 10 weights of 10 s");
+        run.give_back(first, Duration::from_millis(500));
+        // 9.5 s left for weights 8: the next of weight 4 gets half of it.
+        assert_eq!(run.take(4), Duration::from_millis(4_750));
+        // It used all of it; the last of weight 4 gets what is left, up to its own 6 s.
+        assert_eq!(run.take(4), Duration::from_millis(4_750));
+        assert_eq!(run.take(1), Duration::ZERO, "nothing is left");
+        let generous = RunBudget::new(s(100), s(3), 2, 4);
+        assert_eq!(
+            generous.take(2),
+            s(3),
+            "never above the function's own budget"
+        );
     }
 
     #[test]

@@ -103,6 +103,8 @@ fn pyproject() -> impl Strategy<Value = String> {
                 Just("memory-mb"),
                 Just("max-file-size"),
                 Just("function-time-ms"),
+                Just("run-time-s"),
+                Just("stall-share"),
                 Just("python"),
                 Just("src"),
                 Just("exclude"),

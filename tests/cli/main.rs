@@ -1,6 +1,7 @@
 //! End-to-end tests of the `lacuna` command line: the real binary on real files, its JSON
 //! document, its human output and its exit codes.
 
+mod budget;
 mod ci;
 mod report;
 mod suspicious;

@@ -496,7 +496,25 @@ def _is_union_type(t):
     return isinstance(t, types.UnionType)
 
 
+# Class descriptions already made, by (class, depth, modules loaded): every method of a class
+# describes its receiver, and every parameter of a class's type its constructor and methods —
+# the same walk over the same signatures, made once per worker. A module imported since (a
+# project class that may implement a protocol) makes a new entry. Never mutated after.
+_CLASSES = {}
+
+
 def describe_class(cls, is_project_class, depth):
+    key = (cls, depth, len(sys.modules))
+    try:
+        found = _CLASSES.get(key)
+    except TypeError:  # an unhashable class
+        return _describe_class(cls, is_project_class, depth)
+    if found is None:
+        found = _CLASSES[key] = _describe_class(cls, is_project_class, depth)
+    return found
+
+
+def _describe_class(cls, is_project_class, depth):
     init = _named_tuple_init(cls, is_project_class, depth)
     try:
         if init is None:

@@ -114,6 +114,9 @@ class Runtime:
         self._lines = {}
 
     def configure(self, request):
+        # Which classes are the project's depends on the roots: descriptions made before no
+        # longer hold.
+        describing._CLASSES.clear()
         self.roots = [os.path.realpath(r) for r in request.get("roots", [])]
         here = os.path.dirname(os.path.realpath(__file__))
         self.excluded = [here] + [os.path.realpath(p) for p in request.get("exclude", [])]

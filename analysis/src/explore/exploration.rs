@@ -153,6 +153,67 @@ pub struct Exploration {
     pub unfinished: BTreeMap<(usize, bool), Unfinished>,
     /// Annotations of its parameters the agent could not read (see `Signature::unread`).
     pub unread_annotations: Vec<String>,
+    /// What ended the search.
+    pub stop: Stop,
+}
+
+/// What ended a search (besides covering everything, which the report judges from the tests
+/// kept). Only the time limits make the same code and configuration give another result on
+/// another run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Stop {
+    /// Nothing was left to try (or everything was covered).
+    #[default]
+    Exhausted,
+    /// The function's own time budget (`function-time-ms`) ran out.
+    Time,
+    /// Its share of the run's time budget (`--budget`, `run-time-s`) ran out: the share, which
+    /// was below its own time budget.
+    RunShare(Duration),
+    /// Its share of the run's time budget was spent before its turn came.
+    RunSpent,
+    /// The execution budget (`function-executions`) ran out.
+    Executions,
+    /// No new branch side or MC/DC obligation for this long (`stall-share` of its time).
+    Stalled(Duration),
+    /// Every run raised the same exception at the same line before its first decision.
+    FailingAlike(FailingAlike),
+}
+
+/// Runs that all fail the same way before the function's first decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailingAlike {
+    /// `KeyError: 'region'`.
+    pub exception: String,
+    /// The line (of a project file) it was raised at.
+    pub line: Option<u32>,
+    pub runs: u32,
+}
+
+impl Stop {
+    /// What a user reads about a stop that is not the end of the search's work, or `None`.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            Stop::Exhausted | Stop::Executions | Stop::Time => None,
+            Stop::RunShare(share) => Some(format!(
+                "stopped by its share of the run's time budget ({} ms): another run may differ",
+                share.as_millis()
+            )),
+            Stop::RunSpent => Some(
+                "the run's time budget was spent before its turn: raise `--budget` (or `run-time-s`) or check fewer files".into(),
+            ),
+            Stop::Stalled(after) => Some(format!(
+                "stopped after {} ms without a new branch side: not every side is covered, another run may differ",
+                after.as_millis()
+            )),
+            Stop::FailingAlike(f) => Some(format!(
+                "stopped after {} runs: every one raised `{}`{} before reaching a decision, whatever the input",
+                f.runs,
+                f.exception,
+                f.line.map(|l| format!(" at line {l}")).unwrap_or_default()
+            )),
+        }
+    }
 }
 
 /// A run that took a side and did not finish.

@@ -112,6 +112,9 @@ pub struct GeneratedFunction {
     pub unread_annotations: Vec<String>,
     /// What ended its exploration.
     pub stopped_by: StoppedBy,
+    /// The stop in words, for the stops that need them (a share of the run's budget, a
+    /// stall, runs failing alike).
+    pub stop_reason: Option<String>,
     /// With `--emit-tests`: the tests left out for a side effect their run attempted, as
     /// (test name, reason).
     pub not_emitted: Vec<(String, String)>,
@@ -133,6 +136,14 @@ pub enum StoppedBy {
     Complete,
     /// The time budget (`function-time-ms`) ran out: another run may cover more or less.
     Budget,
+    /// Its share of the run's time budget (`--budget`, `run-time-s`) ran out, or was spent
+    /// before its turn: another run may cover more or less.
+    RunBudget,
+    /// No new branch side for `stall-share` of its time: another run may cover more or less.
+    /// Never a claim that the rest cannot be covered.
+    Stalled,
+    /// Every run raised the same exception at the same line before the first decision.
+    SameFailure,
     /// The execution budget (`function-executions`) ran out: reproducible.
     Executions,
     /// The search had nothing left to try before either budget ran out: reproducible.
@@ -146,27 +157,33 @@ impl StoppedBy {
         match self {
             StoppedBy::Complete => "complete",
             StoppedBy::Budget => "budget",
+            StoppedBy::RunBudget => "run-budget",
+            StoppedBy::Stalled => "stalled",
+            StoppedBy::SameFailure => "same-failure",
             StoppedBy::Executions => "executions",
             StoppedBy::Exhausted => "exhausted",
             StoppedBy::NotExplored => "not-explored",
         }
     }
 
-    fn of(
-        e: &lacuna_analysis::explore::exploration::Exploration,
-        budget: &lacuna_analysis::explore::search::Budget,
-        complete: bool,
-    ) -> StoppedBy {
+    fn of(e: &lacuna_analysis::explore::exploration::Exploration, complete: bool) -> StoppedBy {
+        use lacuna_analysis::explore::exploration::Stop;
+        if e.stop == Stop::RunSpent {
+            return StoppedBy::RunBudget;
+        }
         if e.failure.is_some() {
-            StoppedBy::NotExplored
-        } else if complete {
-            StoppedBy::Complete
-        } else if e.executions >= budget.executions {
-            StoppedBy::Executions
-        } else if e.elapsed >= budget.time {
-            StoppedBy::Budget
-        } else {
-            StoppedBy::Exhausted
+            return StoppedBy::NotExplored;
+        }
+        if complete {
+            return StoppedBy::Complete;
+        }
+        match e.stop {
+            Stop::Executions => StoppedBy::Executions,
+            Stop::Time => StoppedBy::Budget,
+            Stop::RunShare(_) | Stop::RunSpent => StoppedBy::RunBudget,
+            Stop::Stalled(_) => StoppedBy::Stalled,
+            Stop::FailingAlike(_) => StoppedBy::SameFailure,
+            Stop::Exhausted => StoppedBy::Exhausted,
         }
     }
 }
@@ -423,6 +440,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         allow_subprocess: args.allow_subprocess,
         allow_unconfined: args.allow_unconfined,
     });
+    if let Some(seconds) = args.budget {
+        config.budget.run_time_s = Some(seconds);
+    }
     if let Some(workers) = args.workers {
         config.budget.workers = workers;
         config.budget.force_workers = true;
@@ -632,15 +652,21 @@ fn generate(
     let budget = generation::budget(&config);
     let started = Instant::now();
     let progress = progress_bar(targets.len(), quiet);
-    let results =
-        generation::explore_all_reporting(&pool, targets, &facts, &budget, pool.size(), &|event| {
-            match event {
-                generation::Progress::Started { module, qualname } => {
-                    progress.set_message(format!("{module}.{qualname}"));
-                }
-                generation::Progress::Finished => progress.inc(1),
+    let run_time = config.budget.run_time_s.map(std::time::Duration::from_secs);
+    let results = generation::explore_all_reporting(
+        &pool,
+        targets,
+        &facts,
+        &budget,
+        run_time,
+        pool.size(),
+        &|event| match event {
+            generation::Progress::Started { module, qualname } => {
+                progress.set_message(format!("{module}.{qualname}"));
             }
-        });
+            generation::Progress::Finished => progress.inc(1),
+        },
+    );
     let explore = started.elapsed();
     // The project's own tests, under pytest, for their coverage and MC/DC next to the
     // generated tests'.
@@ -721,9 +747,14 @@ fn generate(
         let obligations = report.obligations_covered();
         let stopped_by = StoppedBy::of(
             &result.exploration,
-            &budget,
             report.covered >= report.total && obligations.0 >= obligations.1,
         );
+        let stop_reason = matches!(
+            stopped_by,
+            StoppedBy::RunBudget | StoppedBy::Stalled | StoppedBy::SameFailure
+        )
+        .then(|| result.exploration.stop.describe())
+        .flatten();
         let own = suite.coverage(&result.target);
         let sides = side_records(
             &result.target.syntax,
@@ -787,6 +818,7 @@ fn generate(
             failure: e.failure.clone(),
             unread_annotations: e.unread_annotations.clone(),
             stopped_by,
+            stop_reason,
             not_emitted: not_emitted
                 .extract_if(.., |n| {
                     n.module == result.target.module && n.function == result.target.qualname
@@ -840,6 +872,7 @@ fn generate(
             failure: Some(s.reason),
             unread_annotations: vec![],
             stopped_by: StoppedBy::NotExplored,
+            stop_reason: None,
             not_emitted: vec![],
             sides,
             external_calls: vec![],

@@ -112,10 +112,15 @@ struct Function<'a> {
     /// With `--emit-tests`: the tests left out because their run attempted a side effect.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     not_emitted: Vec<JsonNotEmitted<'a>>,
-    /// With generation: what ended its exploration (`complete`, `budget`, `executions`,
-    /// `exhausted`, `not-explored`); only `budget` may differ from one run to the next.
+    /// With generation: what ended its exploration (`complete`, `budget`, `run-budget`,
+    /// `stalled`, `same-failure`, `executions`, `exhausted`, `not-explored`); only `budget`,
+    /// `run-budget` and `stalled` may differ from one run to the next.
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped_by: Option<&'static str>,
+    /// With `run-budget`, `stalled` and `same-failure`: the stop in words (the share, the
+    /// time without a new side, the exception and its line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop_reason: Option<&'a str>,
     /// With generation: `explored`, `not-explored` (with `not_explored` saying why), or
     /// `trivial` (no branch sides: nothing to explore).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -420,6 +425,7 @@ pub fn print(
                             })
                             .unwrap_or_default(),
                         stopped_by: g.map(|g| g.stopped_by.as_str()),
+                        stop_reason: g.and_then(|g| g.stop_reason.as_deref()),
                         outcome: stats.map(|_| match g {
                             Some(g) if g.failure.is_none() => "explored",
                             Some(_) => "not-explored",

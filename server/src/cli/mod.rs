@@ -94,6 +94,12 @@ pub struct CheckArgs {
     /// contained only by the in-process hook.
     #[arg(long)]
     pub allow_unconfined: bool,
+    /// Explore all the functions of the run in this many seconds together, shared among them
+    /// by what each has to cover (each still within its own `function-time-ms`); replaces
+    /// `run-time-s` of `[tool.lacuna.budget]`. Default: no total, each function has its own
+    /// time budget.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "static_only")]
+    pub budget: Option<u64>,
     /// Run this many worker processes, even more than the machine has cores (the budget's
     /// `workers` is capped at the cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]

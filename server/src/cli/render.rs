@@ -49,10 +49,11 @@ pub fn print(files: &[CheckedFile]) {
                     g.executions,
                     g.tests,
                     g.time_ms,
-                    if g.stopped_by == StoppedBy::Budget {
-                        "; stopped by the time budget: another run may differ"
-                    } else {
-                        ""
+                    match (&g.stopped_by, &g.stop_reason) {
+                        (StoppedBy::Budget, _) =>
+                            "; stopped by the time budget: another run may differ".to_owned(),
+                        (_, Some(reason)) => format!("; {reason}"),
+                        _ => String::new(),
                     }
                 ),
                 (Some(g), _) => format!(

@@ -3,8 +3,10 @@
 //! first) and solved; models become new inputs. Object state the solver asks for but no input
 //! can set directly (`self._items.__len__ >= 5`) is built through the methods that write the
 //! field; choices the solver cannot see (enum members, `None`, the type of an unannotated
-//! parameter) are enumerated. The search stops when everything is covered or the budget
-//! (time, executions) is spent, and says for every side it missed what it learned.
+//! parameter) are enumerated. The search stops when everything is covered, the budget (time,
+//! executions) is spent, nothing new was found for a share of its time (a stall), or every
+//! run failed the same way before the first decision — and says which ([`Stop`]) and, for
+//! every side it missed, what it learned.
 //!
 //! This module owns the loop and its phases (solver targets, then mutations), the frontier's
 //! priorities and de-duplication, and the budget; `seeding`, `request`, `record`, `flip` and
@@ -18,7 +20,7 @@ mod request;
 mod seeding;
 
 use super::coverage::{ConditionIndex, FunctionUnderTest};
-use super::exploration::{Attempt, Exploration};
+use super::exploration::{Attempt, Exploration, FailingAlike, Stop};
 use super::inputs::Candidate;
 use super::rng::Rng;
 use super::seeds::{globals_read, literals};
@@ -33,7 +35,14 @@ use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
 pub struct Budget {
+    /// The function's time: its own (`function-time-ms`), or its share of the run's budget.
     pub time: Duration,
+    /// The share of the run's budget given to the function, when below its own time budget
+    /// (`time` is what is left of it once the function is described).
+    pub run_share: Option<Duration>,
+    /// The search stops after this share of `time` without a new branch side or MC/DC
+    /// obligation (`stall-share`); `None` never.
+    pub stall_share: Option<f64>,
     pub executions: u32,
     pub execution_timeout_ms: u64,
     pub loop_bound: u32,
@@ -94,6 +103,11 @@ struct Search<'a> {
     corpus: Vec<Candidate>,
     /// Whether the inputs with a writer method called on an object input were tried.
     sequences_tried: bool,
+    /// When the search last showed something new (or began).
+    grew_at: Instant,
+    /// The runs in a row that raised the same exception (of this type) at the same line
+    /// before any decision, while no run has reached one.
+    failing: Option<(String, FailingAlike)>,
 }
 
 /// What the search has shown, and when that last grew (in executions).
@@ -115,6 +129,11 @@ enum Phase {
 
 /// Executions in a row without a side covered or an obligation shown that end a phase.
 const STALE: u32 = 200;
+
+/// Runs that all raise the same exception at the same line before the function's first
+/// decision (and no run ever reached one) after which the search stops: the inputs it builds
+/// do not get past that line.
+pub const FAILING_ALIKE: u32 = 20;
 
 /// Explores one function within the budget.
 ///
@@ -195,6 +214,8 @@ impl<'a> Search<'a> {
             paths: FxHashSet::default(),
             corpus: vec![],
             sequences_tried: false,
+            grew_at: Instant::now(),
+            failing: None,
         };
         if let Some(r) = &signature.receiver {
             search
@@ -226,11 +247,81 @@ impl Search<'_> {
             * 2
     }
 
-    fn done(&self) -> bool {
-        self.start.elapsed() >= self.budget.time
-            || self.out.executions >= self.budget.executions
-            || (self.out.covered.len() >= self.total_sides()
-                && (!self.budget.target_obligations || self.mcdc_complete()))
+    /// Why the search must stop now, if it must.
+    fn limit(&mut self) -> Option<Stop> {
+        if self.out.covered.len() >= self.total_sides()
+            && (!self.budget.target_obligations || self.mcdc_complete())
+        {
+            return Some(Stop::Exhausted);
+        }
+        if let Some((_, f)) = &self.failing
+            && f.runs >= FAILING_ALIKE
+            && self.out.reached.is_empty()
+        {
+            return Some(Stop::FailingAlike(f.clone()));
+        }
+        if self.out.executions >= self.budget.executions {
+            return Some(Stop::Executions);
+        }
+        let elapsed = self.start.elapsed();
+        if elapsed >= self.budget.time {
+            return Some(match self.budget.run_share {
+                Some(share) => Stop::RunShare(share),
+                None => Stop::Time,
+            });
+        }
+        let now = self.progress_made();
+        if now != self.progress.made {
+            self.progress = Progress {
+                made: now,
+                grew: self.out.executions,
+            };
+            self.grew_at = Instant::now();
+        }
+        if let Some(share) = self.budget.stall_share {
+            let stall = self.budget.time.mul_f64(share);
+            let since = self.grew_at.elapsed();
+            if since >= stall {
+                return Some(Stop::Stalled(since));
+            }
+        }
+        None
+    }
+
+    /// Counts a run toward [`FAILING_ALIKE`]: one that raised before any decision event.
+    fn count_failure(&mut self, run: &crate::agent::protocol::Execution) {
+        let decided = run
+            .events
+            .iter()
+            .any(|e| matches!(e, crate::agent::protocol::Event::Branch { .. }));
+        let raised = match (&run.exception, decided) {
+            (Some(e), false) => e,
+            _ => {
+                self.failing = None;
+                return;
+            }
+        };
+        let exception = if raised.message.is_empty() {
+            raised.type_name.clone()
+        } else {
+            format!("{}: {}", raised.type_name, raised.message)
+        };
+        match &mut self.failing {
+            // The same type at the same line (messages may name the input).
+            Some((type_name, f)) if *type_name == raised.type_name && f.line == raised.line => {
+                f.runs += 1;
+            }
+            _ => {
+                self.failing = Some((
+                    raised.type_name.clone(),
+                    FailingAlike {
+                        exception,
+                        line: raised.line,
+                        runs: 1,
+                    },
+                ))
+            }
+        }
     }
 
     fn mcdc_complete(&self) -> bool {
@@ -249,7 +340,11 @@ impl Search<'_> {
         for seed in self.seeds() {
             self.push(0, seed);
         }
-        while !self.done() {
+        loop {
+            if let Some(stop) = self.limit() {
+                self.out.stop = stop;
+                break;
+            }
             if self.stale() {
                 if self.phase == Phase::Mutations {
                     break;
@@ -488,6 +583,8 @@ mod tests {
     fn budget() -> Budget {
         Budget {
             time: Duration::from_secs(60),
+            run_share: None,
+            stall_share: None,
             executions: 5_000,
             execution_timeout_ms: 1_000,
             loop_bound: 8,
@@ -640,6 +737,87 @@ mod tests {
         assert!(
             search.pop().is_none(),
             "an input that ran is not queued again"
+        );
+    }
+
+    /// Runs that all raise the same exception at the same line before any decision stop the
+    /// search after `FAILING_ALIKE` of them, and the stop says which exception and where.
+    #[test]
+    fn runs_failing_alike_before_any_decision_stop_the_search() {
+        struct Failing;
+        impl Executor for Failing {
+            fn execute(&self, _: &ExecuteRequest) -> Result<Execution, WorkerError> {
+                let mut r = run(vec![]);
+                r.status = Status::Raised;
+                r.exception = Some(crate::agent::protocol::RaisedException {
+                    type_name: "KeyError".into(),
+                    message: "'region'".into(),
+                    line: Some(2),
+                });
+                Ok(r)
+            }
+        }
+        let f = function(GRADE, "grade");
+        let e = explore(
+            &f,
+            &int_params(&["score", "bonus"]),
+            &Failing,
+            &budget(),
+            GRADE,
+        );
+        assert_eq!(e.executions, FAILING_ALIKE);
+        assert_eq!(
+            e.stop,
+            Stop::FailingAlike(FailingAlike {
+                exception: "KeyError: 'region'".into(),
+                line: Some(2),
+                runs: FAILING_ALIKE,
+            })
+        );
+        assert_eq!(
+            e.stop.describe().as_deref(),
+            Some(
+                "stopped after 20 runs: every one raised `KeyError: 'region'` at line 2 before reaching a decision, whatever the input"
+            )
+        );
+    }
+
+    /// With a stall share, the search stops once that share of its time has passed without a
+    /// new side, long before its time or `STALE` executions; without one, it goes on.
+    #[test]
+    fn a_stall_of_a_share_of_the_time_stops_the_search() {
+        const FLAG: &str =
+            "def check(n: int):\n    if enabled():\n        return n\n    return 0\n";
+        let f = function(FLAG, "check");
+        let slow = |_: &[i64], _: usize| {
+            std::thread::sleep(Duration::from_millis(5));
+            vec![branch(FLAG, "enabled()", true, None)]
+        };
+        let mut stalling = budget();
+        stalling.time = Duration::from_secs(2);
+        stalling.stall_share = Some(0.1);
+        let executor = scripted(slow);
+        let e = explore(&f, &int_params(&["n"]), &executor, &stalling, FLAG);
+        let Stop::Stalled(after) = e.stop else {
+            panic!("stopped by {:?}", e.stop);
+        };
+        assert!(after >= Duration::from_millis(200), "{after:?}");
+        assert!(e.executions < STALE, "{}", e.executions);
+        assert_eq!(e.covered.len(), 1);
+        assert_eq!(
+            e.stop
+                .describe()
+                .map(|d| d.contains("without a new branch side")),
+            Some(true)
+        );
+        stalling.stall_share = None;
+        stalling.time = Duration::from_secs(20);
+        let executor = scripted(slow);
+        let e = explore(&f, &int_params(&["n"]), &executor, &stalling, FLAG);
+        assert_eq!(
+            e.stop,
+            Stop::Exhausted,
+            "{STALE} executions without anything new"
         );
     }
 

@@ -23,6 +23,7 @@ impl Search<'_> {
             }
         };
         self.out.executions += 1;
+        self.count_failure(&run);
         if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
             eprintln!(
                 "run {}.{} {} {:?}: {:?} {:?}",
