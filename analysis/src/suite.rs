@@ -231,8 +231,8 @@ pub struct SuiteRuns {
     pub observations: Observations,
     /// Why the suite could not run, or not completely.
     pub failure: Option<String>,
-    /// The passing tests' runs, with the functions each reached.
-    runs: Vec<(BTreeSet<String>, Execution)>,
+    /// The passing tests' runs: the test's id, the functions it reached, its run.
+    runs: Vec<(String, BTreeSet<String>, Execution)>,
 }
 
 /// What the suite covers of one function.
@@ -297,8 +297,18 @@ fn test_dirs(config: &Config) -> Vec<PathBuf> {
 
 /// Runs the project's suite under pytest. An empty run when no test directory exists.
 pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
+    run_selected(pool, config, None)
+}
+
+/// Runs part of the project's suite: `only` lists test files and pytest node ids (relative to
+/// the project's root), all of the configured tests when `None`. The configured test
+/// directories still say which files are tests rather than project code.
+pub fn run_selected(pool: &Pool, config: &Config, only: Option<&[String]>) -> SuiteRuns {
     let mut out = SuiteRuns::default();
-    let paths = test_paths(config);
+    let paths: Vec<PathBuf> = match only {
+        Some(selected) => selected.iter().map(PathBuf::from).collect(),
+        None => test_paths(config),
+    };
     if paths.is_empty() {
         return out;
     }
@@ -396,7 +406,8 @@ impl SuiteRuns {
             && run.status == Status::Returned
             && (!run.events.is_empty() || !run.lines.is_empty())
         {
-            self.runs.push((t.reached.iter().cloned().collect(), run));
+            self.runs
+                .push((t.id.clone(), t.reached.iter().cloned().collect(), run));
         }
         self.tests.push(TestResult {
             id: t.id,
@@ -438,13 +449,28 @@ impl SuiteRuns {
         counts
     }
 
+    /// The branch sides of `f` (decision index, side) each passing test that reached it
+    /// covered, by test id, in the order the tests ran.
+    pub fn coverage_by_test(&self, f: &FunctionUnderTest) -> Vec<(&str, BTreeSet<(usize, bool)>)> {
+        let index = ConditionIndex::new(f);
+        let key = format!("{}:{}", f.module, f.qualname);
+        self.runs
+            .iter()
+            .filter(|(_, reached, _)| reached.contains(&key))
+            .map(|(id, _, run)| {
+                let sides = observe(f, &index, run).sides.into_iter().collect();
+                (id.as_str(), sides)
+            })
+            .collect()
+    }
+
     /// What the suite's passing runs cover of `f`.
     pub fn coverage(&self, f: &FunctionUnderTest) -> SuiteCoverage {
         let index = ConditionIndex::new(f);
         let mut out = SuiteCoverage::default();
         let mut independence: FxHashMap<usize, Independence> = FxHashMap::default();
         let key = format!("{}:{}", f.module, f.qualname);
-        for (reached, run) in &self.runs {
+        for (_, reached, run) in &self.runs {
             if !reached.contains(&key) {
                 continue;
             }

@@ -54,6 +54,8 @@ pub enum Event {
     JobDone {
         job: u64,
     },
+    /// The project's suite ran (part of it).
+    SuiteRan(Box<super::suite::Ran>),
     /// The guidance module's path, created with its header when missing (not in static mode,
     /// which writes nothing): `(path, created)`.
     Guidance {

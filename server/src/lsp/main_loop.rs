@@ -16,6 +16,7 @@ use super::scheduler::{Scheduler, Wanted};
 use super::settings::Settings;
 use super::snapshot::Shared;
 use super::store::Store;
+use super::suite;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::db::{Database, SourceFile, Workspace, module_index, static_report};
 use lacuna_analysis::generation;
@@ -49,7 +50,26 @@ struct Owner {
     scheduler: Scheduler,
     /// Project code changed on disk since the workers imported it.
     disk_changed: bool,
+    /// The project's own suite: the thread that runs it, and when it runs.
+    suite: Option<Sender<suite::Run>>,
+    suite_state: SuiteState,
 }
+
+/// When the project's suite runs: once generation is idle after start-up (or a moment after
+/// start-up when nothing is generated), then after each change, one run at a time.
+#[derive(Default)]
+struct SuiteState {
+    running: bool,
+    /// Something changed while a run was under way: check again when it ends.
+    again: bool,
+    /// Start-up: check at this time if generation has not made the server idle by then.
+    first: Option<Instant>,
+    /// The first check is done (it says so when nothing is stale).
+    checked: bool,
+}
+
+/// How long after start-up the suite waits for the first generation to begin.
+const SUITE_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Starts the owner thread; returns the channel events reach it by.
 pub fn spawn(shared: Arc<Shared>, outbox: Outbox) -> Sender<Event> {
@@ -83,7 +103,7 @@ fn run(rx: Receiver<Event>, events: Sender<Event>, shared: Arc<Shared>, outbox: 
     };
     let mut owner = Owner::new(root, settings, mode, shared, outbox, events);
     loop {
-        let event = match owner.scheduler.deadline() {
+        let event = match owner.deadline() {
             Some(deadline) => {
                 match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                     Ok(event) => Some(event),
@@ -96,13 +116,10 @@ fn run(rx: Receiver<Event>, events: Sender<Event>, shared: Arc<Shared>, outbox: 
                 Err(_) => return,
             },
         };
-        match event {
-            Some(event) => owner.handle(event),
-            None => owner.flush_saves(),
+        if let Some(event) = event {
+            owner.handle(event);
         }
-        if owner.scheduler.due(Instant::now()) {
-            owner.flush_saves();
-        }
+        owner.tick(Instant::now());
     }
 }
 
@@ -144,10 +161,10 @@ impl Owner {
             Err(e) => outbox.warn(format!("Lacuna: cannot list the project's files: {e}")),
         }
         let versions = Versions::default();
-        let (generator, store) = if let Mode::Static(why) = mode {
+        let (generator, store, suite) = if let Mode::Static(why) = mode {
             outbox.log(format!("Lacuna: {why}."));
             outbox.status(Status::static_only(why));
-            (None, None)
+            (None, None, None)
         } else {
             let store = match Store::open(&config.root) {
                 Ok((store, notice)) => {
@@ -167,8 +184,9 @@ impl Owner {
                 outbox.log(format!("Lacuna: {capped}"));
             }
             let generator = Generator::spawn(events.clone(), outbox.clone(), versions.clone());
+            let suite = suite::spawn(events.clone(), outbox.clone());
             outbox.status(Status::idle());
-            (Some(generator), store)
+            (Some(generator), store, Some(suite))
         };
         *shared.config.write().expect("config lock") = Some(config.clone());
         *shared.settings.write().expect("settings lock") = settings.clone();
@@ -186,6 +204,132 @@ impl Owner {
             results,
             scheduler: Scheduler::default(),
             disk_changed: false,
+            suite,
+            suite_state: SuiteState {
+                first: Some(Instant::now() + SUITE_GRACE),
+                ..SuiteState::default()
+            },
+        }
+    }
+
+    /// The next time something is due: saves to explore, or the suite's first check.
+    fn deadline(&self) -> Option<Instant> {
+        match (self.scheduler.deadline(), self.suite_state.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn tick(&mut self, now: Instant) {
+        if self.scheduler.due(now) {
+            self.flush_saves();
+        }
+        if self.suite_state.first.is_some_and(|first| now >= first) {
+            self.check_suite();
+        }
+    }
+
+    /// Runs the tests of the project's suite that are stale (all of them the first time),
+    /// once generation is idle and no run is under way; says so once when none is.
+    fn check_suite(&mut self) {
+        let Some(suite) = self.suite.clone() else {
+            return;
+        };
+        if self.suite_state.running {
+            self.suite_state.again = true;
+            return;
+        }
+        if !self.scheduler.idle() {
+            return; // the end of the job checks again
+        }
+        self.suite_state.first = None;
+        let stamp = self.suite_stamp();
+        let Some(selection) = self.results.suite().plan(&stamp) else {
+            if !std::mem::replace(&mut self.suite_state.checked, true) {
+                let counts = self.results.suite().tests.len();
+                self.outbox.log(format!(
+                    "Lacuna: your tests are up to date: {} from an earlier run, none stale",
+                    super::ledger::plural(counts, "result")
+                ));
+            }
+            return;
+        };
+        self.suite_state.checked = true;
+        let db = &self.workspace.db;
+        let files: Vec<SourceFile> = (**self.workspace.project.files(db)).clone();
+        let (targets, _) = generation::targets(db, &files);
+        self.outbox.log(format!(
+            "Lacuna: running your tests: {}",
+            selection.describe()
+        ));
+        self.suite_state.running = true;
+        let run = suite::Run {
+            config: self.config.clone(),
+            selection,
+            stamp,
+            functions: targets.into_iter().map(|t| t.2).collect(),
+        };
+        if suite.send(run).is_err() {
+            self.suite_state.running = false;
+            self.outbox
+                .log("Lacuna: the thread that runs your tests stopped");
+        }
+    }
+
+    /// The project as the suite's ledger compares it: test files' digests and every
+    /// function's fingerprint.
+    fn suite_stamp(&self) -> super::ledger::Stamp {
+        let db = &self.workspace.db;
+        let mut fingerprints = FxHashMap::default();
+        for &file in self.workspace.project.files(db).iter() {
+            let Some(module) = self.module_of(file) else {
+                continue;
+            };
+            for f in &static_report(db, file).functions {
+                fingerprints.insert(format!("{module}:{}", f.qualname), f.fingerprint);
+            }
+        }
+        super::ledger::Stamp::new(suite::test_files(&self.config), fingerprints)
+    }
+
+    fn suite_ran(&mut self, ran: suite::Ran) {
+        self.suite_state.running = false;
+        let failed = ran.failure.is_some();
+        let errors = ran.collection_errors.len();
+        let reported = ran.records.len();
+        let ledger = self.results.suite();
+        ledger.merge(&ran.selection, &ran.stamp, ran.records, ran.ran);
+        let counts: Vec<String> = ledger
+            .counts()
+            .iter()
+            .map(|(outcome, n)| format!("{n} {outcome}"))
+            .collect();
+        self.results.store_suite(&self.outbox);
+        let mut summary = format!(
+            "Lacuna: your tests ran: {} reported; all recorded: {}",
+            super::ledger::plural(reported, "test"),
+            if counts.is_empty() {
+                "none".to_owned()
+            } else {
+                counts.join(", ")
+            }
+        );
+        if errors > 0 {
+            summary.push_str(&format!(
+                "; {} could not be collected",
+                super::ledger::plural(errors, "file")
+            ));
+        }
+        if failed {
+            summary.push_str(" (the run was incomplete: see above)");
+        }
+        self.outbox.log(summary);
+        let uris: Vec<Uri> = self.docs.keys().cloned().collect();
+        for uri in &uris {
+            self.publish(uri);
+        }
+        if std::mem::take(&mut self.suite_state.again) {
+            self.check_suite();
         }
     }
 
@@ -291,6 +435,7 @@ impl Owner {
                 };
                 self.disk_changed = true;
                 self.schedule(&uris, function.as_deref(), true);
+                self.check_suite();
             }
             Event::Export { directory, reply } => self.export(directory, reply),
             Event::Explored {
@@ -327,8 +472,10 @@ impl Owner {
             Event::JobDone { job } => {
                 if self.scheduler.job_done(job) {
                     self.outbox.status(Status::idle());
+                    self.check_suite();
                 }
             }
+            Event::SuiteRan(ran) => self.suite_ran(*ran),
         }
     }
 
@@ -412,10 +559,14 @@ impl Owner {
 
     fn flush_saves(&mut self) {
         let uris = self.scheduler.take_saves(self.docs.keys());
-        if uris.is_empty() || !self.settings.generate_on_save() {
+        if uris.is_empty() {
             return;
         }
-        self.schedule(&uris, None, false);
+        if self.settings.generate_on_save() {
+            self.schedule(&uris, None, false);
+        }
+        // Idle when nothing needed generating: the suite's turn now.
+        self.check_suite();
     }
 
     /// Sends the functions of `uris` that need exploring to the generation thread, one job per
@@ -547,6 +698,7 @@ impl Owner {
             self.scheduler.forget_queued();
         }
         let key_changed = self.results.set_config_key(results::config_key(&config));
+        self.results.set_suite_key(results::suite_key(&config));
         if config != self.config || key_changed {
             self.config = config.clone();
             *self.shared.config.write().expect("config lock") = Some(config.clone());
@@ -594,6 +746,9 @@ impl Owner {
             for uri in &uris {
                 self.publish(uri);
             }
+        }
+        if self.suite_state.first.is_none() {
+            self.check_suite();
         }
     }
 }

@@ -4,12 +4,15 @@
 //! function is never shown with results computed for its old text. redb commits are
 //! crash-safe: a `kill -9` at any moment leaves a store that opens.
 
+use super::ledger::Ledger;
 use super::outcome::FunctionOutcome;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 const OUTCOMES: TableDefinition<&str, &[u8]> = TableDefinition::new("outcomes");
+/// The project's suite as it ran last (`ledger::Ledger`), by the configuration it ran under.
+const SUITE: TableDefinition<&str, &[u8]> = TableDefinition::new("suite");
 
 pub struct Store {
     db: Database,
@@ -138,11 +141,43 @@ impl Store {
         guarded(|| write().map_err(|e| e.to_string()))
     }
 
+    /// The suite's ledger stored for this configuration key; a default one when none is, or
+    /// when it does not decode (it is then run again).
+    pub fn suite(&self, key: &str) -> Option<Ledger> {
+        guarded(|| {
+            let read = || -> Option<Ledger> {
+                let txn = self.db.begin_read().ok()?;
+                let table = txn.open_table(SUITE).ok()?;
+                let value = table.get(key).ok()??;
+                serde_json::from_slice(value.value()).ok()
+            };
+            Ok(read())
+        })
+        .ok()
+        .flatten()
+    }
+
+    /// Stores the suite's ledger for a configuration key.
+    pub fn put_suite(&self, key: &str, ledger: &Ledger) -> Result<(), String> {
+        let write = || -> Result<(), redb::Error> {
+            let txn = self.db.begin_write()?;
+            {
+                let mut table = txn.open_table(SUITE)?;
+                let bytes = serde_json::to_vec(ledger).unwrap_or_default();
+                table.insert(key, bytes.as_slice())?;
+            }
+            txn.commit()?;
+            Ok(())
+        };
+        guarded(|| write().map_err(|e| e.to_string()))
+    }
+
     /// Removes everything (the `lacuna.rerun` of a whole workspace, or a format change).
     pub fn clear(&self) -> Result<(), String> {
         let clear = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             txn.delete_table(OUTCOMES)?;
+            txn.delete_table(SUITE)?;
             txn.commit()?;
             Ok(())
         };
