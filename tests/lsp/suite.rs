@@ -194,3 +194,53 @@ fn the_suite_runs_in_the_background_is_explained_on_hover_and_persists_across_re
     );
     server.shutdown();
 }
+
+#[test]
+fn what_the_suite_showed_is_kept_so_a_restart_flags_suspicious_assertions_without_running_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = super::example::suspicious_project(dir.path());
+    let module = root.join("paging/rules.py");
+    let pristine = std::fs::read_to_string(&module).unwrap();
+    std::fs::write(
+        &module,
+        pristine.replace(
+            "    return (items + per_page - 1) // per_page\n",
+            "    return (items + per_page) // per_page\n",
+        ),
+    )
+    .unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    // The first generation does not wait for the suite: the suspicious assertion comes once
+    // the suite's observations do.
+    log(&mut server, "Lacuna: running your tests: all of them");
+    server.diagnostics_where(&uri, has("LCN300"));
+    server.shutdown();
+
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    server.diagnostics_where(&uri, has("LCN300"));
+    log(&mut server, "Lacuna: your tests are up to date");
+    // Generated again, the function is checked against the stored observations at once.
+    server.discard_pending();
+    let _ = server.request(
+        "workspace/executeCommand",
+        json!({"command": "lacuna.rerun", "arguments": [{"uri": uri}]}),
+    );
+    let published = server
+        .wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str()
+        })
+        .expect("the function's new outcome");
+    assert!(
+        has("LCN300")(published["params"]["diagnostics"].as_array().unwrap()),
+        "{published:#}"
+    );
+    assert!(
+        logged(&server, "Lacuna: running your tests").is_empty(),
+        "the suite ran again"
+    );
+    server.shutdown();
+}

@@ -72,6 +72,16 @@ pub enum Selection {
 }
 
 impl Selection {
+    /// Whether the test `id` runs again in this selection.
+    pub fn reruns(&self, id: &str) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Only { files, tests } => {
+                files.iter().any(|f| f == file_of(id)) || tests.iter().any(|t| t == id)
+            }
+        }
+    }
+
     /// pytest's arguments: `None` for the configured paths.
     pub fn arguments(&self) -> Option<Vec<String>> {
         match self {

@@ -191,7 +191,7 @@ impl Owner {
         *shared.config.write().expect("config lock") = Some(config.clone());
         *shared.settings.write().expect("settings lock") = settings.clone();
         let results = Results::new(store, &config);
-        Owner {
+        let owner = Owner {
             shared,
             outbox,
             generator,
@@ -209,7 +209,12 @@ impl Owner {
                 first: Some(Instant::now() + SUITE_GRACE),
                 ..SuiteState::default()
             },
+        };
+        // What the suite showed in an earlier session counts from the first generation on.
+        if owner.results.suite_complete() {
+            owner.send_observations();
         }
+        owner
     }
 
     /// The next time something is due: saves to explore, or the suite's first check.
@@ -292,8 +297,41 @@ impl Owner {
         super::ledger::Stamp::new(suite::test_files(&self.config), fingerprints)
     }
 
+    /// Publishes the open documents of `module` again.
+    fn publish_module(&mut self, module: &str) {
+        let uris: Vec<Uri> = self
+            .docs
+            .keys()
+            .filter(|uri| {
+                path_of(uri)
+                    .and_then(|p| self.workspace.lookup(&p))
+                    .and_then(|file| self.module_of(file))
+                    .is_some_and(|m| m == module)
+            })
+            .cloned()
+            .collect();
+        for uri in &uris {
+            self.publish(uri);
+        }
+    }
+
+    /// Sends the suite's observations to the generation thread.
+    fn send_observations(&self) {
+        if let Some(generator) = &self.generator {
+            let _ = generator.send(Request::Observations {
+                config: self.config.clone(),
+                observations: self.results.observations(),
+            });
+        }
+    }
+
     fn suite_ran(&mut self, ran: suite::Ran) {
         self.suite_state.running = false;
+        if ran.ran {
+            let selection = ran.selection.clone();
+            self.results
+                .merge_observations(ran.observations, |test| selection.reruns(test));
+        }
         let failed = ran.failure.is_some();
         let errors = ran.collection_errors.len();
         let reported = ran.records.len();
@@ -324,6 +362,7 @@ impl Owner {
             summary.push_str(" (the run was incomplete: see above)");
         }
         self.outbox.log(summary);
+        self.send_observations();
         let uris: Vec<Uri> = self.docs.keys().cloned().collect();
         for uri in &uris {
             self.publish(uri);
@@ -476,6 +515,20 @@ impl Owner {
                 }
             }
             Event::SuiteRan(ran) => self.suite_ran(*ran),
+            Event::Suspicious {
+                module,
+                function,
+                fingerprint,
+                diagnostics,
+            } => {
+                let key = self.results.key(&module, &function);
+                if self
+                    .results
+                    .replace_suspicious(&key, fingerprint, diagnostics, &self.outbox)
+                {
+                    self.publish_module(&module);
+                }
+            }
         }
     }
 
@@ -698,7 +751,9 @@ impl Owner {
             self.scheduler.forget_queued();
         }
         let key_changed = self.results.set_config_key(results::config_key(&config));
-        self.results.set_suite_key(results::suite_key(&config));
+        if self.results.set_suite_key(results::suite_key(&config)) {
+            self.send_observations();
+        }
         if config != self.config || key_changed {
             self.config = config.clone();
             *self.shared.config.write().expect("config lock") = Some(config.clone());

@@ -17,8 +17,10 @@ use lacuna_analysis::config::Config;
 use lacuna_analysis::db::{SourceFile, Workspace, file_functions, module_index, static_report};
 use lacuna_analysis::generation;
 use lacuna_analysis::guidance::dependence::Declarations;
+use lacuna_analysis::suite::Observations;
 use rustc_hash::FxHashMap;
 use std::path::Path;
+use std::sync::Arc;
 use tower_lsp_server::ls_types::Uri;
 
 pub struct Results {
@@ -32,6 +34,8 @@ pub struct Results {
     /// What the project's own suite showed, and the configuration it ran under.
     suite: Ledger,
     suite_key: String,
+    /// What its passing tests showed: program points, profiles, call sequences.
+    observations: Arc<Observations>,
 }
 
 /// What identifies the configuration the project's suite ran under.
@@ -67,6 +71,21 @@ pub fn declarations(config: &Config) -> Declarations {
     Declarations::parse(&std::fs::read_to_string(&config.guidance).unwrap_or_default())
 }
 
+/// The suite's ledger and observations stored for a configuration key: both or neither (the
+/// suite then runs whole).
+fn load_suite(store: Option<&Store>, key: &str) -> (Ledger, Arc<Observations>) {
+    let Some(store) = store else {
+        return Default::default();
+    };
+    match (
+        store.suite(key),
+        store.suite_entry::<Observations>(&format!("{key}|observations")),
+    ) {
+        (Some(ledger), Some(observations)) => (ledger, Arc::new(observations)),
+        _ => Default::default(),
+    }
+}
+
 /// The module name of a file of the project.
 pub fn module_of(workspace: &Workspace, file: SourceFile) -> Option<String> {
     let db = &workspace.db;
@@ -78,10 +97,7 @@ pub fn module_of(workspace: &Workspace, file: SourceFile) -> Option<String> {
 impl Results {
     pub fn new(store: Option<Store>, config: &Config) -> Results {
         let suite_key = suite_key(config);
-        let suite = store
-            .as_ref()
-            .and_then(|s| s.suite(&suite_key))
-            .unwrap_or_default();
+        let (suite, observations) = load_suite(store.as_ref(), &suite_key);
         Results {
             outcomes: FxHashMap::default(),
             store,
@@ -89,7 +105,18 @@ impl Results {
             declarations: declarations(config),
             suite,
             suite_key,
+            observations,
         }
+    }
+
+    /// What the suite's passing tests showed.
+    pub fn observations(&self) -> Arc<Observations> {
+        self.observations.clone()
+    }
+
+    /// Takes in a run's observations: those of the tests `rerun` ran again replace theirs.
+    pub fn merge_observations(&mut self, newer: Observations, rerun: impl Fn(&str) -> bool) {
+        Arc::make_mut(&mut self.observations).merge_rerun(newer, rerun);
     }
 
     /// The suite's ledger, to plan a run against or take one in.
@@ -97,26 +124,33 @@ impl Results {
         &mut self.suite
     }
 
-    /// Keeps the suite's ledger in the store.
+    /// Keeps the suite's ledger and observations in the store.
     pub fn store_suite(&self, outbox: &Outbox) {
+        let observations = format!("{}|observations", self.suite_key);
         if let Some(store) = &self.store
-            && let Err(e) = store.put_suite(&self.suite_key, &self.suite)
+            && let Err(e) = store.put_suite(&[
+                (&self.suite_key, &self.suite),
+                (&observations, &*self.observations),
+            ])
         {
             outbox.log(format!("Lacuna: cannot store your tests' results: {e}"));
         }
     }
 
     /// The suite runs under this configuration from now on: its ledger is the one stored for
-    /// it (an empty one, run whole, when none is).
-    pub fn set_suite_key(&mut self, key: String) {
-        if key != self.suite_key {
-            self.suite = self
-                .store
-                .as_ref()
-                .and_then(|s| s.suite(&key))
-                .unwrap_or_default();
+    /// it (an empty one, run whole, when none is). Returns whether the configuration differs.
+    pub fn set_suite_key(&mut self, key: String) -> bool {
+        let changed = key != self.suite_key;
+        if changed {
+            (self.suite, self.observations) = load_suite(self.store.as_ref(), &key);
             self.suite_key = key;
         }
+        changed
+    }
+
+    /// Whether the suite has run once under this configuration.
+    pub fn suite_complete(&self) -> bool {
+        self.suite.complete
     }
 
     pub fn key(&self, module: &str, function: &str) -> String {
@@ -170,6 +204,38 @@ impl Results {
         self.outcomes.insert(key, outcome);
     }
 
+    /// Replaces the suspicious assertions (`LCN300`) of a function's outcome at `fingerprint`;
+    /// returns whether they changed.
+    pub fn replace_suspicious(
+        &mut self,
+        key: &str,
+        fingerprint: u64,
+        diagnostics: Vec<super::outcome::StoredDiagnostic>,
+        outbox: &Outbox,
+    ) -> bool {
+        const CODE: &str = "LCN300";
+        let Some(outcome) = self
+            .outcomes
+            .get_mut(key)
+            .filter(|o| o.fingerprint == fingerprint)
+        else {
+            return false;
+        };
+        let old: Vec<_> = outcome
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == CODE)
+            .collect();
+        if old.len() == diagnostics.len() && old.iter().zip(&diagnostics).all(|(a, b)| *a == b) {
+            return false;
+        }
+        outcome.diagnostics.retain(|d| d.code != CODE);
+        outcome.diagnostics.extend(diagnostics);
+        let outcome = outcome.clone();
+        self.record(key.to_owned(), outcome, outbox);
+        true
+    }
+
     /// Forgets the outcome of one function (it is explored again).
     pub fn forget(&mut self, key: &str) {
         self.outcomes.remove(key);
@@ -184,6 +250,7 @@ impl Results {
         }
         self.outcomes.clear();
         self.suite = Ledger::default();
+        self.observations = Arc::default();
     }
 
     /// Publishes a document's diagnostics: static ones for its current text, and generation
@@ -215,7 +282,8 @@ impl Results {
         let module = module_of(workspace, file).unwrap_or_default();
         let mut diagnostics = report.diagnostics.clone();
         let (mut covered, mut total, mut by_suite) = (0, 0, 0);
-        let suite_ran = self.suite.complete;
+        // Once the suite has run, and only when the project has tests.
+        let suite_ran = self.suite.complete && !self.suite.tests.is_empty();
         let mut suite_sides: FxHashMap<String, usize> = FxHashMap::default();
         for f in &report.functions {
             let id = f.id.to_string();

@@ -60,6 +60,18 @@ fn open_checked(path: &Path) -> Result<Database, String> {
     })
 }
 
+/// A value stored as JSON, whatever its type.
+pub mod erased {
+    pub trait Json {
+        fn bytes(&self) -> Vec<u8>;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn bytes(&self) -> Vec<u8> {
+            serde_json::to_vec(self).unwrap_or_default()
+        }
+    }
+}
+
 impl Store {
     /// Opens (or creates) `<root>/.lacuna/store.redb`, with a `.gitignore` that keeps the
     /// directory out of version control. A store that cannot be read is moved aside to
@@ -141,11 +153,16 @@ impl Store {
         guarded(|| write().map_err(|e| e.to_string()))
     }
 
-    /// The suite's ledger stored for this configuration key; a default one when none is, or
-    /// when it does not decode (it is then run again).
+    /// The suite's ledger stored for this configuration key; none when none is, or when it
+    /// does not decode (the suite then runs again).
     pub fn suite(&self, key: &str) -> Option<Ledger> {
+        self.suite_entry(key)
+    }
+
+    /// A value of the suite's table, decoded.
+    pub fn suite_entry<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
         guarded(|| {
-            let read = || -> Option<Ledger> {
+            let read = || -> Option<T> {
                 let txn = self.db.begin_read().ok()?;
                 let table = txn.open_table(SUITE).ok()?;
                 let value = table.get(key).ok()??;
@@ -157,14 +174,15 @@ impl Store {
         .flatten()
     }
 
-    /// Stores the suite's ledger for a configuration key.
-    pub fn put_suite(&self, key: &str, ledger: &Ledger) -> Result<(), String> {
+    /// Stores values of the suite's table (its ledger, its observations) in one transaction.
+    pub fn put_suite(&self, entries: &[(&str, &dyn erased::Json)]) -> Result<(), String> {
         let write = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             {
                 let mut table = txn.open_table(SUITE)?;
-                let bytes = serde_json::to_vec(ledger).unwrap_or_default();
-                table.insert(key, bytes.as_slice())?;
+                for (key, value) in entries {
+                    table.insert(*key, value.bytes().as_slice())?;
+                }
             }
             txn.commit()?;
             Ok(())

@@ -33,6 +33,8 @@ pub struct Ran {
     pub failure: Option<String>,
     /// Test files pytest could not collect.
     pub collection_errors: Vec<String>,
+    /// What the run's passing tests showed (program points, profiles, call sequences).
+    pub observations: lacuna_analysis::suite::Observations,
 }
 
 pub fn spawn(events: Sender<Event>, outbox: Outbox) -> Sender<Run> {
@@ -61,6 +63,7 @@ fn execute(run: Run, outbox: &Outbox) -> Ran {
         ran: false,
         failure: None,
         collection_errors: vec![],
+        observations: Default::default(),
     };
     if run.selection == Selection::All && !run.config.tests.iter().any(|p| p.exists()) {
         // No tests where the configuration says they are: an empty suite, run.
@@ -125,6 +128,7 @@ fn execute(run: Run, outbox: &Outbox) -> Ran {
         .map(|e| e.path.clone())
         .collect();
     out.failure = runs.failure;
+    out.observations = runs.observations;
     out
 }
 
