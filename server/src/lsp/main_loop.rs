@@ -333,6 +333,7 @@ impl Owner {
                 .merge_observations(ran.observations, |test| selection.reruns(test));
         }
         let failed = ran.failure.is_some();
+        let ran_tests = ran.ran;
         let errors = ran.collection_errors.len();
         let reported = ran.records.len();
         let ledger = self.results.suite();
@@ -367,7 +368,9 @@ impl Owner {
         for uri in &uris {
             self.publish(uri);
         }
-        if std::mem::take(&mut self.suite_state.again) {
+        // Something changed during the run, or a test it was to run again was not reported
+        // (its file runs whole now); a run that could not start waits for the next change.
+        if std::mem::take(&mut self.suite_state.again) || ran_tests {
             self.check_suite();
         }
     }
