@@ -248,6 +248,16 @@ impl Owner {
             return; // the end of the job checks again
         }
         self.suite_state.first = None;
+        // The suite runs the code on disk, fingerprints are the editor's: an open document
+        // with unsaved changes waits for its save, which checks again.
+        let unsaved = self.docs.iter().any(|(uri, doc)| {
+            path_of(uri)
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .is_some_and(|disk| disk != doc.text.text)
+        });
+        if unsaved {
+            return;
+        }
         let stamp = self.suite_stamp();
         let Some(selection) = self.results.suite().plan(&stamp) else {
             if !std::mem::replace(&mut self.suite_state.checked, true) {
