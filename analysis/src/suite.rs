@@ -367,13 +367,20 @@ fn test_dirs(config: &Config) -> Vec<PathBuf> {
 
 /// Runs the project's suite under pytest. An empty run when no test directory exists.
 pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
-    run_selected(pool, config, None)
+    run_selected(pool, config, None, false)
 }
 
 /// Runs part of the project's suite: `only` lists test files and pytest node ids (relative to
 /// the project's root), all of the configured tests when `None`. The configured test
-/// directories still say which files are tests rather than project code.
-pub fn run_selected(pool: &Pool, config: &Config, only: Option<&[String]>) -> SuiteRuns {
+/// directories still say which files are tests rather than project code. `background`: the
+/// worker lowers its scheduling priority (`nice` 10), so that a run in the background leaves
+/// the processor to generation.
+pub fn run_selected(
+    pool: &Pool,
+    config: &Config,
+    only: Option<&[String]>,
+    background: bool,
+) -> SuiteRuns {
     let mut out = SuiteRuns::default();
     let paths: Vec<PathBuf> = match only {
         Some(selected) => selected.iter().map(PathBuf::from).collect(),
@@ -398,6 +405,7 @@ pub fn run_selected(pool: &Pool, config: &Config, only: Option<&[String]>) -> Su
             "args": args,
             "timeout_ms": config.budget.test_timeout_ms,
             "max_events": MAX_EVENTS_PER_TEST,
+            "nice": if background { 10 } else { 0 },
         });
         let mut worker = match pool.dedicated() {
             Ok(w) => w,

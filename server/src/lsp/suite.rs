@@ -82,7 +82,7 @@ fn execute(run: Run, outbox: &Outbox) -> Ran {
         }
     };
     let arguments = run.selection.arguments();
-    let runs = lacuna_analysis::suite::run_selected(&pool, &granted, arguments.as_deref());
+    let runs = lacuna_analysis::suite::run_selected(&pool, &granted, arguments.as_deref(), true);
     drop(pool);
     if let Some(failure) = &runs.failure {
         outbox.log(format!("Lacuna: your tests: {failure}"));
