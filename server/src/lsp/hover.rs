@@ -64,9 +64,11 @@ fn your_tests(out: &mut String, suite: &serde_json::Value) {
         );
     } else if let Some(test) = suite["closest"].as_str() {
         let how = if suite["at_decision"] == true {
-            "reached this decision and took the other side"
+            "reached this decision and took the other side".to_owned()
         } else {
-            "none reached this decision; it covers the most of the function's branch sides"
+            format!(
+                "none of them reaches this decision; this one covers the most of `{function}`'s branch sides"
+            )
         };
         let _ = writeln!(
             out,
@@ -317,4 +319,25 @@ fn fix_sentence(d: &Diagnostic) -> Option<String> {
         Code::McdcInfeasible => "Drop the redundant condition, which removes the obligation; otherwise nothing to do: no test can meet it.".to_owned(),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::your_tests;
+    use serde_json::json;
+
+    #[test]
+    fn what_your_tests_show_of_an_uncovered_side() {
+        let cases = [
+            json!({"function": "load", "reached": 2, "covered_by": "tests/test_a.py::test_file"}),
+            json!({"function": "mode", "reached": 1, "closest": "tests/test_a.py::test_mode", "at_decision": true}),
+            json!({"function": "mode", "reached": 3, "closest": "tests/test_a.py::test_most", "at_decision": false}),
+            json!({"function": "load", "reached": 0}),
+        ];
+        let mut out = String::new();
+        for case in &cases {
+            your_tests(&mut out, case);
+        }
+        insta::assert_snapshot!(out);
+    }
 }
