@@ -367,19 +367,23 @@ fn test_dirs(config: &Config) -> Vec<PathBuf> {
 
 /// Runs the project's suite under pytest. An empty run when no test directory exists.
 pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
-    run_selected(pool, config, None, false)
+    run_selected(pool, config, None, None)
 }
+
+/// Why a run in the background ended early: `stop` said so.
+pub const STOPPED: &str = "stopped to leave the processor to generation";
 
 /// Runs part of the project's suite: `only` lists test files and pytest node ids (relative to
 /// the project's root), all of the configured tests when `None`. The configured test
-/// directories still say which files are tests rather than project code. `background`: the
-/// worker lowers its scheduling priority (`nice` 10), so that a run in the background leaves
-/// the processor to generation.
+/// directories still say which files are tests rather than project code. `background`: a run
+/// in the background, whose worker lowers its scheduling priority (`nice` 10) and which ends as
+/// soon as the function says so (checked as each test starts and ends; `failure` is then
+/// [`STOPPED`]).
 pub fn run_selected(
     pool: &Pool,
     config: &Config,
     only: Option<&[String]>,
-    background: bool,
+    background: Option<&dyn Fn() -> bool>,
 ) -> SuiteRuns {
     let mut out = SuiteRuns::default();
     let paths: Vec<PathBuf> = match only {
@@ -405,7 +409,7 @@ pub fn run_selected(
             "args": args,
             "timeout_ms": config.budget.test_timeout_ms,
             "max_events": MAX_EVENTS_PER_TEST,
-            "nice": if background { 10 } else { 0 },
+            "nice": if background.is_some() { 10 } else { 0 },
         });
         let mut worker = match pool.dedicated() {
             Ok(w) => w,
@@ -417,6 +421,9 @@ pub fn run_selected(
         let mut started: Option<String> = None;
         let silence = SILENCE.max(Duration::from_millis(config.budget.test_timeout_ms) * 3);
         let answer = worker.request_streaming(request, silence, |message| {
+            if background.is_some_and(|stop| stop()) {
+                return std::ops::ControlFlow::Break(());
+            }
             if let Some(id) = message.get("started").and_then(|s| s.as_str()) {
                 started = Some(id.to_owned());
             } else if let Some(test) = message.get("test") {
@@ -428,6 +435,7 @@ pub fn run_selected(
                     }
                 }
             }
+            std::ops::ControlFlow::Continue(())
         });
         match answer {
             Ok(end) => {
@@ -448,6 +456,10 @@ pub fn run_selected(
                     Err(e) => out.failure = Some(format!("a malformed suite report: {e}")),
                 }
                 break;
+            }
+            Err(WorkerError::Stopped) => {
+                out.failure = Some(STOPPED.to_owned());
+                return out;
             }
             Err(e) => {
                 let why = match &e {

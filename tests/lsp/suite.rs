@@ -251,3 +251,43 @@ fn what_the_suite_showed_is_kept_so_a_restart_flags_suspicious_assertions_withou
     );
     server.shutdown();
 }
+
+#[test]
+fn a_run_under_way_stops_when_generation_starts_and_runs_again_once_it_is_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path());
+    std::fs::write(
+        root.join("tests/test_slow.py"),
+        "import time\n\n\ndef test_slow():\n    time.sleep(3)\n",
+    )
+    .unwrap();
+    let module = root.join("app/settings.py");
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    log(&mut server, "Lacuna: running your tests: all of them");
+    // A save that needs generation while the slow test runs.
+    let edited = SETTINGS_PY.replace("return 1\n", "return 2\n");
+    std::fs::write(&module, &edited).unwrap();
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": edited}]}),
+    );
+    server.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(
+        log(&mut server, "Lacuna: your tests: stopped"),
+        "Lacuna: your tests: stopped to leave the processor to generation; they run again once it is idle"
+    );
+    assert_eq!(
+        log(&mut server, "Lacuna: running your tests"),
+        "Lacuna: running your tests: all of them (no results from an earlier run)"
+    );
+    assert_eq!(
+        log(&mut server, "Lacuna: your tests ran"),
+        "Lacuna: your tests ran: 5 tests reported; all recorded: 5 passed"
+    );
+    server.shutdown();
+}

@@ -50,8 +50,10 @@ struct Owner {
     scheduler: Scheduler,
     /// Project code changed on disk since the workers imported it.
     disk_changed: bool,
-    /// The project's own suite: the thread that runs it, and when it runs.
+    /// The project's own suite: the thread that runs it, the flag that stops a run when
+    /// generation starts, and when it runs.
     suite: Option<Sender<suite::Run>>,
+    suite_stop: Arc<std::sync::atomic::AtomicBool>,
     suite_state: SuiteState,
 }
 
@@ -161,6 +163,7 @@ impl Owner {
             Err(e) => outbox.warn(format!("Lacuna: cannot list the project's files: {e}")),
         }
         let versions = Versions::default();
+        let suite_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (generator, store, suite) = if let Mode::Static(why) = mode {
             outbox.log(format!("Lacuna: {why}."));
             outbox.status(Status::static_only(why));
@@ -184,7 +187,7 @@ impl Owner {
                 outbox.log(format!("Lacuna: {capped}"));
             }
             let generator = Generator::spawn(events.clone(), outbox.clone(), versions.clone());
-            let suite = suite::spawn(events.clone(), outbox.clone());
+            let suite = suite::spawn(events.clone(), outbox.clone(), suite_stop.clone());
             outbox.status(Status::idle());
             (Some(generator), store, Some(suite))
         };
@@ -205,6 +208,7 @@ impl Owner {
             scheduler: Scheduler::default(),
             disk_changed: false,
             suite,
+            suite_stop,
             suite_state: SuiteState {
                 first: Some(Instant::now() + SUITE_GRACE),
                 ..SuiteState::default()
@@ -278,6 +282,8 @@ impl Owner {
             selection.describe()
         ));
         self.suite_state.running = true;
+        self.suite_stop
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         let run = suite::Run {
             config: self.config.clone(),
             selection,
@@ -337,6 +343,16 @@ impl Owner {
 
     fn suite_ran(&mut self, ran: suite::Ran) {
         self.suite_state.running = false;
+        if ran.stopped {
+            self.outbox.log(
+                "Lacuna: your tests: stopped to leave the processor to generation; they run \
+                 again once it is idle",
+            );
+            if std::mem::take(&mut self.suite_state.again) {
+                self.check_suite();
+            }
+            return;
+        }
         if ran.ran {
             let selection = ran.selection.clone();
             self.results
@@ -697,6 +713,12 @@ impl Owner {
                     .clone(),
                 reload: std::mem::take(&mut self.disk_changed),
             };
+            // Generation has the processor: a run of the suite under way stops.
+            if self.suite_state.running {
+                self.suite_state.again = true;
+                self.suite_stop
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            }
             if generator.send(Request::Explore(job)).is_err() {
                 self.outbox
                     .status(Status::error("the generation thread stopped".into()));

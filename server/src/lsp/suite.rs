@@ -11,6 +11,7 @@ use lacuna_analysis::config::Config;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 
 /// A run the owner asks for, with the project's state it was planned against.
@@ -29,6 +30,8 @@ pub struct Ran {
     pub records: Vec<(String, TestRecord)>,
     /// The run reached pytest.
     pub ran: bool,
+    /// Generation started during the run, which ended early.
+    pub stopped: bool,
     /// Why the suite could not run, or not completely.
     pub failure: Option<String>,
     /// Test files pytest could not collect.
@@ -37,30 +40,34 @@ pub struct Ran {
     pub observations: lacuna_analysis::suite::Observations,
 }
 
-pub fn spawn(events: Sender<Event>, outbox: Outbox) -> Sender<Run> {
+/// Starts the thread. `stop`: set by the owner when generation starts during a run, which
+/// then ends at the next test (its results are dropped: it is planned again once generation is
+/// idle); the owner clears it before each run.
+pub fn spawn(events: Sender<Event>, outbox: Outbox, stop: Arc<AtomicBool>) -> Sender<Run> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("lacuna-suite".into())
-        .spawn(move || serve(rx, events, outbox))
+        .spawn(move || serve(rx, events, outbox, stop))
         .expect("cannot start the suite's thread");
     tx
 }
 
-fn serve(rx: Receiver<Run>, events: Sender<Event>, outbox: Outbox) {
+fn serve(rx: Receiver<Run>, events: Sender<Event>, outbox: Outbox, stop: Arc<AtomicBool>) {
     while let Ok(run) = rx.recv() {
-        let ran = execute(run, &outbox);
+        let ran = execute(run, &outbox, &stop);
         if events.send(Event::SuiteRan(Box::new(ran))).is_err() {
             return;
         }
     }
 }
 
-fn execute(run: Run, outbox: &Outbox) -> Ran {
+fn execute(run: Run, outbox: &Outbox, stop: &AtomicBool) -> Ran {
     let mut out = Ran {
         selection: run.selection.clone(),
         stamp: run.stamp.clone(),
         records: vec![],
         ran: false,
+        stopped: false,
         failure: None,
         collection_errors: vec![],
         observations: Default::default(),
@@ -82,8 +89,14 @@ fn execute(run: Run, outbox: &Outbox) -> Ran {
         }
     };
     let arguments = run.selection.arguments();
-    let runs = lacuna_analysis::suite::run_selected(&pool, &granted, arguments.as_deref(), true);
+    let stopped = || stop.load(Ordering::SeqCst);
+    let runs =
+        lacuna_analysis::suite::run_selected(&pool, &granted, arguments.as_deref(), Some(&stopped));
     drop(pool);
+    if runs.failure.as_deref() == Some(lacuna_analysis::suite::STOPPED) {
+        out.stopped = true;
+        return out;
+    }
     if let Some(failure) = &runs.failure {
         outbox.log(format!("Lacuna: your tests: {failure}"));
     }
