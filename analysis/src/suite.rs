@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::explore::coverage::{ConditionIndex, FunctionUnderTest, observe};
 use crate::model::mcdc::Independence;
 use rustc_hash::FxHashMap;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -85,7 +85,7 @@ pub struct CollectionError {
 }
 
 /// The value of a variable at a program point.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "kind", content = "value", rename_all = "lowercase")]
 pub enum Variable {
     Bool(bool),
@@ -100,7 +100,7 @@ pub enum Variable {
 /// One program point of a function (its entry or its exit): how many times passing tests
 /// reached it and a reservoir of samples, each a map from variable (`self._items`,
 /// `len(self._items)`, `type(x)`, `x is None`, `return`, `type(exception)`) to value.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 pub struct ProgramPoint {
     pub calls: u64,
     pub samples: Vec<Sample>,
@@ -133,14 +133,14 @@ pub type ProfileSide = (u32, Option<u32>, u32, Option<u32>, bool);
 
 /// A distinct coverage profile of a function's invocations: the branch sides it took, as
 /// (position of the tested value, side), and how many invocations had it.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct Profile {
     pub sides: Vec<ProfileSide>,
     pub count: u64,
 }
 
 /// What passing tests show of one function.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct FunctionObservations {
     /// `module:qualname`.
     pub function: String,
@@ -151,7 +151,7 @@ pub struct FunctionObservations {
 }
 
 /// An argument of a constructor or method call in a call sequence.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Argument {
     None,
@@ -199,7 +199,7 @@ pub enum Argument {
 }
 
 /// A method called on an object of a project class.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct MethodCall {
     pub method: String,
     pub args: Vec<Argument>,
@@ -208,7 +208,7 @@ pub struct MethodCall {
 /// A distinct sequence of calls on objects of one project class (Palus's dynamic model): the
 /// constructor's arguments (none when the constructor is not project code, as a dataclass's),
 /// then the methods called on the object from outside it, in order.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct CallSequence {
     pub class: String,
     pub constructor: Option<Vec<Argument>>,
@@ -217,10 +217,80 @@ pub struct CallSequence {
 }
 
 /// What the suite's passing tests show.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 pub struct Observations {
     pub functions: Vec<FunctionObservations>,
     pub sequences: Vec<CallSequence>,
+}
+
+/// Samples kept per program point (the agent's reservoir).
+const SAMPLES: usize = 50;
+
+impl Observations {
+    /// Takes in the observations of a run of part of the suite: `rerun` says which tests it
+    /// ran again (by node id), whose earlier samples go. A function every test of which ran
+    /// again (any function whose code changed: all the tests that reached it are stale) is
+    /// replaced whole; for the others, samples are merged (at most the reservoir's size, the
+    /// newer first) and profile and call-sequence counts added, so that after a partial run
+    /// those counts are upper bounds.
+    pub fn merge_rerun(&mut self, newer: Observations, rerun: impl Fn(&str) -> bool) {
+        let only_rerun =
+            |point: &ProgramPoint| point.tests.iter().all(|t| t.as_deref().is_some_and(&rerun));
+        for f in newer.functions {
+            let Some(old) = self.functions.iter_mut().find(|o| o.function == f.function) else {
+                self.functions.push(f);
+                continue;
+            };
+            if only_rerun(&old.entry) && only_rerun(&old.exit) {
+                *old = f;
+                continue;
+            }
+            for (mine, theirs) in [(&mut old.entry, f.entry), (&mut old.exit, f.exit)] {
+                let kept: Vec<usize> = (0..mine.samples.len())
+                    .filter(|&i| {
+                        !mine
+                            .tests
+                            .get(i)
+                            .and_then(|t| t.as_deref())
+                            .is_some_and(&rerun)
+                    })
+                    .collect();
+                let dropped = mine.samples.len() - kept.len();
+                let mut merged = ProgramPoint {
+                    calls: mine.calls.saturating_sub(dropped as u64) + theirs.calls,
+                    samples: theirs.samples,
+                    tests: theirs.tests,
+                    sides: theirs.sides,
+                };
+                for i in kept {
+                    if merged.samples.len() >= SAMPLES {
+                        break;
+                    }
+                    merged.samples.push(mine.samples[i].clone());
+                    merged.tests.push(mine.tests.get(i).cloned().flatten());
+                    if let Some(s) = mine.sides.get(i) {
+                        merged.sides.push(s.clone());
+                    }
+                }
+                *mine = merged;
+            }
+            for p in f.profiles {
+                match old.profiles.iter_mut().find(|o| o.sides == p.sides) {
+                    Some(o) => o.count += p.count,
+                    None => old.profiles.push(p),
+                }
+            }
+        }
+        for s in newer.sequences {
+            let same = |o: &&mut CallSequence| {
+                (&o.class, &o.constructor, &o.calls) == (&s.class, &s.constructor, &s.calls)
+            };
+            match self.sequences.iter_mut().find(same) {
+                Some(o) => o.count += s.count,
+                None => self.sequences.push(s),
+            }
+        }
+    }
 }
 
 /// The suite's run.
@@ -231,8 +301,8 @@ pub struct SuiteRuns {
     pub observations: Observations,
     /// Why the suite could not run, or not completely.
     pub failure: Option<String>,
-    /// The passing tests' runs, with the functions each reached.
-    runs: Vec<(BTreeSet<String>, Execution)>,
+    /// The passing tests' runs: the test's id, the functions it reached, its run.
+    runs: Vec<(String, BTreeSet<String>, Execution)>,
 }
 
 /// What the suite covers of one function.
@@ -297,8 +367,29 @@ fn test_dirs(config: &Config) -> Vec<PathBuf> {
 
 /// Runs the project's suite under pytest. An empty run when no test directory exists.
 pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
+    run_selected(pool, config, None, None)
+}
+
+/// Why a run in the background ended early: `stop` said so.
+pub const STOPPED: &str = "stopped to leave the processor to generation";
+
+/// Runs part of the project's suite: `only` lists test files and pytest node ids (relative to
+/// the project's root), all of the configured tests when `None`. The configured test
+/// directories still say which files are tests rather than project code. `background`: a run
+/// in the background, whose worker lowers its scheduling priority (`nice` 10) and which ends as
+/// soon as the function says so (checked as each test starts and ends; `failure` is then
+/// [`STOPPED`]).
+pub fn run_selected(
+    pool: &Pool,
+    config: &Config,
+    only: Option<&[String]>,
+    background: Option<&dyn Fn() -> bool>,
+) -> SuiteRuns {
     let mut out = SuiteRuns::default();
-    let paths = test_paths(config);
+    let paths: Vec<PathBuf> = match only {
+        Some(selected) => selected.iter().map(PathBuf::from).collect(),
+        None => test_paths(config),
+    };
     if paths.is_empty() {
         return out;
     }
@@ -318,6 +409,7 @@ pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
             "args": args,
             "timeout_ms": config.budget.test_timeout_ms,
             "max_events": MAX_EVENTS_PER_TEST,
+            "nice": if background.is_some() { 10 } else { 0 },
         });
         let mut worker = match pool.dedicated() {
             Ok(w) => w,
@@ -329,6 +421,9 @@ pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
         let mut started: Option<String> = None;
         let silence = SILENCE.max(Duration::from_millis(config.budget.test_timeout_ms) * 3);
         let answer = worker.request_streaming(request, silence, |message| {
+            if background.is_some_and(|stop| stop()) {
+                return std::ops::ControlFlow::Break(());
+            }
             if let Some(id) = message.get("started").and_then(|s| s.as_str()) {
                 started = Some(id.to_owned());
             } else if let Some(test) = message.get("test") {
@@ -340,6 +435,7 @@ pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
                     }
                 }
             }
+            std::ops::ControlFlow::Continue(())
         });
         match answer {
             Ok(end) => {
@@ -360,6 +456,10 @@ pub fn run(pool: &Pool, config: &Config) -> SuiteRuns {
                     Err(e) => out.failure = Some(format!("a malformed suite report: {e}")),
                 }
                 break;
+            }
+            Err(WorkerError::Stopped) => {
+                out.failure = Some(STOPPED.to_owned());
+                return out;
             }
             Err(e) => {
                 let why = match &e {
@@ -396,7 +496,8 @@ impl SuiteRuns {
             && run.status == Status::Returned
             && (!run.events.is_empty() || !run.lines.is_empty())
         {
-            self.runs.push((t.reached.iter().cloned().collect(), run));
+            self.runs
+                .push((t.id.clone(), t.reached.iter().cloned().collect(), run));
         }
         self.tests.push(TestResult {
             id: t.id,
@@ -438,13 +539,28 @@ impl SuiteRuns {
         counts
     }
 
+    /// The branch sides of `f` (decision index, side) each passing test that reached it
+    /// covered, by test id, in the order the tests ran.
+    pub fn coverage_by_test(&self, f: &FunctionUnderTest) -> Vec<(&str, BTreeSet<(usize, bool)>)> {
+        let index = ConditionIndex::new(f);
+        let key = format!("{}:{}", f.module, f.qualname);
+        self.runs
+            .iter()
+            .filter(|(_, reached, _)| reached.contains(&key))
+            .map(|(id, _, run)| {
+                let sides = observe(f, &index, run).sides.into_iter().collect();
+                (id.as_str(), sides)
+            })
+            .collect()
+    }
+
     /// What the suite's passing runs cover of `f`.
     pub fn coverage(&self, f: &FunctionUnderTest) -> SuiteCoverage {
         let index = ConditionIndex::new(f);
         let mut out = SuiteCoverage::default();
         let mut independence: FxHashMap<usize, Independence> = FxHashMap::default();
         let key = format!("{}:{}", f.module, f.qualname);
-        for (reached, run) in &self.runs {
+        for (_, reached, run) in &self.runs {
             if !reached.contains(&key) {
                 continue;
             }
@@ -466,5 +582,75 @@ impl SuiteRuns {
             .filter(|t| t.reached.iter().any(|r| r == function))
             .map(|t| t.id.as_str())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(samples: &[(i64, &str)]) -> ProgramPoint {
+        ProgramPoint {
+            calls: samples.len() as u64,
+            samples: samples
+                .iter()
+                .map(|(v, _)| Sample::from([("x".to_owned(), Variable::Int(v.to_string()))]))
+                .collect(),
+            tests: samples.iter().map(|(_, t)| Some((*t).to_owned())).collect(),
+            sides: vec![],
+        }
+    }
+
+    fn function(name: &str, samples: &[(i64, &str)], profile: u64) -> FunctionObservations {
+        FunctionObservations {
+            function: name.into(),
+            file: "m.py".into(),
+            entry: point(samples),
+            exit: point(samples),
+            profiles: vec![Profile {
+                sides: vec![(1, None, 1, None, true)],
+                count: profile,
+            }],
+        }
+    }
+
+    fn values(p: &ProgramPoint) -> Vec<(String, Option<String>)> {
+        p.samples
+            .iter()
+            .zip(&p.tests)
+            .map(|(s, t)| (format!("{:?}", s["x"]), t.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_partial_run_replaces_what_the_tests_it_ran_again_showed() {
+        let mut old = Observations {
+            functions: vec![
+                function("m:f", &[(1, "t::a"), (2, "t::b")], 2),
+                function("m:g", &[(3, "t::a")], 1),
+            ],
+            sequences: vec![],
+        };
+        let newer = Observations {
+            functions: vec![
+                function("m:f", &[(9, "t::a")], 1),
+                function("m:g", &[(8, "t::a")], 1),
+            ],
+            sequences: vec![],
+        };
+        old.merge_rerun(newer, |t| t == "t::a");
+        // `f` was reached by a test not run again: its samples stay, the rerun's replace `t::a`'s.
+        let f = &old.functions[0];
+        assert_eq!(
+            values(&f.entry),
+            [
+                ("Int(\"9\")".to_owned(), Some("t::a".to_owned())),
+                ("Int(\"2\")".to_owned(), Some("t::b".to_owned()))
+            ]
+        );
+        assert_eq!(f.entry.calls, 2);
+        assert_eq!(f.profiles[0].count, 3, "counts are upper bounds");
+        // Every test of `g` ran again: it is replaced whole.
+        assert_eq!(old.functions[1], function("m:g", &[(8, "t::a")], 1));
     }
 }

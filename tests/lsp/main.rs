@@ -9,6 +9,7 @@ mod example;
 mod neovim;
 mod robustness;
 mod sequence_fuzz;
+mod suite;
 mod suspicious;
 
 use client::Server;

@@ -190,6 +190,13 @@ def run_suite(runtime, request, send):
         import pytest
     except ImportError as e:
         return {"status": "no-pytest", "error": "pytest cannot be imported: %s" % e}
+    # A run in the background (the language server's) yields the processor to generation.
+    nice = int(request.get("nice", 0))
+    if nice > 0:
+        try:
+            os.nice(nice)
+        except OSError:
+            pass
     rootdir = os.path.realpath(request["rootdir"])
     test_dirs = [os.path.realpath(d) for d in request.get("test_dirs", [])]
     runtime.interpose = False

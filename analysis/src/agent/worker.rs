@@ -44,6 +44,9 @@ pub enum WorkerError {
     Timeout(Duration),
     #[error("the agent exited ({0})")]
     Died(String),
+    /// The caller stopped a streaming request; the worker was killed.
+    #[error("stopped")]
+    Stopped,
 }
 
 pub struct Worker {
@@ -194,7 +197,7 @@ impl Worker {
         &mut self,
         mut request: Json,
         timeout: Duration,
-        mut on_partial: impl FnMut(Json),
+        mut on_partial: impl FnMut(Json) -> std::ops::ControlFlow<()>,
     ) -> Result<Json, WorkerError> {
         let id = self.next_id;
         self.next_id += 1;
@@ -215,7 +218,10 @@ impl Worker {
                 continue;
             };
             if response["partial"] == id {
-                on_partial(response);
+                if on_partial(response).is_break() {
+                    self.kill();
+                    return Err(WorkerError::Stopped);
+                }
             } else if response["id"] == id {
                 return Ok(response);
             }

@@ -83,11 +83,15 @@ export interface StatusParams {
   sandbox?: string;
 }
 
-/** `lacuna/coverage` notification: branch sides of a file covered by generated tests. */
+/**
+ * `lacuna/coverage` notification: branch sides of a file covered by generated tests, and by the
+ * project's own tests (`suite`, of the same total) once they have run.
+ */
 export interface CoverageParams {
   uri: string;
   covered: number;
   total: number;
+  suite?: number;
 }
 
 export const Notifications = {

@@ -1,6 +1,6 @@
 /**
  * The status bar item: what the server is doing (`lacuna/status`) and the branch coverage of
- * the active file (`lacuna/coverage`). `renderStatus` is pure; `StatusBar` keeps the state and
+ * the active file (`lacuna/coverage`), by generated tests and by the project's own tests apart. `renderStatus` is pure; `StatusBar` keeps the state and
  * redraws on notifications and when the active editor changes.
  */
 import * as vscode from 'vscode';
@@ -9,6 +9,8 @@ import type { CoverageParams, StatusParams } from './protocol';
 export interface Coverage {
   covered: number;
   total: number;
+  /** Sides the project's own tests cover, once they have run. */
+  suite?: number;
 }
 
 export interface StatusView {
@@ -20,9 +22,18 @@ export interface StatusView {
 
 const CLICK = 'Click to show the Lacuna log.';
 
+function percent(part: number, total: number): number {
+  return total === 0 ? 100 : Math.floor((part / total) * 100);
+}
+
 export function coverageSentence(c: Coverage): string {
-  const percent = c.total === 0 ? 100 : Math.floor((c.covered / c.total) * 100);
-  return `Generated tests cover ${c.covered} of ${c.total} branch sides in this file (${percent}%).`;
+  return `Generated tests cover ${c.covered} of ${c.total} branch sides in this file (${percent(c.covered, c.total)}%).`;
+}
+
+/** What the project's own tests cover, when they have run. */
+export function suiteSentence(c: Coverage): string | undefined {
+  if (c.suite === undefined) return undefined;
+  return `Your own tests cover ${c.suite} of ${c.total} branch sides in this file (${percent(c.suite, c.total)}%).`;
 }
 
 /**
@@ -30,7 +41,8 @@ export function coverageSentence(c: Coverage): string {
  * file's last `lacuna/coverage`, if any.
  */
 export function renderStatus(status: StatusParams | undefined, coverage: Coverage | undefined): StatusView {
-  const counts = coverage ? ` ${coverage.covered}/${coverage.total}` : '';
+  const suite = coverage?.suite !== undefined ? ` · suite ${coverage.suite}/${coverage.total}` : '';
+  const counts = coverage ? ` ${coverage.covered}/${coverage.total}${suite}` : '';
   const lines: string[] = [];
   let view: StatusView;
   switch (status?.state) {
@@ -76,6 +88,8 @@ export function renderStatus(status: StatusParams | undefined, coverage: Coverag
   if (status?.state === 'generating' && status.message) lines.push(`Progress: ${status.message}.`);
   if (status?.sandbox) lines.push(`Sandbox: ${status.sandbox}.`);
   if (coverage) lines.push(coverageSentence(coverage));
+  const own = coverage && suiteSentence(coverage);
+  if (own) lines.push(own);
   lines.push(CLICK);
   view.tooltip = lines.join('\n');
   return view;
@@ -118,7 +132,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   setCoverage(params: CoverageParams): void {
-    this.coverage.set(uriKey(params.uri), { covered: params.covered, total: params.total });
+    this.coverage.set(uriKey(params.uri), { covered: params.covered, total: params.total, suite: params.suite });
     this.render();
   }
 

@@ -54,6 +54,16 @@ pub enum Event {
     JobDone {
         job: u64,
     },
+    /// The project's suite ran (part of it).
+    SuiteRan(Box<super::suite::Ran>),
+    /// The suspicious assertions of a function explored earlier, checked against new
+    /// observations of the suite: they replace its `LCN300` diagnostics.
+    Suspicious {
+        module: String,
+        function: String,
+        fingerprint: u64,
+        diagnostics: Vec<super::outcome::StoredDiagnostic>,
+    },
     /// The guidance module's path, created with its header when missing (not in static mode,
     /// which writes nothing): `(path, created)`.
     Guidance {

@@ -43,6 +43,13 @@ pub struct Job {
 
 pub enum Request {
     Explore(Job),
+    /// What the project's own passing tests show, after a run of the suite (or from the store
+    /// at start-up): explored functions are checked against it again for suspicious
+    /// assertions (`LCN300`).
+    Observations {
+        config: Arc<Config>,
+        observations: Arc<lacuna_analysis::suite::Observations>,
+    },
     /// Explore what has no current exploration, then write pytest files into `dir`.
     Export {
         config: Arc<Config>,
@@ -63,11 +70,13 @@ pub struct Generator {
     /// The same declarations as text, for saying which of them each outcome depends on (none
     /// when the module could not be imported: then nothing was generated with them).
     declarations: Declarations,
-    /// What the project's own passing tests show (run when the pool starts), for suspicious
-    /// assertions; none when the check is off.
+    /// What the project's own passing tests show (the suite's thread runs them, the owner
+    /// sends what they show), for suspicious assertions; none when the check is off.
     suite: Option<Arc<lacuna_analysis::suite::Observations>>,
     /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
+    /// The function ID of each explored `(module, qualname)`.
+    ids: FxHashMap<(String, String), String>,
 }
 
 impl Generator {
@@ -82,6 +91,7 @@ impl Generator {
             declarations: Declarations::default(),
             suite: None,
             explored: FxHashMap::default(),
+            ids: FxHashMap::default(),
         };
         std::thread::Builder::new()
             .name("lacuna-generation".into())
@@ -94,6 +104,10 @@ impl Generator {
         while let Ok(request) = rx.recv() {
             match request {
                 Request::Explore(job) => self.explore_job(job),
+                Request::Observations {
+                    config,
+                    observations,
+                } => self.observations(&config, observations),
                 Request::Export {
                     config,
                     targets,
@@ -141,14 +155,6 @@ impl Generator {
                     Default::default()
                 }
             };
-            // The suite's observations: what is normal, for suspicious assertions (LCN300).
-            self.suite = config.suspicious.enabled.then(|| {
-                let runs = lacuna_analysis::suite::run(&pool, &granted);
-                if let Some(failure) = &runs.failure {
-                    self.outbox.log(format!("Lacuna: your tests: {failure}"));
-                }
-                Arc::new(runs.observations)
-            });
             self.pool = Some((config.clone(), pool));
         }
         Ok(&self.pool.as_ref().expect("pool just started").1)
@@ -175,20 +181,7 @@ impl Generator {
                 .status(Status::generating(&under_test.qualname, done, total));
             let (exploration, subjects) =
                 self.explore_one(&job.config, &under_test, &job.writers, &source);
-            let suspicious = match (&self.suite, &self.pool) {
-                (Some(observations), Some((_, pool))) => {
-                    lacuna_analysis::suspicious::function_diagnostics(
-                        pool,
-                        observations,
-                        &under_test,
-                        &exploration,
-                        &lacuna_analysis::suspicious::Settings::of(&job.config.suspicious)
-                            .accepting(&job.config.guidance),
-                        &job.config.root,
-                    )
-                }
-                _ => vec![],
-            };
+            let suspicious = self.suspicious(&job.config, &under_test, &exploration);
             let mut outcome = outcome(
                 &under_test,
                 function.as_str(),
@@ -203,6 +196,10 @@ impl Generator {
                 .diagnostics
                 .extend(suspicious.iter().map(|d| StoredDiagnostic::new(d, origin)));
             let module = under_test.module.clone();
+            self.ids.insert(
+                (module.clone(), under_test.qualname.clone()),
+                function.to_string(),
+            );
             self.explored.insert(
                 (module.clone(), under_test.qualname.clone()),
                 (fingerprint, under_test, exploration),
@@ -215,6 +212,62 @@ impl Generator {
             });
         }
         let _ = self.events.send(Event::JobDone { job: job.id });
+    }
+
+    /// The suspicious assertions of an exploration, against the suite's observations.
+    fn suspicious(
+        &self,
+        config: &Config,
+        under_test: &FunctionUnderTest,
+        exploration: &Exploration,
+    ) -> Vec<lacuna_analysis::diagnostic::Diagnostic> {
+        match (&self.suite, &self.pool) {
+            (Some(observations), Some((_, pool))) if config.suspicious.enabled => {
+                lacuna_analysis::suspicious::function_diagnostics(
+                    pool,
+                    observations,
+                    under_test,
+                    exploration,
+                    &lacuna_analysis::suspicious::Settings::of(&config.suspicious)
+                        .accepting(&config.guidance),
+                    &config.root,
+                )
+            }
+            _ => vec![],
+        }
+    }
+
+    /// New observations of the suite: every function explored so far is checked against them
+    /// again, and its suspicious assertions go to the owner.
+    fn observations(
+        &mut self,
+        config: &Arc<Config>,
+        observations: Arc<lacuna_analysis::suite::Observations>,
+    ) {
+        self.suite = Some(observations);
+        if self.pool.is_none() || !config.suspicious.enabled {
+            return;
+        }
+        let mut keys: Vec<&(String, String)> = self.explored.keys().collect();
+        keys.sort();
+        for key in keys {
+            let (fingerprint, under_test, exploration) = &self.explored[key];
+            let Some(function) = self.ids.get(key) else {
+                continue;
+            };
+            let origin = under_test.anchor.offset;
+            let diagnostics = self
+                .suspicious(config, under_test, exploration)
+                .iter()
+                .map(|d| StoredDiagnostic::new(d, origin))
+                .collect();
+            let _ = self.events.send(Event::Suspicious {
+                module: key.0.clone(),
+                function: function.clone(),
+                fingerprint: *fingerprint,
+                diagnostics,
+            });
+        }
     }
 
     fn explore_one(

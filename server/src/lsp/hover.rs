@@ -48,6 +48,40 @@ pub fn hover(
     })
 }
 
+/// What the project's own tests show of an uncovered side (`suite` in the diagnostic's data):
+/// the test that takes it, or the one that comes closest.
+fn your_tests(out: &mut String, suite: &serde_json::Value) {
+    let function = suite["function"].as_str().unwrap_or_default();
+    let reached = suite["reached"].as_u64().unwrap_or(0);
+    let calling = match reached {
+        1 => format!("1 of your tests calls `{function}`"),
+        n => format!("{n} of your tests call `{function}`"),
+    };
+    if let Some(test) = suite["covered_by"].as_str() {
+        let _ = writeln!(
+            out,
+            "**Your tests.** Covered by your suite: `{test}` takes this side (only the generated tests miss it).\n"
+        );
+    } else if let Some(test) = suite["closest"].as_str() {
+        let how = if suite["at_decision"] == true {
+            "reached this decision and took the other side".to_owned()
+        } else {
+            format!(
+                "none of them reaches this decision; this one covers the most of `{function}`'s branch sides"
+            )
+        };
+        let _ = writeln!(
+            out,
+            "**Your tests.** Not covered by your suite either: {calling}, none takes this side. Closest: `{test}` ({how}).\n"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "**Your tests.** Not covered by your suite either: none of your tests calls `{function}`.\n"
+        );
+    }
+}
+
 fn explain(
     out: &mut String,
     d: &Diagnostic,
@@ -104,6 +138,9 @@ fn explain(
             out,
             "**Closest generated input** (reached the decision, took the other side):\n```python\n{closest}\n```\n"
         );
+    }
+    if let Some(suite) = d.data.as_ref().and_then(|data| data.get("suite")) {
+        your_tests(out, suite);
     }
     if let Some(shown) = d.data.as_ref().and_then(|data| data["shown"].as_array()) {
         out.push_str("**Independence shown by the generated tests.**\n\n| condition | as false | as true |\n|---|:---:|:---:|\n");
@@ -282,4 +319,25 @@ fn fix_sentence(d: &Diagnostic) -> Option<String> {
         Code::McdcInfeasible => "Drop the redundant condition, which removes the obligation; otherwise nothing to do: no test can meet it.".to_owned(),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::your_tests;
+    use serde_json::json;
+
+    #[test]
+    fn what_your_tests_show_of_an_uncovered_side() {
+        let cases = [
+            json!({"function": "load", "reached": 2, "covered_by": "tests/test_a.py::test_file"}),
+            json!({"function": "mode", "reached": 1, "closest": "tests/test_a.py::test_mode", "at_decision": true}),
+            json!({"function": "mode", "reached": 3, "closest": "tests/test_a.py::test_most", "at_decision": false}),
+            json!({"function": "load", "reached": 0}),
+        ];
+        let mut out = String::new();
+        for case in &cases {
+            your_tests(&mut out, case);
+        }
+        insta::assert_snapshot!(out);
+    }
 }

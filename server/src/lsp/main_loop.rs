@@ -16,6 +16,7 @@ use super::scheduler::{Scheduler, Wanted};
 use super::settings::Settings;
 use super::snapshot::Shared;
 use super::store::Store;
+use super::suite;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::db::{Database, SourceFile, Workspace, module_index, static_report};
 use lacuna_analysis::generation;
@@ -49,7 +50,28 @@ struct Owner {
     scheduler: Scheduler,
     /// Project code changed on disk since the workers imported it.
     disk_changed: bool,
+    /// The project's own suite: the thread that runs it, the flag that stops a run when
+    /// generation starts, and when it runs.
+    suite: Option<Sender<suite::Run>>,
+    suite_stop: Arc<std::sync::atomic::AtomicBool>,
+    suite_state: SuiteState,
 }
+
+/// When the project's suite runs: once generation is idle after start-up (or a moment after
+/// start-up when nothing is generated), then after each change, one run at a time.
+#[derive(Default)]
+struct SuiteState {
+    running: bool,
+    /// Something changed while a run was under way: check again when it ends.
+    again: bool,
+    /// Start-up: check at this time if generation has not made the server idle by then.
+    first: Option<Instant>,
+    /// The first check is done (it says so when nothing is stale).
+    checked: bool,
+}
+
+/// How long after start-up the suite waits for the first generation to begin.
+const SUITE_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Starts the owner thread; returns the channel events reach it by.
 pub fn spawn(shared: Arc<Shared>, outbox: Outbox) -> Sender<Event> {
@@ -83,7 +105,7 @@ fn run(rx: Receiver<Event>, events: Sender<Event>, shared: Arc<Shared>, outbox: 
     };
     let mut owner = Owner::new(root, settings, mode, shared, outbox, events);
     loop {
-        let event = match owner.scheduler.deadline() {
+        let event = match owner.deadline() {
             Some(deadline) => {
                 match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                     Ok(event) => Some(event),
@@ -96,13 +118,10 @@ fn run(rx: Receiver<Event>, events: Sender<Event>, shared: Arc<Shared>, outbox: 
                 Err(_) => return,
             },
         };
-        match event {
-            Some(event) => owner.handle(event),
-            None => owner.flush_saves(),
+        if let Some(event) = event {
+            owner.handle(event);
         }
-        if owner.scheduler.due(Instant::now()) {
-            owner.flush_saves();
-        }
+        owner.tick(Instant::now());
     }
 }
 
@@ -144,10 +163,11 @@ impl Owner {
             Err(e) => outbox.warn(format!("Lacuna: cannot list the project's files: {e}")),
         }
         let versions = Versions::default();
-        let (generator, store) = if let Mode::Static(why) = mode {
+        let suite_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (generator, store, suite) = if let Mode::Static(why) = mode {
             outbox.log(format!("Lacuna: {why}."));
             outbox.status(Status::static_only(why));
-            (None, None)
+            (None, None, None)
         } else {
             let store = match Store::open(&config.root) {
                 Ok((store, notice)) => {
@@ -167,13 +187,14 @@ impl Owner {
                 outbox.log(format!("Lacuna: {capped}"));
             }
             let generator = Generator::spawn(events.clone(), outbox.clone(), versions.clone());
+            let suite = suite::spawn(events.clone(), outbox.clone(), suite_stop.clone());
             outbox.status(Status::idle());
-            (Some(generator), store)
+            (Some(generator), store, Some(suite))
         };
         *shared.config.write().expect("config lock") = Some(config.clone());
         *shared.settings.write().expect("settings lock") = settings.clone();
         let results = Results::new(store, &config);
-        Owner {
+        let owner = Owner {
             shared,
             outbox,
             generator,
@@ -186,6 +207,197 @@ impl Owner {
             results,
             scheduler: Scheduler::default(),
             disk_changed: false,
+            suite,
+            suite_stop,
+            suite_state: SuiteState {
+                first: Some(Instant::now() + SUITE_GRACE),
+                ..SuiteState::default()
+            },
+        };
+        // What the suite showed in an earlier session counts from the first generation on.
+        if owner.results.suite_complete() {
+            owner.send_observations();
+        }
+        owner
+    }
+
+    /// The next time something is due: saves to explore, or the suite's first check.
+    fn deadline(&self) -> Option<Instant> {
+        match (self.scheduler.deadline(), self.suite_state.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn tick(&mut self, now: Instant) {
+        if self.scheduler.due(now) {
+            self.flush_saves();
+        }
+        if self.suite_state.first.is_some_and(|first| now >= first) {
+            self.check_suite();
+        }
+    }
+
+    /// Runs the tests of the project's suite that are stale (all of them the first time),
+    /// once generation is idle and no run is under way; says so once when none is.
+    fn check_suite(&mut self) {
+        let Some(suite) = self.suite.clone() else {
+            return;
+        };
+        if self.suite_state.running {
+            self.suite_state.again = true;
+            return;
+        }
+        if !self.scheduler.idle() {
+            return; // the end of the job checks again
+        }
+        self.suite_state.first = None;
+        // The suite runs the code on disk, fingerprints are the editor's: an open document
+        // with unsaved changes waits for its save, which checks again.
+        let unsaved = self.docs.iter().any(|(uri, doc)| {
+            path_of(uri)
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .is_some_and(|disk| disk != doc.text.text)
+        });
+        if unsaved {
+            return;
+        }
+        let stamp = self.suite_stamp();
+        let Some(selection) = self.results.suite().plan(&stamp) else {
+            if !std::mem::replace(&mut self.suite_state.checked, true) {
+                let counts = self.results.suite().tests.len();
+                self.outbox.log(format!(
+                    "Lacuna: your tests are up to date: {} from an earlier run, none stale",
+                    super::ledger::plural(counts, "result")
+                ));
+            }
+            return;
+        };
+        self.suite_state.checked = true;
+        let db = &self.workspace.db;
+        let files: Vec<SourceFile> = (**self.workspace.project.files(db)).clone();
+        let (targets, _) = generation::targets(db, &files);
+        self.outbox.log(format!(
+            "Lacuna: running your tests: {}",
+            selection.describe()
+        ));
+        self.suite_state.running = true;
+        self.suite_stop
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        let run = suite::Run {
+            config: self.config.clone(),
+            selection,
+            stamp,
+            functions: targets.into_iter().map(|t| t.2).collect(),
+        };
+        if suite.send(run).is_err() {
+            self.suite_state.running = false;
+            self.outbox
+                .log("Lacuna: the thread that runs your tests stopped");
+        }
+    }
+
+    /// The project as the suite's ledger compares it: test files' digests and every
+    /// function's fingerprint.
+    fn suite_stamp(&self) -> super::ledger::Stamp {
+        let db = &self.workspace.db;
+        let mut fingerprints = FxHashMap::default();
+        for &file in self.workspace.project.files(db).iter() {
+            let Some(module) = self.module_of(file) else {
+                continue;
+            };
+            for f in &static_report(db, file).functions {
+                fingerprints.insert(format!("{module}:{}", f.qualname), f.fingerprint);
+            }
+        }
+        super::ledger::Stamp::new(suite::test_files(&self.config), fingerprints)
+    }
+
+    /// Publishes the open documents of `module` again.
+    fn publish_module(&mut self, module: &str) {
+        let uris: Vec<Uri> = self
+            .docs
+            .keys()
+            .filter(|uri| {
+                path_of(uri)
+                    .and_then(|p| self.workspace.lookup(&p))
+                    .and_then(|file| self.module_of(file))
+                    .is_some_and(|m| m == module)
+            })
+            .cloned()
+            .collect();
+        for uri in &uris {
+            self.publish(uri);
+        }
+    }
+
+    /// Sends the suite's observations to the generation thread.
+    fn send_observations(&self) {
+        if let Some(generator) = &self.generator {
+            let _ = generator.send(Request::Observations {
+                config: self.config.clone(),
+                observations: self.results.observations(),
+            });
+        }
+    }
+
+    fn suite_ran(&mut self, ran: suite::Ran) {
+        self.suite_state.running = false;
+        if ran.stopped {
+            self.outbox.log(
+                "Lacuna: your tests: stopped to leave the processor to generation; they run \
+                 again once it is idle",
+            );
+            if std::mem::take(&mut self.suite_state.again) {
+                self.check_suite();
+            }
+            return;
+        }
+        if ran.ran {
+            let selection = ran.selection.clone();
+            self.results
+                .merge_observations(ran.observations, |test| selection.reruns(test));
+        }
+        let failed = ran.failure.is_some();
+        let ran_tests = ran.ran;
+        let errors = ran.collection_errors.len();
+        let reported = ran.records.len();
+        let ledger = self.results.suite();
+        ledger.merge(&ran.selection, &ran.stamp, ran.records, ran.ran);
+        let counts: Vec<String> = ledger
+            .counts()
+            .iter()
+            .map(|(outcome, n)| format!("{n} {outcome}"))
+            .collect();
+        self.results.store_suite(&self.outbox);
+        let mut summary = format!(
+            "Lacuna: your tests ran: {} reported; all recorded: {}",
+            super::ledger::plural(reported, "test"),
+            if counts.is_empty() {
+                "none".to_owned()
+            } else {
+                counts.join(", ")
+            }
+        );
+        if errors > 0 {
+            summary.push_str(&format!(
+                "; {} could not be collected",
+                super::ledger::plural(errors, "file")
+            ));
+        }
+        if failed {
+            summary.push_str(" (the run was incomplete: see above)");
+        }
+        self.outbox.log(summary);
+        self.send_observations();
+        let uris: Vec<Uri> = self.docs.keys().cloned().collect();
+        for uri in &uris {
+            self.publish(uri);
+        }
+        // Something changed during the run, or a test it was to run again was not reported
+        // (its file runs whole now); a run that could not start waits for the next change.
+        if std::mem::take(&mut self.suite_state.again) || ran_tests {
+            self.check_suite();
         }
     }
 
@@ -291,6 +503,7 @@ impl Owner {
                 };
                 self.disk_changed = true;
                 self.schedule(&uris, function.as_deref(), true);
+                self.check_suite();
             }
             Event::Export { directory, reply } => self.export(directory, reply),
             Event::Explored {
@@ -327,6 +540,22 @@ impl Owner {
             Event::JobDone { job } => {
                 if self.scheduler.job_done(job) {
                     self.outbox.status(Status::idle());
+                    self.check_suite();
+                }
+            }
+            Event::SuiteRan(ran) => self.suite_ran(*ran),
+            Event::Suspicious {
+                module,
+                function,
+                fingerprint,
+                diagnostics,
+            } => {
+                let key = self.results.key(&module, &function);
+                if self
+                    .results
+                    .replace_suspicious(&key, fingerprint, diagnostics, &self.outbox)
+                {
+                    self.publish_module(&module);
                 }
             }
         }
@@ -412,10 +641,14 @@ impl Owner {
 
     fn flush_saves(&mut self) {
         let uris = self.scheduler.take_saves(self.docs.keys());
-        if uris.is_empty() || !self.settings.generate_on_save() {
+        if uris.is_empty() {
             return;
         }
-        self.schedule(&uris, None, false);
+        if self.settings.generate_on_save() {
+            self.schedule(&uris, None, false);
+        }
+        // Idle when nothing needed generating: the suite's turn now.
+        self.check_suite();
     }
 
     /// Sends the functions of `uris` that need exploring to the generation thread, one job per
@@ -480,6 +713,12 @@ impl Owner {
                     .clone(),
                 reload: std::mem::take(&mut self.disk_changed),
             };
+            // Generation has the processor: a run of the suite under way stops.
+            if self.suite_state.running {
+                self.suite_state.again = true;
+                self.suite_stop
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            }
             if generator.send(Request::Explore(job)).is_err() {
                 self.outbox
                     .status(Status::error("the generation thread stopped".into()));
@@ -547,6 +786,9 @@ impl Owner {
             self.scheduler.forget_queued();
         }
         let key_changed = self.results.set_config_key(results::config_key(&config));
+        if self.results.set_suite_key(results::suite_key(&config)) {
+            self.send_observations();
+        }
         if config != self.config || key_changed {
             self.config = config.clone();
             *self.shared.config.write().expect("config lock") = Some(config.clone());
@@ -594,6 +836,9 @@ impl Owner {
             for uri in &uris {
                 self.publish(uri);
             }
+        }
+        if self.suite_state.first.is_none() {
+            self.check_suite();
         }
     }
 }

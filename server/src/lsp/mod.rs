@@ -14,6 +14,7 @@ mod framing;
 mod generate;
 mod guidance;
 mod hover;
+mod ledger;
 mod main_loop;
 mod outbox;
 mod outcome;
@@ -22,6 +23,7 @@ mod scheduler;
 mod settings;
 mod snapshot;
 mod store;
+mod suite;
 
 use std::process::ExitCode;
 use std::sync::Arc;

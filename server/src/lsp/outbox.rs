@@ -64,12 +64,15 @@ impl Notification for StatusNotification {
     const METHOD: &'static str = "lacuna/status";
 }
 
-/// `lacuna/coverage`: branch sides of a file covered by the generated tests.
+/// `lacuna/coverage`: branch sides of a file covered by the generated tests, and by the
+/// project's own suite (of the same total) once it has run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Coverage {
     pub uri: Uri,
     pub covered: usize,
     pub total: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<usize>,
 }
 
 pub enum CoverageNotification {}

@@ -7,6 +7,7 @@
 
 use super::convert;
 use super::document::{Document, Text};
+use super::ledger::{FunctionSuite, Ledger};
 use super::outbox::{Coverage, Outbox, Outgoing};
 use super::outcome::FunctionOutcome;
 use super::settings::Settings;
@@ -16,8 +17,10 @@ use lacuna_analysis::config::Config;
 use lacuna_analysis::db::{SourceFile, Workspace, file_functions, module_index, static_report};
 use lacuna_analysis::generation;
 use lacuna_analysis::guidance::dependence::Declarations;
+use lacuna_analysis::suite::Observations;
 use rustc_hash::FxHashMap;
 use std::path::Path;
+use std::sync::Arc;
 use tower_lsp_server::ls_types::Uri;
 
 pub struct Results {
@@ -28,6 +31,25 @@ pub struct Results {
     /// The guidance module's declarations on disk (what the workers import): an outcome is
     /// current while those it depends on are unchanged.
     declarations: Declarations,
+    /// What the project's own suite showed, and the configuration it ran under.
+    suite: Ledger,
+    suite_key: String,
+    /// What its passing tests showed: program points, profiles, call sequences.
+    observations: Arc<Observations>,
+}
+
+/// What identifies the configuration the project's suite ran under.
+pub fn suite_key(config: &Config) -> String {
+    let text = format!(
+        "suite|{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        env!("CARGO_PKG_VERSION"),
+        config.python,
+        config.tests,
+        config.pytest_args,
+        config.sandbox,
+        config.budget.test_timeout_ms,
+    );
+    format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
 }
 
 /// What identifies the configuration outcomes were computed for.
@@ -49,6 +71,21 @@ pub fn declarations(config: &Config) -> Declarations {
     Declarations::parse(&std::fs::read_to_string(&config.guidance).unwrap_or_default())
 }
 
+/// The suite's ledger and observations stored for a configuration key: both or neither (the
+/// suite then runs whole).
+fn load_suite(store: Option<&Store>, key: &str) -> (Ledger, Arc<Observations>) {
+    let Some(store) = store else {
+        return Default::default();
+    };
+    match (
+        store.suite(key),
+        store.suite_entry::<Observations>(&format!("{key}|observations")),
+    ) {
+        (Some(ledger), Some(observations)) => (ledger, Arc::new(observations)),
+        _ => Default::default(),
+    }
+}
+
 /// The module name of a file of the project.
 pub fn module_of(workspace: &Workspace, file: SourceFile) -> Option<String> {
     let db = &workspace.db;
@@ -59,12 +96,61 @@ pub fn module_of(workspace: &Workspace, file: SourceFile) -> Option<String> {
 
 impl Results {
     pub fn new(store: Option<Store>, config: &Config) -> Results {
+        let suite_key = suite_key(config);
+        let (suite, observations) = load_suite(store.as_ref(), &suite_key);
         Results {
             outcomes: FxHashMap::default(),
             store,
             config_key: config_key(config),
             declarations: declarations(config),
+            suite,
+            suite_key,
+            observations,
         }
+    }
+
+    /// What the suite's passing tests showed.
+    pub fn observations(&self) -> Arc<Observations> {
+        self.observations.clone()
+    }
+
+    /// Takes in a run's observations: those of the tests `rerun` ran again replace theirs.
+    pub fn merge_observations(&mut self, newer: Observations, rerun: impl Fn(&str) -> bool) {
+        Arc::make_mut(&mut self.observations).merge_rerun(newer, rerun);
+    }
+
+    /// The suite's ledger, to plan a run against or take one in.
+    pub fn suite(&mut self) -> &mut Ledger {
+        &mut self.suite
+    }
+
+    /// Keeps the suite's ledger and observations in the store.
+    pub fn store_suite(&self, outbox: &Outbox) {
+        let observations = format!("{}|observations", self.suite_key);
+        if let Some(store) = &self.store
+            && let Err(e) = store.put_suite(&[
+                (&self.suite_key, &self.suite),
+                (&observations, &*self.observations),
+            ])
+        {
+            outbox.log(format!("Lacuna: cannot store your tests' results: {e}"));
+        }
+    }
+
+    /// The suite runs under this configuration from now on: its ledger is the one stored for
+    /// it (an empty one, run whole, when none is). Returns whether the configuration differs.
+    pub fn set_suite_key(&mut self, key: String) -> bool {
+        let changed = key != self.suite_key;
+        if changed {
+            (self.suite, self.observations) = load_suite(self.store.as_ref(), &key);
+            self.suite_key = key;
+        }
+        changed
+    }
+
+    /// Whether the suite has run once under this configuration.
+    pub fn suite_complete(&self) -> bool {
+        self.suite.complete
     }
 
     pub fn key(&self, module: &str, function: &str) -> String {
@@ -118,6 +204,38 @@ impl Results {
         self.outcomes.insert(key, outcome);
     }
 
+    /// Replaces the suspicious assertions (`LCN300`) of a function's outcome at `fingerprint`;
+    /// returns whether they changed.
+    pub fn replace_suspicious(
+        &mut self,
+        key: &str,
+        fingerprint: u64,
+        diagnostics: Vec<super::outcome::StoredDiagnostic>,
+        outbox: &Outbox,
+    ) -> bool {
+        const CODE: &str = "LCN300";
+        let Some(outcome) = self
+            .outcomes
+            .get_mut(key)
+            .filter(|o| o.fingerprint == fingerprint)
+        else {
+            return false;
+        };
+        let old: Vec<_> = outcome
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == CODE)
+            .collect();
+        if old.len() == diagnostics.len() && old.iter().zip(&diagnostics).all(|(a, b)| *a == b) {
+            return false;
+        }
+        outcome.diagnostics.retain(|d| d.code != CODE);
+        outcome.diagnostics.extend(diagnostics);
+        let outcome = outcome.clone();
+        self.record(key.to_owned(), outcome, outbox);
+        true
+    }
+
     /// Forgets the outcome of one function (it is explored again).
     pub fn forget(&mut self, key: &str) {
         self.outcomes.remove(key);
@@ -131,6 +249,8 @@ impl Results {
             outbox.log(format!("Lacuna: cannot clear the store: {e}"));
         }
         self.outcomes.clear();
+        self.suite = Ledger::default();
+        self.observations = Arc::default();
     }
 
     /// Publishes a document's diagnostics: static ones for its current text, and generation
@@ -161,23 +281,44 @@ impl Results {
             .collect();
         let module = module_of(workspace, file).unwrap_or_default();
         let mut diagnostics = report.diagnostics.clone();
-        let (mut covered, mut total) = (0, 0);
+        let (mut covered, mut total, mut by_suite) = (0, 0, 0);
+        // Once the suite has run, and only when the project has tests.
+        let suite_ran = self.suite.complete && !self.suite.tests.is_empty();
+        let mut suite_sides: FxHashMap<String, usize> = FxHashMap::default();
         for f in &report.functions {
             let id = f.id.to_string();
             let Some(origin) = anchors.get(&id).copied() else {
                 continue;
             };
-            if let Some(o) = self.outcome(&module, &id, f.fingerprint) {
-                covered += o.covered;
-                total += o.total;
-                diagnostics.extend(o.diagnostics.iter().filter_map(|d| d.at(origin)));
-            }
+            let key = format!("{module}:{}", f.qualname);
+            let outcome = self.outcome(&module, &id, f.fingerprint).cloned();
+            let suite = self.suite.function(&key, f.fingerprint);
+            let suite_covers = suite.covered().len();
+            let suite = suite_ran.then_some(suite);
+            suite_sides.insert(id.clone(), suite_covers);
+            let Some(o) = outcome else {
+                continue;
+            };
+            by_suite += suite_covers;
+            covered += o.covered;
+            total += o.total;
+            diagnostics.extend(o.diagnostics.iter().filter_map(|d| {
+                let mut d = d.at(origin)?;
+                if let Some(suite) = &suite {
+                    annotate(&mut d, &f.qualname, suite);
+                }
+                Some(d)
+            }));
         }
         // Every function has an outcome: those generation does not explore say why.
         if generating {
             let (_, skipped) = generation::targets(db, &[file]);
             for s in skipped {
                 total += s.branch_sides;
+                by_suite += suite_sides
+                    .get(&s.function.to_string())
+                    .copied()
+                    .unwrap_or(0);
                 diagnostics.push(s.diagnostic);
             }
         }
@@ -213,7 +354,40 @@ impl Results {
                 uri: uri.clone(),
                 covered,
                 total,
+                suite: suite_ran.then_some(by_suite.min(total)),
             }));
         }
     }
+}
+
+/// Adds to an uncovered side's data what the project's own tests show of it: the test that
+/// covers it, or the one that comes closest and how close (`suite` in the diagnostic's data,
+/// which hover reads).
+fn annotate(
+    d: &mut lacuna_analysis::diagnostic::Diagnostic,
+    function: &str,
+    suite: &FunctionSuite<'_>,
+) {
+    let Some(data) = d.data.as_mut().and_then(|v| v.as_object_mut()) else {
+        return;
+    };
+    let (Some(decision), Some(side)) = (
+        data.get("decision")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
+        data.get("side")
+            .and_then(|v| v.as_str())
+            .map(|s| s == "true"),
+    ) else {
+        return;
+    };
+    let reached = suite.tests.len();
+    let value = if let Some(test) = suite.covering(&decision, side) {
+        serde_json::json!({"function": function, "reached": reached, "covered_by": test})
+    } else if let Some((test, at_decision)) = suite.closest(&decision, side) {
+        serde_json::json!({"function": function, "reached": reached, "closest": test, "at_decision": at_decision})
+    } else {
+        serde_json::json!({"function": function, "reached": 0})
+    };
+    data.insert("suite".into(), value);
 }

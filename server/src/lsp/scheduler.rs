@@ -129,6 +129,11 @@ impl Scheduler {
         self.running.is_empty()
     }
 
+    /// Whether no job is running.
+    pub fn idle(&self) -> bool {
+        self.running.is_empty()
+    }
+
     /// The guidance declarations changed: jobs already queued explore with the ones they
     /// started with, so nothing counts as on its way any more.
     pub fn forget_queued(&mut self) {

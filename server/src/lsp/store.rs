@@ -4,12 +4,15 @@
 //! function is never shown with results computed for its old text. redb commits are
 //! crash-safe: a `kill -9` at any moment leaves a store that opens.
 
+use super::ledger::Ledger;
 use super::outcome::FunctionOutcome;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 const OUTCOMES: TableDefinition<&str, &[u8]> = TableDefinition::new("outcomes");
+/// The project's suite as it ran last (`ledger::Ledger`), by the configuration it ran under.
+const SUITE: TableDefinition<&str, &[u8]> = TableDefinition::new("suite");
 
 pub struct Store {
     db: Database,
@@ -55,6 +58,18 @@ fn open_checked(path: &Path) -> Result<Database, String> {
         drop(txn);
         Ok(db)
     })
+}
+
+/// A value stored as JSON, whatever its type.
+pub mod erased {
+    pub trait Json {
+        fn bytes(&self) -> Vec<u8>;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn bytes(&self) -> Vec<u8> {
+            serde_json::to_vec(self).unwrap_or_default()
+        }
+    }
 }
 
 impl Store {
@@ -138,11 +153,49 @@ impl Store {
         guarded(|| write().map_err(|e| e.to_string()))
     }
 
+    /// The suite's ledger stored for this configuration key; none when none is, or when it
+    /// does not decode (the suite then runs again).
+    pub fn suite(&self, key: &str) -> Option<Ledger> {
+        self.suite_entry(key)
+    }
+
+    /// A value of the suite's table, decoded.
+    pub fn suite_entry<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        guarded(|| {
+            let read = || -> Option<T> {
+                let txn = self.db.begin_read().ok()?;
+                let table = txn.open_table(SUITE).ok()?;
+                let value = table.get(key).ok()??;
+                serde_json::from_slice(value.value()).ok()
+            };
+            Ok(read())
+        })
+        .ok()
+        .flatten()
+    }
+
+    /// Stores values of the suite's table (its ledger, its observations) in one transaction.
+    pub fn put_suite(&self, entries: &[(&str, &dyn erased::Json)]) -> Result<(), String> {
+        let write = || -> Result<(), redb::Error> {
+            let txn = self.db.begin_write()?;
+            {
+                let mut table = txn.open_table(SUITE)?;
+                for (key, value) in entries {
+                    table.insert(*key, value.bytes().as_slice())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        };
+        guarded(|| write().map_err(|e| e.to_string()))
+    }
+
     /// Removes everything (the `lacuna.rerun` of a whole workspace, or a format change).
     pub fn clear(&self) -> Result<(), String> {
         let clear = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             txn.delete_table(OUTCOMES)?;
+            txn.delete_table(SUITE)?;
             txn.commit()?;
             Ok(())
         };

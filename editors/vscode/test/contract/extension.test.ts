@@ -142,7 +142,7 @@ describe('the packaged extension with the real language client and server', () =
     expect(typeof gap.code === 'object' && gap.code.target.toString()).toMatch(/docs\/diagnostics\/LCN101\.md$/);
 
     const status = () => fake.state.statusItems[0];
-    await until('idle with the file coverage', () => /^\$\(beaker\) Lacuna \d+\/\d+$/.test(status().text));
+    await until('idle with the file coverage', () => /^\$\(beaker\) Lacuna \d+\/\d+( · suite \d+\/\d+)?$/.test(status().text));
     expect(status().command).toBe('lacuna.showLog');
     expect(status().tooltip).toMatch(/Generated tests cover \d+ of \d+ branch sides in this file/);
 

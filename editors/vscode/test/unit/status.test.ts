@@ -18,6 +18,15 @@ describe('status bar rendering', () => {
     expect(view.tooltip).toContain('Click to show the Lacuna log.');
   });
 
+  it('counts the project’s own tests apart from the generated ones once they have run', () => {
+    const view = renderStatus({ state: 'idle' }, { covered: 92, total: 120, suite: 60 });
+    expect(view.text).toBe('$(beaker) Lacuna 92/120 · suite 60/120');
+    expect(view.tooltip).toContain('Generated tests cover 92 of 120 branch sides in this file (76%).');
+    expect(view.tooltip).toContain('Your own tests cover 60 of 120 branch sides in this file (50%).');
+    const generating = renderStatus({ state: 'generating', function: 'f' }, { covered: 1, total: 4, suite: 0 });
+    expect(generating.text).toBe('$(sync~spin) Lacuna 1/4 · suite 0/4 · f');
+  });
+
   it('shows the function being generated', () => {
     const view = renderStatus(
       { state: 'generating', function: 'Order.total', message: 'Order.total (2/5)' },
@@ -84,6 +93,10 @@ describe('status bar item', () => {
     expect(item().backgroundColor).toEqual(new vscode.ThemeColor('statusBarItem.errorBackground'));
     bar.setStatus({ state: 'generating', function: 'price' });
     expect(item().backgroundColor).toBeUndefined();
+    // The project's own tests have run: their count comes apart.
+    bar.setStatus({ state: 'idle' });
+    bar.setCoverage({ uri: 'file:///p/shop/pricing.py', covered: 5, total: 8, suite: 3 });
+    expect(item().text).toBe('$(beaker) Lacuna 5/8 · suite 3/8');
   });
 
   it('forgets everything when the server restarts', () => {
