@@ -1,10 +1,10 @@
 """Proxy fidelity: a function run on symbolic proxies takes the path it takes on the plain values
 they stand for. Each function of the fixture package `tests/fixtures/proxies/fidelity` is loaded
 as the agent loads project code (identity tests rewritten, Lacuna's builtins, recording wrappers
-for library modules) and called twice per input — once with proxies built as the agent builds
-inputs, once with the plain values — under a real recorder: the results must be equal."""
+for library modules) and called with proxies built as the agent builds inputs, under a real
+recorder; and loaded as CPython loads it, called with the plain values: the outcomes must be
+equal."""
 
-import importlib.util
 import os
 import sys
 import types
@@ -28,14 +28,18 @@ def _is_project_module(module):
     return _is_project_file(getattr(module, "__file__", None))
 
 
-def load(name):
-    """The fixture module `name`, executed as the agent executes project code."""
+def load(name, native=False):
+    """The fixture module `name`, executed as the agent executes project code (or, `native`,
+    as CPython does)."""
     path = os.path.join(FIXTURE, name + ".py")
     with open(path, "rb") as f:
         source = f.read()
-    code = identity.compile_project(source, path) or compile(source, path, "exec")
     module = types.ModuleType("fidelity." + name)
     module.__file__ = path
+    if native:
+        exec(compile(source, path, "exec"), module.__dict__)
+        return module
+    code = identity.compile_project(source, path) or compile(source, path, "exec")
     module.__dict__["__builtins__"] = interpose.builtins_for(module.__name__)
     sys.modules[module.__name__] = module
     exec(code, module.__dict__)
@@ -101,10 +105,8 @@ CASES = {
     (m, f, args) for m, functions in CASES.items() for f, inputs in functions.items()
     for args in inputs])
 def test_proxies_take_the_path_of_the_values_they_stand_for(module_name, function_name, args):
-    module = load(module_name)
-    function = getattr(module, function_name)
-    expected = run(function, list(args))[:2]
-    got = run(function, proxied(args))[:2]
+    expected = run(getattr(load(module_name, native=True), function_name), list(args))[:2]
+    got = run(getattr(load(module_name), function_name), proxied(args))[:2]
     assert got == expected
 
 
