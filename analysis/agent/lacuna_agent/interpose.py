@@ -36,9 +36,22 @@ def _arg_vars(args, kwargs):
                 for x in e[1:]:
                     collect(x)
 
-    for a in list(args) + list(kwargs.values()):
+    # The values inside builtin containers flow into the call too (`json.dumps([flag])`).
+    pending = list(args) + list(kwargs.values())
+    seen = set()
+    while pending and len(seen) < _UNWRAP_NODES:
+        a = pending.pop(0)
+        if id(a) in seen:
+            continue
+        seen.add(id(a))
         if isinstance(a, Sym):
             collect(a._e)
+        if isinstance(a, dict):
+            pending.extend(x for kv in dict.items(a) for x in kv)
+        elif isinstance(a, (list, tuple, set, frozenset)):
+            pending.extend(list.__iter__(a) if isinstance(a, list) else
+                           set.__iter__(a) if isinstance(a, set) else tuple.__iter__(a)
+                           if isinstance(a, tuple) else iter(a))
     return names
 
 
