@@ -6,7 +6,7 @@ the condition a `for` loop tests — so the solver can ask for longer or shorter
 """
 
 from . import recorder
-from .sym import Sym, SymBool, SymInt, concrete, expr_of, make
+from .sym import Sym, SymBool, SymInt, concrete, expr_of, looks_builtin, make, no_dict
 
 _SORTS = {bool: "bool", int: "int", float: "float", str: "str"}
 
@@ -106,7 +106,11 @@ def _index(container, key):
     return c
 
 
+@looks_builtin(list)
 class SymList(list, _Sized):
+    __class__ = property(lambda self: list)
+    __dict__ = property(no_dict)
+
     def __init__(self, items, length_expr, depth=1, name=None):
         list.__init__(self, items)
         self._e = length_expr
@@ -161,7 +165,11 @@ class SymList(list, _Sized):
         return list(list.__iter__(self))
 
 
+@looks_builtin(tuple)
 class SymTuple(tuple, _Sized):
+    __class__ = property(lambda self: tuple)
+    __dict__ = property(no_dict)
+
     def __new__(cls, items, length_expr, depth=1, name=None):
         obj = tuple.__new__(cls, items)
         obj._e = length_expr
@@ -188,9 +196,13 @@ class SymTuple(tuple, _Sized):
         return (tuple, (self._concrete(),))
 
 
+@looks_builtin(set)
 class SymSet(set, _Sized):
     """A set whose elements are symbolic (`tags[0]`) and whose length is `tags.__len__`:
     `x in tags` is whether `x` equals one of its elements (or one the solver may add)."""
+
+    __class__ = property(lambda self: set)
+    __dict__ = property(no_dict)
 
     def __init__(self, items, length_expr, depth=1, name=None):
         set.__init__(self, items)
@@ -231,8 +243,12 @@ class SymSet(set, _Sized):
         return set(set.__iter__(self))
 
 
+@looks_builtin(dict)
 class SymDict(dict, _Sized):
     """A dict whose values are symbolic (`cfg["mode"]`) and whose length is `cfg.__len__`."""
+
+    __class__ = property(lambda self: dict)
+    __dict__ = property(no_dict)
 
     def __init__(self, items, length_expr, depth=1):
         dict.__init__(self, items)

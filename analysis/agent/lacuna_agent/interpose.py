@@ -36,16 +36,144 @@ def _arg_vars(args, kwargs):
                 for x in e[1:]:
                     collect(x)
 
-    for a in list(args) + list(kwargs.values()):
+    # The values inside builtin containers flow into the call too (`json.dumps([flag])`).
+    pending = list(args) + list(kwargs.values())
+    seen = set()
+    while pending and len(seen) < _UNWRAP_NODES:
+        a = pending.pop(0)
+        if id(a) in seen:
+            continue
+        seen.add(id(a))
         if isinstance(a, Sym):
             collect(a._e)
+        if isinstance(a, dict):
+            pending.extend(x for kv in dict.items(a) for x in kv)
+        elif isinstance(a, (list, tuple, set, frozenset)):
+            pending.extend(list.__iter__(a) if isinstance(a, list) else
+                           set.__iter__(a) if isinstance(a, set) else tuple.__iter__(a)
+                           if isinstance(a, tuple) else iter(a))
     return names
 
 
 def _concrete_args(args, kwargs):
-    # Proxies of external objects (`PATTERN = re.compile(...)`) are unwrapped too: C code such
-    # as `re.sub(PATTERN, ...)` checks the exact type of its arguments.
-    return [_unwrap(a) for a in args], {k: _unwrap(v) for k, v in kwargs.items()}
+    """The arguments of an external call as the callee must see them, and the copies made of
+    the caller's containers (see `_Unwrapping`)."""
+    unwrapping = _Unwrapping()
+    cargs = [unwrapping.value(a, 0) for a in args]
+    ckwargs = {k: unwrapping.value(v, 0) for k, v in kwargs.items()}
+    return cargs, ckwargs, unwrapping.copies
+
+
+# Bounds of the walk through an external call's arguments: deeper or larger values are passed
+# as they are below that point.
+_UNWRAP_DEPTH = 20
+_UNWRAP_NODES = 10000
+
+_PLAIN_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+class _Unwrapping:
+    """Unwraps the arguments of one external call, at every level of the builtin containers
+    that hold them: proxies of scalars become the plain values (a symbolic bool is no `bool`
+    to `json` or `struct`), proxies of external objects (`PATTERN = re.compile(...)`) their
+    target (C code such as `re.sub(PATTERN, ...)` checks the exact type of its arguments), and
+    a symbolic container, or a builtin one holding a proxy, a plain copy. Objects of other
+    types are passed as they are. A list, dict or set copied is remembered with a snapshot, so
+    that what the callee did to it (`random.shuffle(xs)`, `heapq.heappush(h, x)`) is done to
+    the caller's container afterwards (`write_back`)."""
+
+    __slots__ = ("copies", "_nodes", "_memo")
+
+    def __init__(self):
+        self.copies = []
+        self._nodes = 0
+        self._memo = {}
+
+    def value(self, value, depth):
+        if isinstance(value, ReturnedObject):
+            return object.__getattribute__(value, "_target")
+        if type(value) is ExternalObject:
+            return value._target
+        if isinstance(value, Sym) and not isinstance(value, _PLAIN_CONTAINERS):
+            return concrete(value)
+        t = type(value)
+        if t not in _PLAIN_CONTAINERS and not isinstance(value, Sym):
+            return value
+        self._nodes += 1
+        if depth >= _UNWRAP_DEPTH or self._nodes > _UNWRAP_NODES:
+            return concrete(value)
+        seen = self._memo.get(id(value))
+        if seen is not None:
+            return seen[1]
+        self._memo[id(value)] = (value, value)  # a cycle passes the container itself
+        if isinstance(value, list):
+            items = list(list.__iter__(value))
+            plain = [self.value(x, depth + 1) for x in items]
+            copy = self._copy(value, items, plain, list)
+        elif isinstance(value, tuple):
+            items = list(tuple.__iter__(value))
+            plain = [self.value(x, depth + 1) for x in items]
+            copy = value if not self._changed(value, items, plain) else tuple(plain)
+        elif isinstance(value, dict):
+            items = list(dict.items(value))
+            plain = [(self.value(k, depth + 1), self.value(v, depth + 1)) for k, v in items]
+            flat = [x for kv in items for x in kv]
+            flat_plain = [x for kv in plain for x in kv]
+            copy = value
+            if self._changed(value, flat, flat_plain):
+                copy = dict(plain)
+                self.copies.append((value, copy, list(dict.items(copy))))
+        elif isinstance(value, (set, frozenset)):
+            items = list(set.__iter__(value) if isinstance(value, set) else value)
+            plain = [self.value(x, depth + 1) for x in items]
+            copy = value
+            if self._changed(value, items, plain):
+                if isinstance(value, frozenset):
+                    copy = frozenset(plain)
+                else:
+                    copy = set(plain)
+                    self.copies.append((value, copy, set(copy)))
+        else:
+            copy = value
+        self._memo[id(value)] = (value, copy)
+        return copy
+
+    @staticmethod
+    def _changed(value, items, plain):
+        return isinstance(value, Sym) or any(a is not b for a, b in zip(items, plain))
+
+    def _copy(self, value, items, plain, kind):
+        if not self._changed(value, items, plain):
+            return value
+        copy = kind(plain)
+        self.copies.append((value, copy, list(copy)))
+        return copy
+
+
+def _write_back(copies):
+    """Makes the caller's containers hold what the callee left in their copies, when it
+    changed them. Their elements are then plain values, and a symbolic container's length is
+    no longer an input's (a constant)."""
+    for original, copy, snapshot in copies:
+        if isinstance(copy, list):
+            changed = len(copy) != len(snapshot) or any(
+                a is not b for a, b in zip(copy, snapshot))
+            if changed:
+                list.__setitem__(original, slice(None), copy)
+        elif isinstance(copy, dict):
+            items = list(dict.items(copy))
+            changed = len(items) != len(snapshot) or any(
+                a[0] is not b[0] or a[1] is not b[1] for a, b in zip(items, snapshot))
+            if changed:
+                dict.clear(original)
+                dict.update(original, copy)
+        else:
+            changed = copy != snapshot
+            if changed:
+                set.clear(original)
+                set.update(original, copy)
+        if changed and isinstance(original, Sym):
+            original._e = ["int", str(len(copy))]
 
 
 def call_external(name, target, args, kwargs):
@@ -55,18 +183,23 @@ def call_external(name, target, args, kwargs):
     if mock is not None and _state["depth"] == 0:
         return mock(*args, **kwargs)
     rec = recorder.current()
-    cargs, ckwargs = _concrete_args(args, kwargs)
+    cargs, ckwargs, copies = _concrete_args(args, kwargs)
     if rec is None or _state["depth"] > 0:
-        return target(*cargs, **ckwargs)
+        try:
+            return target(*cargs, **ckwargs)
+        finally:
+            _write_back(copies)
     n = rec.external_call(name, _arg_vars(args, kwargs), depth=3)
     _state["depth"] += 1
     try:
         result = target(*cargs, **ckwargs)
     except BaseException as e:
         _state["depth"] -= 1
+        _write_back(copies)
         rec.external_raise(n, e)
         raise
     _state["depth"] -= 1
+    _write_back(copies)
     return returned(rec, n, result)
 
 
@@ -629,6 +762,16 @@ _builtins.update({
     "hash": _recording("hash"),
     "id": _recording("id"),
 })
+
+
+def _install_identity():
+    from . import identity
+
+    _builtins[identity.IS] = identity.is_
+    _builtins[identity.IS_NOT] = identity.is_not
+
+
+_install_identity()
 
 
 def builtins_for(module_name):

@@ -38,6 +38,30 @@ class Sym:
     __slots__ = ()
 
 
+def no_dict(self):
+    """`x.__dict__` of a proxy: missing, as on the builtin value it stands for."""
+    raise AttributeError("'%s' object has no attribute '__dict__'" % type(concrete(self)).__name__)
+
+
+def looks_builtin(real):
+    """Class decorator: the instances of a proxy class answer introspection as instances of the
+    builtin type `real` do. The class body itself sets `__class__ = property(...)` (so that
+    `x.__class__ is int`, C code's `isinstance` and `copyreg` see `real`) and
+    `__dict__ = property(no_dict)` (so that `x.__dict__`, `hasattr(x, "__dict__")` and `vars(x)`
+    fail as on a builtin value): neither can be set on a class once it exists. Here, `dir(x)`
+    lists `real`'s attributes, and `__slots__` — a leftover of the class statements once the
+    class exists — is removed from the class and its proxy bases. The proxy's own bookkeeping
+    (`_e`, `_d`) stays where it was: the instance dictionary or slots."""
+
+    def decorate(cls):
+        cls.__dir__ = lambda self: dir(real)
+        for klass in cls.__mro__:
+            if issubclass(klass, Sym) and "__slots__" in klass.__dict__:
+                delattr(klass, "__slots__")
+        return cls
+    return decorate
+
+
 def expr_of(value):
     """The expression of a value: its own when symbolic, a literal for plain scalars, None for
     values with no expression form."""
@@ -156,11 +180,25 @@ def truth(value):
     return bool(value)
 
 
+@looks_builtin(bool)
 class SymBool(Sym):
     """A symbolic truth value. `bool` cannot be subclassed, so this is a plain object that
-    behaves like a bool wherever Python asks for a truth value or a number."""
+    behaves like a bool wherever Python asks for a truth value or a number. Identity tests
+    (`flag is False`) cannot be overloaded: project code is compiled with them rewritten (see
+    `identity`)."""
 
     __slots__ = ("_v", "_e", "_d")
+    __class__ = property(lambda self: bool)
+    __dict__ = property(no_dict)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (bool, (self._v,))
 
     def __init__(self, value, expr, depth=1):
         self._v = bool(value)
@@ -312,8 +350,12 @@ def _numeric_methods(cls):
     return cls
 
 
+@looks_builtin(int)
 @_numeric_methods
 class SymInt(int, Sym):
+    __class__ = property(lambda self: int)
+    __dict__ = property(no_dict)
+
     def __new__(cls, value, expr, depth=1):
         obj = int.__new__(cls, value)
         obj._e = expr
@@ -341,8 +383,12 @@ class SymInt(int, Sym):
         return float(int.__int__(self))
 
 
+@looks_builtin(float)
 @_numeric_methods
 class SymFloat(float, Sym):
+    __class__ = property(lambda self: float)
+    __dict__ = property(no_dict)
+
     def __new__(cls, value, expr, depth=1):
         obj = float.__new__(cls, value)
         obj._e = expr
@@ -376,7 +422,11 @@ class SymFloat(float, Sym):
         return float.__float__(self).is_integer()
 
 
+@looks_builtin(str)
 class SymStr(str, Sym):
+    __class__ = property(lambda self: str)
+    __dict__ = property(no_dict)
+
     def __new__(cls, value, expr, depth=1):
         obj = str.__new__(cls, value)
         obj._e = expr

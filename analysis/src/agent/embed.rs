@@ -24,6 +24,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/execute.py"),
     ),
     (
+        "lacuna_agent/identity.py",
+        include_str!("../../agent/lacuna_agent/identity.py"),
+    ),
+    (
         "lacuna_agent/interpose.py",
         include_str!("../../agent/lacuna_agent/interpose.py"),
     ),
