@@ -100,18 +100,17 @@ impl Search<'_> {
         }
     }
 
+    /// The inputs of the last eight tests kept: the bases new combinations start from.
+    fn recent_bases(&self) -> Vec<Candidate> {
+        let kept = self.out.tests.iter().rev().take(8);
+        kept.map(|t| t.candidate.clone()).collect()
+    }
+
     /// When the frontier is empty: cross choices with the inputs that covered most, so that
     /// choices the solver cannot see get combined with values it found.
     pub(super) fn widen(&mut self) -> bool {
         let choices = self.choices();
-        let bases: Vec<Candidate> = self
-            .out
-            .tests
-            .iter()
-            .rev()
-            .take(8)
-            .map(|t| t.candidate.clone())
-            .collect();
+        let bases = self.recent_bases();
         let mut added = false;
         for base in bases {
             for (path, count) in &choices {
@@ -182,14 +181,7 @@ impl Search<'_> {
                 }
             }
         }
-        let mut bases: Vec<Candidate> = self
-            .out
-            .tests
-            .iter()
-            .rev()
-            .take(8)
-            .map(|t| t.candidate.clone())
-            .collect();
+        let mut bases = self.recent_bases();
         bases.push(self.base());
         let mut added = false;
         for base in &bases {
