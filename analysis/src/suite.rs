@@ -98,7 +98,8 @@ pub enum Variable {
 }
 
 /// One program point of a function (its entry or its exit): how many times passing tests
-/// reached it and a reservoir of samples, each a map from variable (`self._items`,
+/// reached it and its distinct samples with the number of calls that gave each, each sample a
+/// map from variable (`self._items`,
 /// `len(self._items)`, `type(x)`, `x is None`, `return`, `type(exception)`) to value.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 pub struct ProgramPoint {
@@ -111,6 +112,26 @@ pub struct ProgramPoint {
     /// the same order; empty at an entry.
     #[serde(default)]
     pub sides: Vec<Vec<ProfileSide>>,
+    /// How many calls gave each sample, in the same order (missing: one).
+    #[serde(default)]
+    pub counts: Vec<u64>,
+    /// Whether every distinct sample of its calls is kept: a point with more than the agent
+    /// keeps is incomplete, and no invariant is learned from it (a sample left out could
+    /// break it).
+    #[serde(default)]
+    pub complete: bool,
+}
+
+impl ProgramPoint {
+    /// How many calls gave sample `i`.
+    pub fn weight(&self, i: usize) -> u64 {
+        self.counts.get(i).copied().unwrap_or(1)
+    }
+
+    /// How many calls gave the samples `indices`.
+    pub fn weight_of(&self, indices: &[usize]) -> u64 {
+        indices.iter().map(|&i| self.weight(i)).sum()
+    }
 }
 
 /// The variables of one program point in one invocation.
@@ -223,15 +244,15 @@ pub struct Observations {
     pub sequences: Vec<CallSequence>,
 }
 
-/// Samples kept per program point (the agent's reservoir).
-const SAMPLES: usize = 50;
+/// Distinct samples kept per program point (as the agent keeps them).
+const SAMPLES: usize = 2000;
 
 impl Observations {
     /// Takes in the observations of a run of part of the suite: `rerun` says which tests it
     /// ran again (by node id), whose earlier samples go. A function every test of which ran
     /// again (any function whose code changed: all the tests that reached it are stale) is
-    /// replaced whole; for the others, samples are merged (at most the reservoir's size, the
-    /// newer first) and profile and call-sequence counts added, so that after a partial run
+    /// replaced whole; for the others, samples are merged (at most the number the agent keeps,
+    /// the newer first; beyond it the point is incomplete) and profile and call-sequence counts added, so that after a partial run
     /// those counts are upper bounds.
     pub fn merge_rerun(&mut self, newer: Observations, rerun: impl Fn(&str) -> bool) {
         let only_rerun =
@@ -255,19 +276,28 @@ impl Observations {
                             .is_some_and(&rerun)
                     })
                     .collect();
-                let dropped = mine.samples.len() - kept.len();
+                let dropped = (0..mine.samples.len())
+                    .filter(|i| !kept.contains(i))
+                    .map(|i| mine.weight(i))
+                    .sum::<u64>();
                 let mut merged = ProgramPoint {
-                    calls: mine.calls.saturating_sub(dropped as u64) + theirs.calls,
+                    calls: mine.calls.saturating_sub(dropped) + theirs.calls,
+                    complete: mine.complete && theirs.complete,
+                    counts: (0..theirs.samples.len())
+                        .map(|i| theirs.weight(i))
+                        .collect(),
                     samples: theirs.samples,
                     tests: theirs.tests,
                     sides: theirs.sides,
                 };
                 for i in kept {
                     if merged.samples.len() >= SAMPLES {
+                        merged.complete = false;
                         break;
                     }
                     merged.samples.push(mine.samples[i].clone());
                     merged.tests.push(mine.tests.get(i).cloned().flatten());
+                    merged.counts.push(mine.weight(i));
                     if let Some(s) = mine.sides.get(i) {
                         merged.sides.push(s.clone());
                     }
@@ -598,6 +628,8 @@ mod tests {
                 .collect(),
             tests: samples.iter().map(|(_, t)| Some((*t).to_owned())).collect(),
             sides: vec![],
+            counts: vec![],
+            complete: true,
         }
     }
 

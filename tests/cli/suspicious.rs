@@ -183,3 +183,51 @@ fn text_output_shows_the_top_of_the_ranking() {
     let text = stdout(&check(&root, home.path(), &venv, &[]));
     assert!(!text.contains("LCN300"), "{text}");
 }
+
+/// `clip` clamps to 0–255; the suite calls it 300 times in range and once with a negative value.
+/// That one call breaks `return <= value` and `return == value`, so a generated test asserting
+/// that a negative value gives 0 is what the suite established, not a suspicion: every call
+/// counts, not a sample of them.
+#[test]
+fn one_call_among_hundreds_breaks_an_invariant() {
+    let Some((python, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = dir.path().join("clip-project");
+    std::fs::create_dir_all(root.join("colour")).unwrap();
+    std::fs::create_dir_all(root.join("tests")).unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[project]\nname = \"colour\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("colour/__init__.py"), "").unwrap();
+    std::fs::write(
+        root.join("colour/clip.py"),
+        "def clip(value: int) -> int:\n    \"\"\"The value clamped to 0..255.\"\"\"\n    return 0 if value < 0 else 255 if value > 255 else value\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("tests/test_clip.py"),
+        "from colour.clip import clip\n\n\ndef test_in_range():\n    for value in range(0, 256):\n        assert clip(value) == value\n    for value in range(0, 256, 6):\n        assert clip(value) == value\n\n\ndef test_negative():\n    assert clip(-20) == 0\n",
+    )
+    .unwrap();
+    let suite = pytest(&python, &root, home.path(), &[]);
+    assert!(suite.status.success(), "{}", stdout(&suite));
+
+    let out = check(&root, home.path(), &venv, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let flagged: Vec<String> = suspicious(&doc)
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        !flagged
+            .iter()
+            .any(|m| m.contains("<= value") || m.contains("== value")),
+        "{flagged:#?}"
+    );
+}

@@ -3,7 +3,9 @@
 - program points (Daikon's, as ZoomIn learns invariants from them): at each entry of a project
   function its parameters, at each exit its parameters again, the return value or the exception
   type, as variables over access paths (`self._items`, `len(self._items)`, `type(x)`,
-  `x is None`) to depth 2, a bounded reservoir of samples with the count of calls seen;
+  `x is None`) to depth 2: every distinct sample of each test with the number of calls that
+  gave it (up to a bound; a point with more distinct samples than that says it is incomplete, and no invariant
+  is learned from it, since one left out could break it), with the count of calls seen;
 - the coverage profile of each invocation (the branch sides it took), distinct profiles with
   counts;
 - call sequences on objects of project classes (Palus's dynamic model): the constructor with its
@@ -19,10 +21,9 @@ values are read through `object.__getattribute__` on instance dictionaries, leng
 builtin containers, names only of types.
 """
 
-import random
 import sys
 
-SAMPLES = 50          # samples kept per program point (reservoir)
+SAMPLES = 2000        # distinct samples kept per program point
 PROFILES = 64         # distinct coverage profiles kept per function
 SEQUENCES = 20        # distinct call sequences kept per class
 SEQUENCE_CALLS = 30   # calls kept per sequence
@@ -75,7 +76,6 @@ class Observer:
         self._concrete = concrete
         self._invocations = invocations
         self._excluded_code = excluded_code
-        self._random = random.Random(0)
         self.points = {}      # (function, kind) -> {"calls", "samples"}
         self.profiles = {}    # function -> {profile tuple: count}
         self.sequences = {}   # class -> {key: [sequence, count]}
@@ -102,20 +102,8 @@ class Observer:
             for key, sample, sides in test["points"]:
                 point = self.points.get(key)
                 if point is None:
-                    point = self.points[key] = {"calls": 0, "samples": [], "tests": [],
-                                                "sides": []}
-                point["calls"] += 1
-                samples = point["samples"]
-                if len(samples) < SAMPLES:
-                    samples.append(sample)
-                    point["tests"].append(test["name"])
-                    point["sides"].append(sides)
-                else:
-                    j = self._random.randrange(point["calls"])
-                    if j < SAMPLES:
-                        samples[j] = sample
-                        point["tests"][j] = test["name"]
-                        point["sides"][j] = sides
+                    point = self.points[key] = _point()
+                _keep_sample(point, sample, sides, test["name"])
             for function, profile in test["profiles"]:
                 profiles = self.profiles.setdefault(function, {})
                 if profile in profiles or len(profiles) < PROFILES:
@@ -293,8 +281,8 @@ class Observer:
             functions.append({
                 "function": function,
                 "file": self.functions[function],
-                "entry": entry or {"calls": 0, "samples": [], "tests": [], "sides": []},
-                "exit": exit_ or {"calls": 0, "samples": [], "tests": [], "sides": []},
+                "entry": _wire_point(entry or _point()),
+                "exit": _wire_point(exit_ or _point()),
                 "profiles": [{"sides": [list(pos) + [taken] for pos, taken in profile],
                               "count": count}
                              for profile, count in sorted(profiles.items(),
@@ -306,6 +294,35 @@ class Observer:
                 sequences.append({"class": cls, "constructor": seq["constructor"],
                                   "calls": seq["calls"], "count": count})
         return {"functions": functions, "sequences": sequences}
+
+
+def _point():
+    return {"calls": 0, "samples": [], "tests": [], "sides": [], "counts": [], "index": {},
+            "complete": True}
+
+
+def _keep_sample(point, sample, sides, test):
+    """Counts a call of a program point: a sample the same test gave before adds to its count,
+    a new one is kept with its test, or marks the point incomplete when it holds enough. (Kept
+    per test, so that a test run again replaces exactly what it gave.)"""
+    point["calls"] += 1
+    key = (test, tuple(sorted((name, v["kind"], v["value"]) for name, v in sample.items())),
+           tuple(tuple(side) for side in sides))
+    i = point["index"].get(key)
+    if i is not None:
+        point["counts"][i] += 1
+    elif len(point["samples"]) < SAMPLES:
+        point["index"][key] = len(point["samples"])
+        point["samples"].append(sample)
+        point["tests"].append(test)
+        point["sides"].append(sides)
+        point["counts"].append(1)
+    else:
+        point["complete"] = False
+
+
+def _wire_point(point):
+    return {name: value for name, value in point.items() if name != "index"}
 
 
 def _parameters(frame):

@@ -286,9 +286,9 @@ pub fn render(v: &Variable) -> String {
 pub struct Invariant {
     pub point: Point,
     pub property: Property,
-    /// Samples in which it was checked (all its variables present).
+    /// Calls in which it was checked (all its variables present).
     pub samples: usize,
-    /// Calls of the point from passing tests (the samples are a reservoir of them).
+    /// Calls of the point from passing tests.
     pub calls: u64,
     pub confidence: f64,
     /// The tests whose samples support it (pytest node ids, sorted, at most 20).
@@ -339,7 +339,10 @@ fn about_result(point: Point, var: &str) -> bool {
 /// The likely invariants of one program point.
 pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<Invariant> {
     let samples = &observed.samples;
-    if samples.len() < support.min_calls {
+    // A sample left out could break any invariant: only a point with all of them says what
+    // held in every call.
+    let calls = |indices: &[usize]| observed.weight_of(indices) as usize;
+    if !observed.complete || calls(&(0..samples.len()).collect::<Vec<_>>()) < support.min_calls {
         return vec![];
     }
     let names: BTreeSet<&str> = samples
@@ -364,7 +367,7 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
         Invariant {
             point,
             property,
-            samples: used.len(),
+            samples: calls(used),
             calls: observed.calls,
             confidence,
             tests: tests.into_iter().collect(),
@@ -378,7 +381,8 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
         let present: Vec<usize> = (0..samples.len())
             .filter(|&i| samples[i].contains_key(name))
             .collect();
-        if present.len() < support.min_calls {
+        let present_calls = calls(&present);
+        if present_calls < support.min_calls {
             continue;
         }
         let mut distinct: Vec<&Variable> = vec![];
@@ -392,7 +396,7 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
         let few = if is_bool { 1 } else { MAX_ONE_OF };
         if distinct.len() <= few && about_result(point, name) {
             let k = distinct.len() as f64;
-            let confidence = 1.0 - (k / (k + 1.0)).powi(present.len() as i32);
+            let confidence = 1.0 - (k / (k + 1.0)).powi(present_calls as i32);
             if confidence >= support.confidence {
                 let mut values: Vec<Variable> = distinct.into_iter().cloned().collect();
                 values.sort_by_key(render);
@@ -408,7 +412,7 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
             }
         }
         if about_result(point, name) && !name.starts_with("type(") {
-            let confidence = 1.0 - 0.5f64.powi(present.len() as i32);
+            let confidence = 1.0 - 0.5f64.powi(present_calls as i32);
             for property in text_forms(name, present.iter().map(|&i| &samples[i][name])) {
                 if confidence >= support.confidence && distinct.len() >= support.min_distinct {
                     out.push(make(property, &present, confidence));
@@ -441,12 +445,17 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
     for (name, numbers) in &numeric {
         if about_result(point, name) {
             out.extend(
-                bounds(name, numbers, support)
-                    .into_iter()
-                    .map(|(property, confidence)| {
-                        let used: Vec<usize> = numbers.iter().map(|(i, _)| *i).collect();
-                        make(property, &used, confidence)
-                    }),
+                bounds(
+                    name,
+                    numbers,
+                    calls(&numbers.iter().map(|(i, _)| *i).collect::<Vec<_>>()),
+                    support,
+                )
+                .into_iter()
+                .map(|(property, confidence)| {
+                    let used: Vec<usize> = numbers.iter().map(|(i, _)| *i).collect();
+                    make(property, &used, confidence)
+                }),
             );
         }
     }
@@ -460,7 +469,8 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
                 .iter()
                 .filter_map(|&(i, x)| Some((i, x, *ys.get(&i)?)))
                 .collect();
-            if pairs.len() < support.min_calls {
+            let pair_indices: Vec<usize> = pairs.iter().map(|(i, _, _)| *i).collect();
+            if calls(&pair_indices) < support.min_calls {
                 continue;
             }
             let orders: Vec<Ordering> = pairs.iter().filter_map(|(_, x, y)| x.cmp(*y)).collect();
@@ -488,14 +498,13 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
             if distinct.len() < support.min_distinct || confidence < support.confidence {
                 continue;
             }
-            let used: Vec<usize> = pairs.iter().map(|(i, _, _)| *i).collect();
             out.push(make(
                 Property::Compare {
                     left: (*left).to_owned(),
                     relation,
                     right: (*right).to_owned(),
                 },
-                &used,
+                &pair_indices,
                 confidence,
             ));
         }
@@ -557,7 +566,12 @@ fn text_forms<'a>(var: &str, values: impl Iterator<Item = &'a Variable>) -> Vec<
 
 /// The sign of a number (`x >= 0`, `x > 0`, `x <= 0`, `x < 0`), or `x != 0` for integers on
 /// both sides of zero that never were zero.
-fn bounds(var: &str, numbers: &[(usize, Number)], support: &Support) -> Vec<(Property, f64)> {
+fn bounds(
+    var: &str,
+    numbers: &[(usize, Number)],
+    calls: usize,
+    support: &Support,
+) -> Vec<(Property, f64)> {
     let mut out = vec![];
     let mut distinct: Vec<Number> = vec![];
     for (_, n) in numbers {
@@ -573,7 +587,7 @@ fn bounds(var: &str, numbers: &[(usize, Number)], support: &Support) -> Vec<(Pro
             .all(|n| sign(n).is_some_and(|s| o.contains(&s)))
     };
     // Each sample could have fallen on either side of zero.
-    let confidence = 1.0 - 0.5f64.powi(numbers.len() as i32);
+    let confidence = 1.0 - 0.5f64.powi(calls as i32);
     let bound = |relation| Property::Bound {
         var: var.to_owned(),
         relation,
@@ -605,7 +619,7 @@ fn bounds(var: &str, numbers: &[(usize, Number)], support: &Support) -> Vec<(Pro
         && hi > 0
     {
         let width = (hi - lo + 1) as f64;
-        let confidence = 1.0 - (1.0 - 1.0 / width).powi(numbers.len() as i32);
+        let confidence = 1.0 - (1.0 - 1.0 / width).powi(calls as i32);
         if confidence >= support.confidence {
             out.push((bound(Relation::Ne), confidence));
         }
@@ -637,17 +651,21 @@ pub fn infer_function(
             .filter(|&i| exit.sides[i].contains(&side))
             .collect();
         // A side every invocation took says nothing more.
-        if chosen.len() == exit.samples.len() || chosen.len() < support.min_calls {
+        if chosen.len() == exit.samples.len()
+            || (exit.weight_of(&chosen) as usize) < support.min_calls
+        {
             continue;
         }
         let subset = ProgramPoint {
-            calls: chosen.len() as u64,
+            calls: exit.weight_of(&chosen),
             samples: chosen.iter().map(|&i| exit.samples[i].clone()).collect(),
             tests: chosen
                 .iter()
                 .map(|&i| exit.tests.get(i).cloned().flatten())
                 .collect(),
             sides: vec![],
+            counts: chosen.iter().map(|&i| exit.weight(i)).collect(),
+            complete: exit.complete,
         };
         for mut inv in infer(Point::Exit, &subset, support) {
             if known.contains(&inv.key()) {
@@ -683,6 +701,8 @@ mod tests {
                 .map(|i| Some(format!("tests/test_a.py::test_{}", i % 3)))
                 .collect(),
             sides: vec![],
+            counts: vec![],
+            complete: true,
         }
     }
 
@@ -783,7 +803,10 @@ mod tests {
         // `is_rectilinear`: True exactly when the invocation took the `b == 0` side.
         const B_ZERO: ProfileSide = (4, Some(7), 4, Some(13), true);
         const B_NOT_ZERO: ProfileSide = (4, Some(7), 4, Some(13), false);
-        let mut exit = ProgramPoint::default();
+        let mut exit = ProgramPoint {
+            complete: true,
+            ..ProgramPoint::default()
+        };
         for i in 0..12 {
             let zero = i % 2 == 0;
             let sample: Sample = [
@@ -896,5 +919,54 @@ mod tests {
             rendered(&infer(Point::Entry, &point(&refs), &Support::default())),
             ["entry: d != 0"]
         );
+    }
+
+    /// `clip(value)` as a suite calls it: 300 calls with values in range and one that clips a
+    /// negative value to 0. The call that clips is one distinct sample among repeated ones, and
+    /// it must break `return <= value`.
+    fn clip(with_negative: bool) -> ProgramPoint {
+        let mut rows: Vec<Vec<(&str, Variable)>> = (0..6)
+            .map(|v| vec![("value", int(v * 40)), ("return", int(v * 40))])
+            .collect();
+        if with_negative {
+            rows.push(vec![("value", int(-20)), ("return", int(0))]);
+        }
+        let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+        let mut p = point(&refs);
+        p.counts = (0..rows.len())
+            .map(|i| if i < 6 { 50 } else { 1 })
+            .collect();
+        p.calls = p.counts.iter().sum();
+        p
+    }
+
+    #[test]
+    fn every_call_counts_and_one_distinct_sample_breaks_an_invariant() {
+        let held = rendered(&infer(Point::Exit, &clip(false), &Support::default()));
+        assert!(
+            held.contains(&"exit: return == value".to_owned()),
+            "{held:?}"
+        );
+        let invariants = infer(Point::Exit, &clip(true), &Support::default());
+        let keys = rendered(&invariants);
+        assert!(
+            !keys
+                .iter()
+                .any(|k| k.contains("<= value") || k.contains("== value")),
+            "{keys:?}"
+        );
+        // The support is counted in calls, not in distinct samples.
+        let sign = invariants
+            .iter()
+            .find(|i| i.key() == "exit: return >= 0")
+            .expect("return >= 0");
+        assert_eq!(sign.samples, 301);
+    }
+
+    #[test]
+    fn a_point_with_samples_left_out_gives_no_invariant() {
+        let mut p = clip(false);
+        p.complete = false;
+        assert_eq!(infer(Point::Exit, &p, &Support::default()), vec![]);
     }
 }

@@ -493,6 +493,8 @@ mod tests {
                 .map(|i| Some(format!("tests/test_p.py::test_{i}")))
                 .collect(),
             sides: vec![],
+            counts: vec![],
+            complete: true,
         };
         Observations {
             functions: vec![FunctionObservations {

@@ -1079,6 +1079,11 @@ fn suspicious_assertions(
             ranking.violations,
             ranking.comparable
         );
+    } else if ranking.checked > 0 {
+        eprintln!(
+            "lacuna: suspicious assertions: none ({} generated tests checked against {} invariants of your tests)",
+            ranking.checked, ranking.invariants
+        );
     }
     Ok(out)
 }
