@@ -245,7 +245,7 @@ pub struct Observations {
 }
 
 /// Distinct samples kept per program point (as the agent keeps them).
-const SAMPLES: usize = 2000;
+const SAMPLES: usize = 1000;
 
 impl Observations {
     /// Takes in the observations of a run of part of the suite: `rerun` says which tests it

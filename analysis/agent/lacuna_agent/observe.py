@@ -4,8 +4,9 @@
   function its parameters, at each exit its parameters again, the return value or the exception
   type, as variables over access paths (`self._items`, `len(self._items)`, `type(x)`,
   `x is None`) to depth 2: every distinct sample of each test with the number of calls that
-  gave it (up to a bound; a point with more distinct samples than that says it is incomplete, and no invariant
-  is learned from it, since one left out could break it), with the count of calls seen;
+  gave it (up to a bound per point and one over all points; a point that had to leave a sample
+  out says it is incomplete, and no invariant is learned from it, since the sample left out could
+  break it), with the count of calls seen;
 - the coverage profile of each invocation (the branch sides it took), distinct profiles with
   counts;
 - call sequences on objects of project classes (Palus's dynamic model): the constructor with its
@@ -23,7 +24,8 @@ builtin containers, names only of types.
 
 import sys
 
-SAMPLES = 2000        # distinct samples kept per program point
+SAMPLES = 1000        # distinct samples kept per program point
+TOTAL_SAMPLES = 100000  # distinct samples kept over all points (memory stays bounded)
 PROFILES = 64         # distinct coverage profiles kept per function
 SEQUENCES = 20        # distinct call sequences kept per class
 SEQUENCE_CALLS = 30   # calls kept per sequence
@@ -77,6 +79,7 @@ class Observer:
         self._invocations = invocations
         self._excluded_code = excluded_code
         self.points = {}      # (function, kind) -> {"calls", "samples"}
+        self.kept = [0]       # distinct samples kept over all points
         self.profiles = {}    # function -> {profile tuple: count}
         self.sequences = {}   # class -> {key: [sequence, count]}
         self.sequence_seen = {}  # class -> number of sequences seen
@@ -103,7 +106,7 @@ class Observer:
                 point = self.points.get(key)
                 if point is None:
                     point = self.points[key] = _point()
-                _keep_sample(point, sample, sides, test["name"])
+                _keep_sample(point, sample, sides, test["name"], self.kept)
             for function, profile in test["profiles"]:
                 profiles = self.profiles.setdefault(function, {})
                 if profile in profiles or len(profiles) < PROFILES:
@@ -301,7 +304,7 @@ def _point():
             "complete": True}
 
 
-def _keep_sample(point, sample, sides, test):
+def _keep_sample(point, sample, sides, test, kept):
     """Counts a call of a program point: a sample the same test gave before adds to its count,
     a new one is kept with its test, or marks the point incomplete when it holds enough. (Kept
     per test, so that a test run again replaces exactly what it gave.)"""
@@ -311,7 +314,8 @@ def _keep_sample(point, sample, sides, test):
     i = point["index"].get(key)
     if i is not None:
         point["counts"][i] += 1
-    elif len(point["samples"]) < SAMPLES:
+    elif len(point["samples"]) < SAMPLES and kept[0] < TOTAL_SAMPLES:
+        kept[0] += 1
         point["index"][key] = len(point["samples"])
         point["samples"].append(sample)
         point["tests"].append(test)
