@@ -1564,3 +1564,46 @@ fn a_side_only_a_timed_out_run_takes_says_it_timed_out() {
     assert_eq!(d["data"]["run"], "timeout");
     assert_eq!(d["data"]["timeout_ms"], 300);
 }
+
+/// A function that returns a named tuple: the emitted test asserts its type and its items, so
+/// that a change of value fails it (not only a change of type).
+#[test]
+fn named_tuple_results_are_asserted_item_by_item() {
+    let (out, _, tests, _) = generate_module(
+        "colours.py",
+        r#"from typing import NamedTuple
+
+
+class Colour(NamedTuple):
+    red: int
+    green: int
+    blue: int
+
+
+def shade(level: int) -> Colour:
+    if level > 10:
+        return Colour(255, 255, 255)
+    return Colour(0, 0, level)
+"#,
+    );
+    let asserted: Vec<&str> = tests
+        .lines()
+        .filter(|l| l.trim_start().starts_with("assert"))
+        .collect();
+    assert!(
+        asserted.contains(&"    assert tuple(result) == (255, 255, 255)"),
+        "{}\n{tests}",
+        stderr(&out)
+    );
+    assert_eq!(
+        asserted
+            .iter()
+            .filter(|l| l.contains("assert type(result).__name__ == 'Colour'"))
+            .count(),
+        asserted
+            .iter()
+            .filter(|l| l.contains("tuple(result)"))
+            .count(),
+        "{tests}"
+    );
+}

@@ -485,7 +485,11 @@ def _describe_value(value):
         text = repr(plain)
     except Exception:
         text = "<unprintable>"
-    return {"repr": text[:500], "type": _qualified_type(plain), "literal": values.literal(plain)}
+    out = {"repr": text[:500], "type": _qualified_type(plain), "literal": values.literal(plain)}
+    if out["literal"] is None and issubclass(type(plain), tuple):
+        # A named tuple (or another tuple subclass): its items, read without its own code.
+        out["items"] = values.literal(tuple(tuple.__iter__(plain)))
+    return out
 
 
 def _describe_exception(e, runtime):

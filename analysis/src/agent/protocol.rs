@@ -249,6 +249,10 @@ pub struct ReturnValue {
     /// literal tree within bounds reads as none.
     #[serde(default, deserialize_with = "literal")]
     pub literal: Option<Literal>,
+    /// For a tuple of a subclass (a named tuple) that is no literal itself: its items as a
+    /// tuple literal.
+    #[serde(default, deserialize_with = "literal")]
+    pub items: Option<Literal>,
 }
 
 /// A value made of literals, as the agent describes a return value: decoded and checked here,

@@ -797,7 +797,10 @@ fn test_source(
     let weak = format!("{out}    {call}\n\n\n");
     match outcome {
         Outcome::Returned {
-            literal, type_name, ..
+            literal,
+            type_name,
+            items,
+            ..
         } => {
             let _ = writeln!(out, "    result = {call}");
             match literal {
@@ -816,6 +819,10 @@ fn test_source(
                         type_name.rsplit('.').next().unwrap_or(type_name),
                     );
                     let _ = writeln!(out, "    assert type(result).__name__ == {short}");
+                    if let Some(items) = items {
+                        let _ =
+                            writeln!(out, "    assert tuple(result) == {}", literal_expr(items));
+                    }
                 }
             }
         }
@@ -900,6 +907,7 @@ mod tests {
             repr: "1".into(),
             type_name: "int".into(),
             literal: Some(Literal::Int("1".into())),
+            items: None,
         };
         assert_eq!(
             test_name("Stock.restock_plan", 2, &ok),

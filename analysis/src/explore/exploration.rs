@@ -42,6 +42,8 @@ pub enum Outcome {
         repr: String,
         type_name: String,
         literal: Option<Literal>,
+        /// The items of a tuple subclass's value (a named tuple) as a tuple literal.
+        items: Option<Literal>,
     },
     Raised {
         type_name: String,

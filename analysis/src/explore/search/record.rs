@@ -112,11 +112,13 @@ impl Search<'_> {
                     repr: "None".into(),
                     type_name: "NoneType".into(),
                     literal: Some(Literal::None),
+                    items: None,
                 });
                 Outcome::Returned {
                     repr: r.repr,
                     type_name: r.type_name,
                     literal: r.literal,
+                    items: r.items.filter(|i| matches!(i, Literal::Tuple(_))),
                 }
             }
             Status::Raised => {
