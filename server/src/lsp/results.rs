@@ -323,6 +323,9 @@ impl Results {
             }
         }
         diagnostics.sort_by_key(|d| (d.range.start, d.code));
+        // `select`, `ignore` and `extend-select` of `[tool.lacuna]`, as `lacuna check` applies them.
+        let config = workspace.project.config(db);
+        diagnostics.retain(|d| config.selection.selects(d.code));
         let encoding = shared.encoding();
         let lsp_diagnostics = diagnostics
             .iter()
