@@ -2,6 +2,7 @@
 //! document, its human output and its exit codes.
 
 mod budget;
+mod cache;
 mod ci;
 mod report;
 mod suspicious;

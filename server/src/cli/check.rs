@@ -150,6 +150,8 @@ pub enum StoppedBy {
     Exhausted,
     /// Not explored (the reason is given).
     NotExplored,
+    /// Not explored: unchanged since `--changed-since`'s revision, and nothing stored for it.
+    Unchanged,
 }
 
 impl StoppedBy {
@@ -163,6 +165,7 @@ impl StoppedBy {
             StoppedBy::Executions => "executions",
             StoppedBy::Exhausted => "exhausted",
             StoppedBy::NotExplored => "not-explored",
+            StoppedBy::Unchanged => "unchanged",
         }
     }
 
@@ -289,6 +292,13 @@ pub struct RunStats {
     pub crashes: u64,
     /// Every function explored failed to import its module.
     pub nothing_imported: bool,
+    /// Functions explored by this run.
+    pub explored: usize,
+    /// Functions reported from the results store (`--cache-dir`).
+    pub reused: usize,
+    /// Functions unchanged since `--changed-since`'s revision the store had nothing for: not
+    /// explored.
+    pub unchanged: usize,
     /// The project's own suite, run under pytest (absent when it has no test directory).
     pub suite: Option<SuiteSummary>,
 }
@@ -507,6 +517,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         })
         .collect();
+    let cache = (!args.no_cache && !args.static_only).then(|| match &args.cache_dir {
+        Some(dir) => cwd.join(dir),
+        None => super::cache::default_dir(&workspace.project.config(&workspace.db).root),
+    });
     let stats = if args.static_only {
         None
     } else {
@@ -521,6 +535,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 cwd: &cwd,
                 quiet: args.quiet,
                 shard: args.shard,
+                cache: cache.as_deref(),
+                changed_since: args.changed_since.as_deref(),
+                project: &project_files,
             },
         )?)
     };
@@ -587,6 +604,12 @@ struct Scope<'a> {
     cwd: &'a Path,
     quiet: bool,
     shard: Option<super::shard::Shard>,
+    /// The results store's directory, unless `--no-cache`.
+    cache: Option<&'a Path>,
+    /// `--changed-since`.
+    changed_since: Option<&'a str>,
+    /// Every file of the project.
+    project: &'a [PathBuf],
 }
 
 /// Leaves out the `LCN300` diagnostics ranked below `show`; returns how many.
@@ -617,7 +640,9 @@ fn generate(
     emit: Option<&Path>,
     scope: &Scope<'_>,
 ) -> anyhow::Result<RunStats> {
-    let Scope { cwd, quiet, shard } = *scope;
+    let Scope {
+        cwd, quiet, shard, ..
+    } = *scope;
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
@@ -649,11 +674,64 @@ fn generate(
         writers: generation::writers(db, project),
         guidance: guidance.into(),
     };
+    // What the store has for the functions' code as it is now, and with `--changed-since`,
+    // which functions are as they were at the revision.
+    let fingerprint_of = |file: lacuna_analysis::db::SourceFile,
+                          id: &lacuna_grammar::FunctionId| {
+        static_report(db, file)
+            .functions
+            .iter()
+            .find(|f| f.id == *id)
+            .map_or(0, |f| f.fingerprint)
+    };
+    let cache = scope
+        .cache
+        .map(|dir| super::cache::Cache::new(dir.to_owned(), &config));
+    let at_revision = scope
+        .changed_since
+        .map(|revision| super::changed::at_revision(&config, scope.project, revision))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let mut reused: Vec<(usize, generation::FunctionResult)> = vec![];
+    let mut unchanged: Vec<generation::Target> = vec![];
+    let mut to_explore: Vec<(usize, generation::Target)> = vec![];
+    {
+        let store = cache.as_ref().and_then(super::cache::Cache::open);
+        for (i, t) in targets.into_iter().enumerate() {
+            let fingerprint = fingerprint_of(t.0, &t.1);
+            if let (Some(cache), Some(store)) = (&cache, &store)
+                && let Some(stored) =
+                    cache.current(store, &cache.key(&t.2.module, t.1.as_str()), fingerprint)
+            {
+                let (file, function, target, _) = t;
+                reused.push((
+                    i,
+                    generation::FunctionResult {
+                        file,
+                        function,
+                        target,
+                        exploration: stored.exploration,
+                        import_failure: None,
+                        guidance_subjects: Some(stored.guidance_subjects.into_iter().collect()),
+                    },
+                ));
+                continue;
+            }
+            if let Some(at) = &at_revision
+                && at.unchanged(t.0.path(db), t.1.as_str(), fingerprint)
+            {
+                unchanged.push(t);
+                continue;
+            }
+            to_explore.push((i, t));
+        }
+    }
+    let (order, targets): (Vec<usize>, Vec<generation::Target>) = to_explore.into_iter().unzip();
     let budget = generation::budget(&config);
     let started = Instant::now();
     let progress = progress_bar(targets.len(), quiet);
     let run_time = config.budget.run_time_s.map(std::time::Duration::from_secs);
-    let results = generation::explore_all_reporting(
+    let explored = generation::explore_all_reporting(
         &pool,
         targets,
         &facts,
@@ -668,6 +746,70 @@ fn generate(
         },
     );
     let explore = started.elapsed();
+    // What was explored goes into the store for the next run; explorations that could not run
+    // (an import that failed, the run's budget spent before their turn) are tried again.
+    if let Some(cache) = &cache
+        && !explored.is_empty()
+        && let Some(store) = cache.open()
+    {
+        let entries: Vec<(String, crate::store::StoredExploration)> = explored
+            .iter()
+            .filter(|r| r.exploration.failure.is_none())
+            .filter_map(|r| {
+                let subjects = r.guidance_subjects.as_ref()?;
+                Some((
+                    cache.key(&r.target.module, r.function.as_str()),
+                    cache.entry(
+                        fingerprint_of(r.file, &r.function),
+                        subjects,
+                        &r.exploration,
+                    ),
+                ))
+            })
+            .collect();
+        if let Err(e) = store.put_explorations(&entries) {
+            eprintln!("lacuna: warning: cannot store results: {e}");
+        }
+        // Every shard of a run must balance by the same times: only unsharded runs record them.
+        if shard.is_none() {
+            let times: Vec<(String, u64)> = explored
+                .iter()
+                .filter(|r| r.exploration.failure.is_none())
+                .map(|r| {
+                    (
+                        super::cache::Cache::time_key(&r.target.module, r.function.as_str()),
+                        r.exploration.elapsed.as_millis() as u64,
+                    )
+                })
+                .collect();
+            if let Err(e) = store.put_times(&times) {
+                eprintln!("lacuna: warning: cannot store exploration times: {e}");
+            }
+        }
+    }
+    let (explored_count, reused_count) = (explored.len(), reused.len());
+    let executions: u64 = explored
+        .iter()
+        .map(|r| u64::from(r.exploration.executions))
+        .sum();
+    let solver_queries: u64 = explored.iter().map(|r| r.exploration.solver_queries).sum();
+    let mut results: Vec<(usize, generation::FunctionResult)> =
+        order.into_iter().zip(explored).chain(reused).collect();
+    results.sort_by_key(|(i, _)| *i);
+    let results: Vec<generation::FunctionResult> = results.into_iter().map(|(_, r)| r).collect();
+    if !quiet && (reused_count > 0 || !unchanged.is_empty() || at_revision.is_some()) {
+        eprintln!(
+            "lacuna: {explored_count} functions explored, {reused_count} reported from the results store{}",
+            match &at_revision {
+                Some(at) => format!(
+                    ", {} unchanged since {} and not explored",
+                    unchanged.len(),
+                    at.revision
+                ),
+                None => String::new(),
+            }
+        );
+    }
     // The project's own tests, under pytest, for their coverage and MC/DC next to the
     // generated tests'.
     progress.set_message("the project's own tests");
@@ -720,10 +862,11 @@ fn generate(
         }),
         ..RunStats::default()
     };
-    for result in &results {
-        stats.executions += u64::from(result.exploration.executions);
-        stats.solver_queries += result.exploration.solver_queries;
-    }
+    stats.executions = executions;
+    stats.solver_queries = solver_queries;
+    stats.explored = explored_count;
+    stats.reused = reused_count;
+    stats.unchanged = unchanged.len();
     stats.nothing_imported =
         !results.is_empty() && results.iter().all(|r| r.import_failure.is_some());
     import_diagnostics(&config, &results, checked, cwd);
@@ -835,6 +978,44 @@ fn generate(
                 })
                 .collect(),
             object_fields: report.object_fields,
+        });
+    }
+    // Unchanged since the revision, with nothing stored: not explored, and said so.
+    for (file, function, target, _) in unchanged {
+        let Some(i) = sources.iter().position(|&f| f == file) else {
+            continue;
+        };
+        let own = suite.coverage(&target);
+        let sides = side_records(
+            &target.syntax,
+            target.anchor,
+            &target.lines,
+            &target.text,
+            &|_, _| false,
+            &|d, side| own.sides.contains(&(d, side)),
+        );
+        let revision = scope.changed_since.unwrap_or_default();
+        checked[i].generated.push(GeneratedFunction {
+            id: function.to_string(),
+            covered: 0,
+            obligations: (0, 0),
+            mcdc: vec![],
+            suite: None,
+            executions: 0,
+            tests: 0,
+            time_ms: 0,
+            solver_queries: 0,
+            diagnostics: vec![],
+            failure: Some(format!(
+                "unchanged since {revision}, and the results store has nothing for it: not explored in this run"
+            )),
+            unread_annotations: vec![],
+            stopped_by: StoppedBy::Unchanged,
+            stop_reason: None,
+            not_emitted: vec![],
+            sides,
+            external_calls: vec![],
+            object_fields: vec![],
         });
     }
     // Every function has an outcome: those not explored say why, and their sides count.

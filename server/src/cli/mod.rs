@@ -1,5 +1,7 @@
 //! Command-line interface: argument definitions and dispatch to the commands.
 
+mod cache;
+mod changed;
 mod check;
 mod format;
 mod json;
@@ -124,6 +126,20 @@ pub struct CheckArgs {
     /// outputs into the unsharded one.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<shard::Shard>,
+    /// Keep the results store here, and report from it every function whose code (its
+    /// fingerprint), the guidance declarations it depends on, the configuration and the Lacuna
+    /// binary are those a stored exploration was made with, instead of exploring it again.
+    /// Default: `.lacuna/` at the project root (the language server's store).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
+    /// Neither read nor write the results store: explore every function.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Explore only the functions whose fingerprint differs from the one they had at the git
+    /// revision REF (pull-request mode); the others are reported from the store, or as
+    /// unchanged when it has nothing for them.
+    #[arg(long, value_name = "REF", conflicts_with = "static_only")]
+    pub changed_since: Option<String>,
     /// Report only these diagnostic codes or prefixes (comma-separated: `LCN1,LCN200`);
     /// replaces `select` of `[tool.lacuna]`. Default: every code.
     #[arg(long, value_name = "CODES", value_delimiter = ',')]

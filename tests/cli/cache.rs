@@ -1,0 +1,244 @@
+//! Results reused by fingerprint: a second `lacuna check` reports every function from the
+//! results store and prints what a fresh run prints; an edited function (and what its
+//! fingerprint says depends on it) is explored again, nothing else; `--changed-since REF`
+//! explores only what differs from a git revision and gives every other function an outcome.
+
+use super::{example, stderr};
+use std::path::Path;
+use std::process::{Command, Output};
+
+const FILE: &str = "shop/pricing.py";
+
+/// `lacuna check --format json ARGS` on the project at `root`, `HOME` a temporary directory.
+fn check(root: &Path, args: &[&str]) -> (Output, serde_json::Value) {
+    let home = tempfile::tempdir().unwrap();
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna"))
+            .args(["check", "--format", "json"])
+            .args(args),
+        home.path(),
+    )
+    .current_dir(root)
+    .output()
+    .expect("the lacuna binary runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc = serde_json::from_slice(&out.stdout).unwrap();
+    (out, doc)
+}
+
+/// The document without what measures the run rather than the code: times and the
+/// `generation` object (the run's costs, and how many functions it explored and reused).
+fn without_costs(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| !k.ends_with("_ms") && *k != "generation")
+            .map(|(k, v)| (k.clone(), without_costs(v)))
+            .collect(),
+        serde_json::Value::Array(items) => items.iter().map(without_costs).collect(),
+        v => v.clone(),
+    }
+}
+
+/// Function name → fingerprint.
+fn fingerprints(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["functions"].as_array().unwrap())
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap().to_owned(),
+                f["fingerprint"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn files_of(dir: &Path) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_second_run_reuses_every_function_and_prints_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = example::example_project(dir.path());
+    let (_, first) = check(&root, &["--emit-tests", "first", FILE]);
+    let explored = first["generation"]["explored"].as_u64().unwrap();
+    assert!(explored > 3, "{}", first["generation"]);
+    assert_eq!(first["generation"]["reused"], 0);
+    assert!(root.join(".lacuna/store.redb").exists());
+
+    let (out, second) = check(&root, &["--emit-tests", "second", FILE]);
+    assert_eq!(
+        second["generation"]["explored"], 0,
+        "{}",
+        second["generation"]
+    );
+    assert_eq!(second["generation"]["reused"], explored);
+    assert_eq!(second["generation"]["executions"], 0);
+    assert_eq!(without_costs(&second), without_costs(&first));
+    assert_eq!(
+        files_of(&root.join("second")),
+        files_of(&root.join("first"))
+    );
+    assert!(
+        stderr(&out).contains(&format!(
+            "lacuna: 0 functions explored, {explored} reported from the results store"
+        )),
+        "{}",
+        stderr(&out)
+    );
+
+    // One function edited: it alone changes fingerprint, and it alone is explored again.
+    let path = root.join(FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("if qty > 100:", "if qty > 200:")).unwrap();
+    let (_, third) = check(&root, &[FILE]);
+    let before = fingerprints(&second);
+    let changed: Vec<String> = fingerprints(&third)
+        .into_iter()
+        .zip(&before)
+        .filter(|(now, then)| now != *then)
+        .map(|((name, _), _)| name)
+        .collect();
+    assert_eq!(changed, ["bulk_unit_price"]);
+    assert_eq!(
+        third["generation"]["explored"], 1,
+        "{}",
+        third["generation"]
+    );
+    assert_eq!(third["generation"]["reused"], explored - 1);
+
+    // `--no-cache` explores everything again, and leaves the store alone.
+    let modified = std::fs::metadata(root.join(".lacuna/store.redb"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let (_, fresh) = check(&root, &["--no-cache", FILE]);
+    assert_eq!(fresh["generation"]["explored"], explored);
+    assert_eq!(fresh["generation"]["reused"], 0);
+    assert_eq!(
+        std::fs::metadata(root.join(".lacuna/store.redb"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        modified
+    );
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn changed_since_explores_only_what_differs_from_the_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = example::example_project(dir.path());
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "base"]);
+    let path = root.join(FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("if qty > 100:", "if qty > 200:")).unwrap();
+
+    // No store: the unchanged functions are not explored, and say why.
+    let cache = dir.path().join("store");
+    let cache = cache.to_str().unwrap();
+    let (out, doc) = check(
+        &root,
+        &["--cache-dir", cache, "--changed-since", "HEAD", FILE],
+    );
+    assert_eq!(doc["generation"]["explored"], 1, "{}", doc["generation"]);
+    assert_eq!(doc["generation"]["reused"], 0);
+    let unchanged = doc["generation"]["unchanged"].as_u64().unwrap();
+    assert!(unchanged > 3);
+    let functions: Vec<&serde_json::Value> = doc["files"][0]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    let outcome = |name: &str| {
+        functions
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    assert_eq!(outcome("bulk_unit_price")["outcome"], "explored");
+    let discount = outcome("discount_rate");
+    assert_eq!(discount["outcome"], "unchanged");
+    assert_eq!(
+        discount["not_explored"],
+        "unchanged since HEAD, and the results store has nothing for it: not explored in this run"
+    );
+    assert_eq!(
+        functions
+            .iter()
+            .filter(|f| f["outcome"] == "unchanged")
+            .count() as u64,
+        unchanged
+    );
+    assert!(
+        stderr(&out).contains(&format!(
+            "lacuna: 1 functions explored, 0 reported from the results store, {unchanged} unchanged since HEAD and not explored"
+        )),
+        "{}",
+        stderr(&out)
+    );
+
+    // With the store filled by a whole run, the unchanged functions are reported from it.
+    let (_, whole) = check(&root, &["--cache-dir", cache, FILE]);
+    assert_eq!(whole["generation"]["explored"], unchanged);
+    let (_, again) = check(
+        &root,
+        &["--cache-dir", cache, "--changed-since", "HEAD", FILE],
+    );
+    assert_eq!(again["generation"]["explored"], 0);
+    assert_eq!(again["generation"]["reused"], unchanged + 1);
+    assert!(again["generation"].get("unchanged").is_none());
+    assert_eq!(without_costs(&again), without_costs(&whole));
+
+    // A revision git does not know is a usage error.
+    let home = tempfile::tempdir().unwrap();
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args([
+            "check",
+            "--changed-since",
+            "no-such-branch",
+            FILE,
+        ]),
+        home.path(),
+    )
+    .current_dir(&root)
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("git cannot find the revision `no-such-branch`"),
+        "{}",
+        stderr(&out)
+    );
+}
