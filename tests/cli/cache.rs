@@ -242,3 +242,81 @@ fn changed_since_explores_only_what_differs_from_the_revision() {
         stderr(&out)
     );
 }
+
+/// The names of the functions a JSON document reports.
+fn names(doc: &serde_json::Value) -> Vec<String> {
+    fingerprints(doc)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// `--shard i/n` spreads functions by the exploration times an unsharded run stored: the slow
+/// function alone in one shard, the five quick ones in the other (the stable hash, used when
+/// no time is stored, puts the slow one with four of them); merged, the shards are the run.
+#[test]
+fn shards_are_balanced_by_the_times_the_store_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("balance");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        format!(
+            "[tool.lacuna]\npython = {:?}\nsrc = [\".\"]\n",
+            example::python()
+        ),
+    )
+    .unwrap();
+    let mut module = String::from(
+        "import time\n\n\ndef slow(x: int, y: int) -> int:\n    time.sleep(0.4)\n    if x > 5 and y < 3:\n        return 1\n    return 0\n",
+    );
+    for name in ["rate", "clamp", "sign", "parity", "grade"] {
+        module.push_str(&format!(
+            "\n\ndef {name}(a: int) -> int:\n    if a > 1:\n        return 1\n    return 0\n"
+        ));
+    }
+    std::fs::write(root.join("work.py"), module).unwrap();
+    let quick = ["rate", "clamp", "sign", "parity", "grade"];
+
+    // No stored times: the stable hash.
+    let (_, hashed) = check(&root, &["--no-cache", "--shard", "1/2"]);
+    assert_eq!(names(&hashed), ["slow", "clamp", "sign", "parity", "grade"]);
+
+    let (_, whole) = check(&root, &[]);
+    let time = |name: &str| {
+        whole["files"][0]["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap()["time_ms"]
+            .as_u64()
+            .unwrap()
+    };
+    let quick_total: u64 = quick.iter().map(|n| time(n)).sum();
+    assert!(
+        time("slow") > quick_total,
+        "slow {} ms, the others {quick_total} ms together",
+        time("slow")
+    );
+    let (_, first) = check(&root, &["--shard", "1/2"]);
+    let (_, second) = check(&root, &["--shard", "2/2"]);
+    assert_eq!(names(&first), ["slow"]);
+    assert_eq!(names(&second), quick);
+
+    for (i, doc) in [&first, &second].iter().enumerate() {
+        std::fs::write(
+            root.join(format!("shard-{i}.json")),
+            serde_json::to_vec(doc).unwrap(),
+        )
+        .unwrap();
+    }
+    let merged = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["merge", "shard-0.json", "shard-1.json"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+    let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(without_costs(&merged), without_costs(&whole));
+}

@@ -32,7 +32,7 @@ pub struct CheckedFile {
     /// The codes reported (`--select`, `--ignore`, `[tool.lacuna] select`…).
     pub selection: Arc<Selection>,
     /// With `--shard`: the part of the run this one does.
-    pub shard: Option<super::shard::Shard>,
+    pub shard: Option<Arc<super::shard::Part>>,
 }
 
 /// One function's figures under the one definition every output (text, JSON,
@@ -399,7 +399,9 @@ impl CheckedFile {
     /// Whether this run reports the function `id` (`None`: what the file has outside
     /// functions): always, unless it is a shard.
     pub fn owns(&self, id: Option<&str>) -> bool {
-        self.shard.is_none_or(|s| s.owns(&self.display, id))
+        self.shard
+            .as_ref()
+            .is_none_or(|s| s.owns(&self.display, id))
     }
 
     /// The functions this run reports, in source order.
@@ -499,6 +501,19 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .copied()
         .filter(|f| files.iter().any(|p| p == f.path(&workspace.db)))
         .collect();
+    let cache = (!args.no_cache && !args.static_only).then(|| match &args.cache_dir {
+        Some(dir) => cwd.join(dir),
+        None => super::cache::default_dir(&workspace.project.config(&workspace.db).root),
+    });
+    let part = args.shard.map(|shard| {
+        Arc::new(shard_part(
+            &workspace,
+            &sources,
+            shard,
+            cache.as_deref(),
+            &cwd,
+        ))
+    });
     let snapshot = workspace.snapshot();
     let mut checked: Vec<CheckedFile> = sources
         .par_iter()
@@ -513,14 +528,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 imports: vec![],
                 generation: !args.static_only,
                 selection: selection.clone(),
-                shard: args.shard,
+                shard: part.clone(),
             }
         })
         .collect();
-    let cache = (!args.no_cache && !args.static_only).then(|| match &args.cache_dir {
-        Some(dir) => cwd.join(dir),
-        None => super::cache::default_dir(&workspace.project.config(&workspace.db).root),
-    });
     let stats = if args.static_only {
         None
     } else {
@@ -534,7 +545,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             &Scope {
                 cwd: &cwd,
                 quiet: args.quiet,
-                shard: args.shard,
+                shard: part.as_deref(),
                 cache: cache.as_deref(),
                 changed_since: args.changed_since.as_deref(),
                 project: &project_files,
@@ -603,13 +614,53 @@ struct Scope<'a> {
     /// Paths are shown relative to it.
     cwd: &'a Path,
     quiet: bool,
-    shard: Option<super::shard::Shard>,
+    shard: Option<&'a super::shard::Part>,
     /// The results store's directory, unless `--no-cache`.
     cache: Option<&'a Path>,
     /// `--changed-since`.
     changed_since: Option<&'a str>,
     /// Every file of the project.
     project: &'a [PathBuf],
+}
+
+/// Part `shard` of the run over `sources`: balanced by the exploration times the results store
+/// in `cache` has (none with `--no-cache` or `--static`: the stable hash then).
+fn shard_part(
+    workspace: &Workspace,
+    sources: &[lacuna_analysis::db::SourceFile],
+    shard: super::shard::Shard,
+    cache: Option<&Path>,
+    cwd: &Path,
+) -> super::shard::Part {
+    let db = &workspace.db;
+    let index = lacuna_analysis::db::module_index(db, workspace.project);
+    let mut functions: Vec<(PathBuf, String, String)> = vec![];
+    for &file in sources {
+        let module = index.name(file).unwrap_or_default();
+        for f in &static_report(db, file).functions {
+            functions.push((
+                display_path(file.path(db), cwd),
+                f.id.to_string(),
+                super::cache::Cache::time_key(module, f.id.as_str()),
+            ));
+        }
+    }
+    let times = cache
+        .filter(|_| !functions.is_empty())
+        .and_then(|dir| {
+            let config = workspace.project.config(db);
+            super::cache::Cache::new(dir.to_owned(), config).open()
+        })
+        .map(|store| {
+            let keys: Vec<String> = functions.iter().map(|f| f.2.clone()).collect();
+            store.times(&keys)
+        })
+        .unwrap_or_default();
+    let with_times: Vec<(&Path, &str, Option<u64>)> = functions
+        .iter()
+        .map(|(path, id, key)| (path.as_path(), id.as_str(), times.get(key).copied()))
+        .collect();
+    super::shard::Part::new(shard, &with_times)
 }
 
 /// Leaves out the `LCN300` diagnostics ranked below `show`; returns how many.

@@ -121,9 +121,10 @@ pub struct CheckArgs {
     /// own suite's.
     #[arg(long, value_enum, value_name = "TESTS", default_value_t = format::coverage::CoverageOf::Generated)]
     pub coverage_of: format::coverage::CoverageOf,
-    /// Do part I of N of the run (`--shard 2/4`): the functions whose file and name hash to it,
-    /// and the diagnostics of files outside functions likewise. `lacuna merge` joins the N
-    /// outputs into the unsharded one.
+    /// Do part I of N of the run (`--shard 2/4`): functions are balanced by the exploration
+    /// times the results store keeps (those without one, and diagnostics outside functions, go
+    /// by a hash of their file and name). Every shard must start from the same store.
+    /// `lacuna merge` joins the N outputs into the unsharded one.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<shard::Shard>,
     /// Keep the results store here, and report from it every function whose code (its

@@ -308,6 +308,26 @@ impl Store {
         guarded(|| write().map_err(|e| e.to_string()))
     }
 
+    /// The last exploration time (ms) of each of `keys` that has one.
+    pub fn times(&self, keys: &[String]) -> rustc_hash::FxHashMap<String, u64> {
+        guarded(|| {
+            let mut out = rustc_hash::FxHashMap::default();
+            let Ok(txn) = self.db.begin_read() else {
+                return Ok(out);
+            };
+            let Ok(table) = txn.open_table(TIMES) else {
+                return Ok(out);
+            };
+            for key in keys {
+                if let Ok(Some(ms)) = table.get(key.as_str()) {
+                    out.insert(key.clone(), ms.value());
+                }
+            }
+            Ok(out)
+        })
+        .unwrap_or_default()
+    }
+
     /// Records exploration times (ms), replacing older ones.
     pub fn put_times(&self, entries: &[(String, u64)]) -> Result<(), String> {
         let write = || -> Result<(), redb::Error> {
