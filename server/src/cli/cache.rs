@@ -4,7 +4,7 @@
 //! depend on are those a stored exploration was computed for, under the same configuration and
 //! the same Lacuna binary — and what this run adds to it. The store is opened only to read
 //! before exploring and to write after, so that runs in parallel (shards, a language server)
-//! take turns; one that stays busy is run without.
+//! take turns; one that stays busy (a language server has it open) is run without.
 
 use crate::store::{Store, StoredExploration, config_key, declarations};
 use lacuna_analysis::config::Config;
@@ -20,8 +20,9 @@ pub struct Cache {
     declarations: Declarations,
 }
 
-/// How long a run waits for another process to close the store.
-const WAIT: Duration = Duration::from_secs(60);
+/// How long a run waits for another process to close the store: other runs hold it for
+/// moments; a language server holds it for its whole session, and the run goes on without.
+const WAIT: Duration = Duration::from_secs(10);
 
 impl Cache {
     pub fn new(dir: PathBuf, config: &Config) -> Cache {

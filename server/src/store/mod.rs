@@ -80,7 +80,9 @@ pub enum OpenError {
 impl std::fmt::Display for OpenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            OpenError::Busy => f.write_str("another Lacuna process has the results store open"),
+            OpenError::Busy => f.write_str(
+                "another Lacuna process (a language server, another run) has the results store open",
+            ),
             OpenError::Failed(why) => f.write_str(why),
         }
     }
