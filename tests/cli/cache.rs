@@ -192,7 +192,7 @@ fn changed_since_explores_only_what_differs_from_the_revision() {
     assert_eq!(discount["outcome"], "unchanged");
     assert_eq!(
         discount["not_explored"],
-        "unchanged since HEAD, and the results store has nothing for it: not explored in this run"
+        "unchanged since HEAD, and the results store has no exploration of it"
     );
     assert_eq!(
         functions

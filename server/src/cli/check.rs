@@ -1058,7 +1058,7 @@ fn generate(
             solver_queries: 0,
             diagnostics: vec![],
             failure: Some(format!(
-                "unchanged since {revision}, and the results store has nothing for it: not explored in this run"
+                "unchanged since {revision}, and the results store has no exploration of it"
             )),
             unread_annotations: vec![],
             stopped_by: StoppedBy::Unchanged,
