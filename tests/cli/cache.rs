@@ -320,3 +320,25 @@ fn shards_are_balanced_by_the_times_the_store_keeps() {
     let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
     assert_eq!(without_costs(&merged), without_costs(&whole));
 }
+
+/// A declaration added to the guidance module explores again the functions whose exploration
+/// saw the call it mocks, and only those.
+#[test]
+fn a_guidance_change_explores_again_only_the_functions_it_concerns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = example::example_project(dir.path());
+    let (_, first) = check(&root, &[FILE]);
+    let explored = first["generation"]["explored"].as_u64().unwrap();
+    std::fs::write(
+        root.join("tests/lacuna_guidance.py"),
+        "def mock(target):\n    def mark(function):\n        function.__lacuna_mock__ = target\n        return function\n\n    return mark\n\n\n@mock(\"time.time\")\ndef time_time(*args, **kwargs) -> float:\n    \"\"\"Generated tests choose what `time.time` returns.\"\"\"\n",
+    )
+    .unwrap();
+    let (_, second) = check(&root, &[FILE]);
+    assert_eq!(
+        second["generation"]["explored"], 1,
+        "{}",
+        second["generation"]
+    );
+    assert_eq!(second["generation"]["reused"], explored - 1);
+}
