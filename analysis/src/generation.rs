@@ -30,6 +30,9 @@ pub struct FunctionResult {
     pub exploration: Exploration,
     /// Why its module could not be imported, when that is why it was not explored.
     pub import_failure: Option<crate::imports::ImportFailure>,
+    /// The calls and classes whose guidance declarations the exploration depends on
+    /// (`guidance::dependence::subjects`); none when it failed before it could say.
+    pub guidance_subjects: Option<std::collections::BTreeSet<String>>,
 }
 
 /// Why a target could not be described: the agent's message, and the import failure behind it
@@ -826,7 +829,7 @@ pub fn explore_all_reporting(
                         Some((_, share)) if share.is_zero() => Err(None),
                         _ => signature(pool, &target, facts, &source).map_err(Some),
                     };
-                    let (exploration, import_failure) = match described {
+                    let (exploration, import_failure, guidance_subjects) = match described {
                             Err(None) => (
                                 Exploration {
                                     failure: Some(
@@ -836,6 +839,7 @@ pub fn explore_all_reporting(
                                     ..Exploration::default()
                                 },
                                 None,
+                                None,
                             ),
                             Ok(sig) => {
                                 let mut own = budget.clone();
@@ -844,7 +848,9 @@ pub fn explore_all_reporting(
                                     own.time = share.saturating_sub(turn.elapsed());
                                     own.run_share = (share < budget.time).then_some(share);
                                 }
-                                (explore(&target, &sig, pool, &own, &source), None)
+                                let e = explore(&target, &sig, pool, &own, &source);
+                                let subjects = crate::guidance::dependence::subjects(&sig, &e);
+                                (e, None, Some(subjects))
                             }
                             Err(Some(e)) => (
                                 Exploration {
@@ -858,6 +864,7 @@ pub fn explore_all_reporting(
                                     ..Exploration::default()
                                 },
                                 e.import.map(|b| *b),
+                                None,
                             ),
                         };
                     if let Some((run, share)) = share {
@@ -872,6 +879,7 @@ pub fn explore_all_reporting(
                             target,
                             exploration,
                             import_failure,
+                            guidance_subjects,
                         },
                     ));
                 }

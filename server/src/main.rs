@@ -4,6 +4,7 @@
 
 mod cli;
 mod lsp;
+mod store;
 
 use clap::Parser;
 use std::process::ExitCode;

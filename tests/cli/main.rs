@@ -2,6 +2,7 @@
 //! document, its human output and its exit codes.
 
 mod budget;
+mod cache;
 mod ci;
 mod report;
 mod suspicious;
@@ -186,7 +187,8 @@ fn generated_tests_pass_and_coverage_confirms_every_claim() {
     let out_dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
-        .args(["check", "--format", "json", "--emit-tests"])
+        // The repository's own directory: no results store is written into it.
+        .args(["check", "--no-cache", "--format", "json", "--emit-tests"])
         .arg(out_dir.path())
         .arg(&examples)
         .env("VIRTUAL_ENV", &venv)
@@ -930,7 +932,7 @@ fn dead_code_is_claimed_only_when_proven_for_every_value() {
     };
     let home = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
-        .args(["check", "--format", "json", "claims.py"])
+        .args(["check", "--no-cache", "--format", "json", "claims.py"])
         .env("VIRTUAL_ENV", &venv)
         .env("HOME", home.path())
         .current_dir(&project)
@@ -961,7 +963,7 @@ fn every_function_has_an_outcome() {
     let home = tempfile::tempdir().unwrap();
     let run = |format: &str| {
         Command::new(env!("CARGO_BIN_EXE_lacuna"))
-            .args(["check", "--format", format, "kinds.py"])
+            .args(["check", "--no-cache", "--format", format, "kinds.py"])
             .env("VIRTUAL_ENV", &venv)
             .env("HOME", home.path())
             .current_dir(&project)

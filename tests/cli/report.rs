@@ -14,8 +14,10 @@ fn check(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     };
     let home = tempfile::tempdir().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
+    // The fixtures are the repository's own directories: no results store is written into them.
     command
         .arg("check")
+        .arg("--no-cache")
         .args(args)
         .env("VIRTUAL_ENV", &venv)
         .env("HOME", home.path())

@@ -318,6 +318,38 @@ fn untrusted_workspaces_get_static_diagnostics_only() {
     server.shutdown();
 }
 
+/// `select`, `ignore` and `extend-select` of `[tool.lacuna]` filter what the editor shows
+/// exactly as they filter `lacuna check`'s report.
+#[test]
+fn the_configured_selection_filters_published_diagnostics() {
+    let (dir, root, module) = project();
+    let pyproject = std::fs::read_to_string(root.join("pyproject.toml")).unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        pyproject.replace(
+            "[tool.lacuna]\n",
+            "[tool.lacuna]\nselect = [\"LCN0\"]\nignore = [\"LCN001\"]\n",
+        ),
+    )
+    .unwrap();
+    let chain = vec!["x"; 3000].join(" or ");
+    std::fs::write(
+        &module,
+        format!("def g(x):\n    if {chain}:\n        pass\n\ndef broken(:\n"),
+    )
+    .unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": false}));
+    let uri = server.open(&module, 1);
+    let diagnostics = server.diagnostics_where(&uri, has("LCN003"));
+    assert_eq!(
+        codes(&diagnostics),
+        ["LCN003"],
+        "the syntax error (LCN001) is ignored: {diagnostics:#?}"
+    );
+    server.shutdown();
+}
+
 #[test]
 fn malformed_messages_get_an_error_and_the_server_keeps_serving() {
     let (dir, root, module) = project();

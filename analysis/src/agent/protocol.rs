@@ -199,13 +199,13 @@ impl Form {
 /// How many items of a generator a test takes (the agent's `targets.MAX_ITEMS`).
 pub const MAX_ITEMS: usize = 100;
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mock {
     pub target: String,
     pub returns: Vec<ValueTree>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExecuteRequest {
     pub target: Target,
     pub receiver: Option<ValueTree>,
@@ -356,6 +356,32 @@ impl Literal {
         })
     }
 
+    /// The wire form [`Literal::from_json`] reads: what the store keeps, so that a literal read
+    /// back from it passes the same checks as one the agent sent.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let items = |kind: &str, items: &[Literal]| json!({"kind": kind, "items": items.iter().map(Literal::to_json).collect::<Vec<_>>()});
+        match self {
+            Literal::None => json!({"kind": "none"}),
+            Literal::Bool(b) => json!({"kind": "bool", "value": b}),
+            Literal::Int(digits) => json!({"kind": "int", "value": digits}),
+            Literal::Float(x) => json!({"kind": "float", "value": float_to_wire(*x)}),
+            Literal::Str(s) => json!({"kind": "str", "value": s}),
+            Literal::Bytes(b) => {
+                let hex: String = b.iter().map(|b| format!("{b:02x}")).collect();
+                json!({"kind": "bytes", "hex": hex})
+            }
+            Literal::List(l) => items("list", l),
+            Literal::Tuple(l) => items("tuple", l),
+            Literal::Set(l) => items("set", l),
+            Literal::FrozenSet(l) => items("frozenset", l),
+            Literal::Dict(pairs) => json!({
+                "kind": "dict",
+                "items": pairs.iter().map(|(k, v)| json!([k.to_json(), v.to_json()])).collect::<Vec<_>>(),
+            }),
+        }
+    }
+
     /// Whether it is a float NaN (which equals nothing, itself included).
     pub fn is_nan(&self) -> bool {
         matches!(self, Literal::Float(x) if x.is_nan())
@@ -377,6 +403,45 @@ pub fn wire_float(value: &serde_json::Value) -> Option<f64> {
     }
 }
 
+/// A float in the wire form [`wire_float`] reads.
+pub fn float_to_wire(x: f64) -> serde_json::Value {
+    if x.is_nan() {
+        "nan".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        serde_json::Number::from_f64(x).map_or(serde_json::Value::Null, Into::into)
+    }
+}
+
+/// Literals kept in the store, in their wire form and read back through [`Literal::from_json`].
+pub mod stored_literal {
+    use super::Literal;
+    use serde::{Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(l: &Option<Literal>, s: S) -> Result<S::Ok, S::Error> {
+        l.as_ref().map(Literal::to_json).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Literal>, D::Error> {
+        super::literal(d)
+    }
+}
+
+/// Floats kept in the store in the wire form (JSON has no infinity nor NaN).
+pub mod stored_float {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        super::float_to_wire(*x).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        super::wire_float(&value).ok_or_else(|| serde::de::Error::custom("not a float"))
+    }
+}
+
 fn literal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Literal>, D::Error> {
     let value = Option::<serde_json::Value>::deserialize(d)?;
     Ok(value.as_ref().and_then(Literal::from_json))
@@ -393,7 +458,7 @@ pub struct RaisedException {
 
 /// A source range as CPython reports it: 1-based lines, 0-based UTF-8 byte columns; columns are
 /// missing on Python < 3.11.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Position(pub u32, pub Option<u32>, pub u32, pub Option<u32>);
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -461,7 +461,19 @@ impl Writer<'_> {
 
     fn expr(&mut self, tree: &ValueTree) -> Option<String> {
         Some(match &tree.value {
-            Value::Int { value } => value.clone(),
+            // Decimal digits only: a value read back from the store is checked like the
+            // agent's literals are.
+            Value::Int { value }
+                if !value.trim_start_matches('-').is_empty()
+                    && value
+                        .trim_start_matches('-')
+                        .bytes()
+                        .all(|b| b.is_ascii_digit())
+                    && value.bytes().filter(|&b| b == b'-').count() <= 1 =>
+            {
+                value.clone()
+            }
+            Value::Int { .. } => return None,
             Value::Bool { value } => if *value { "True" } else { "False" }.to_owned(),
             Value::Str { value } => {
                 let mut s = String::new();

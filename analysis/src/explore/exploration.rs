@@ -8,11 +8,12 @@ use crate::agent::protocol::{ExecuteRequest, Literal, Position, SideEffect, Stat
 use crate::model::mcdc::{Independence, Obligation};
 use crate::symbolic::Expr;
 use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// A generated test: an input worth keeping, and what it did.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GeneratedTest {
     pub request: ExecuteRequest,
     /// The variables and choices the request was built from.
@@ -36,11 +37,12 @@ pub struct GeneratedTest {
     pub found_after: Duration,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Outcome {
     Returned {
         repr: String,
         type_name: String,
+        #[serde(with = "crate::agent::protocol::stored_literal")]
         literal: Option<Literal>,
         /// The items of a tuple subclass's value (a named tuple) as a tuple literal.
         items: Option<Literal>,
@@ -54,7 +56,7 @@ pub enum Outcome {
 }
 
 /// What the search learned about a branch side it could not cover.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Attempt {
     /// Negating the condition on an observed path is unsatisfiable.
     Unsat,
@@ -77,7 +79,7 @@ pub enum Attempt {
 }
 
 /// A value a condition depends on that no input sets directly.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Dependency {
     /// The return value of an external call (index into `Exploration::external_calls`).
     ExternalCall(usize),
@@ -92,13 +94,14 @@ pub enum Dependency {
 }
 
 /// What is known of each condition as last seen evaluated.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ConditionSeen {
+    #[serde(with = "stored_expr")]
     pub expr: Option<Expr>,
     pub values: BTreeSet<bool>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExternalCallSeen {
     pub callee: String,
     /// The file the call site is in.
@@ -118,21 +121,25 @@ pub struct ExternalCallSeen {
     pub mocked: bool,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Exploration {
     pub tests: Vec<GeneratedTest>,
     /// Covered sides, with the index of the test that covered each first.
+    #[serde(with = "pairs")]
     pub covered: BTreeMap<(usize, bool), usize>,
     pub reached: FxHashSet<usize>,
     /// Boolean values evaluated to their last operand, whose outcome cannot be observed.
     pub unobservable: FxHashSet<usize>,
     pub independence: FxHashMap<usize, Independence>,
     /// For each side not covered, what was tried.
+    #[serde(with = "pairs")]
     pub attempts: BTreeMap<(usize, bool), Vec<Attempt>>,
     /// For each (decision, condition, value) whose other value was asked for, what was tried:
     /// why an MC/DC obligation stays unmet.
+    #[serde(with = "pairs")]
     pub condition_attempts: BTreeMap<(usize, u16, bool), Vec<Attempt>>,
     /// Per (decision, condition): the symbolic expression and values seen.
+    #[serde(with = "pairs")]
     pub conditions: BTreeMap<(usize, u16), ConditionSeen>,
     /// External calls seen, by callee and position, with the `$ret` variables they returned.
     pub external_calls: Vec<ExternalCallSeen>,
@@ -144,6 +151,7 @@ pub struct Exploration {
     /// The classes of object inputs by parameter (`self` for the receiver), and who writes
     /// their fields: for explaining conditions on object state the agent saw only concretely.
     pub object_classes: BTreeMap<String, String>,
+    #[serde(with = "pairs")]
     pub writers: FxHashMap<(String, String), Vec<String>>,
     pub executions: u32,
     pub elapsed: Duration,
@@ -152,6 +160,7 @@ pub struct Exploration {
     pub failure: Option<String>,
     /// Sides taken only by runs that did not finish (timed out, out of memory, crashed), with
     /// the first such run: never kept as tests, so these sides stay uncovered.
+    #[serde(with = "pairs")]
     pub unfinished: BTreeMap<(usize, bool), Unfinished>,
     /// Annotations of its parameters the agent could not read (see `Signature::unread`).
     pub unread_annotations: Vec<String>,
@@ -162,7 +171,7 @@ pub struct Exploration {
 /// What ended a search (besides covering everything, which the report judges from the tests
 /// kept). Only the time limits make the same code and configuration give another result on
 /// another run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Stop {
     /// Nothing was left to try (or everything was covered).
     #[default]
@@ -183,7 +192,7 @@ pub enum Stop {
 }
 
 /// Runs that all fail the same way before the function's first decision.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailingAlike {
     /// `KeyError: 'region'`.
     pub exception: String,
@@ -219,7 +228,7 @@ impl Stop {
 }
 
 /// A run that took a side and did not finish.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Unfinished {
     pub status: Status,
     pub request: ExecuteRequest,
@@ -261,5 +270,49 @@ impl Exploration {
                 .conditions
                 .range((d, 0)..(d + 1, 0))
                 .any(|(_, seen)| seen.expr.is_some())
+    }
+}
+
+/// Maps keyed by tuples, kept as lists of pairs (JSON keys are strings).
+mod pairs {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<'a, M, K, V, S>(map: &'a M, s: S) -> Result<S::Ok, S::Error>
+    where
+        &'a M: IntoIterator<Item = (&'a K, &'a V)>,
+        K: Serialize + 'a,
+        V: Serialize + 'a,
+        S: Serializer,
+    {
+        s.collect_seq(map)
+    }
+
+    pub fn deserialize<'de, M, K, V, D>(d: D) -> Result<M, D::Error>
+    where
+        M: FromIterator<(K, V)>,
+        K: Deserialize<'de>,
+        V: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        Ok(Vec::<(K, V)>::deserialize(d)?.into_iter().collect())
+    }
+}
+
+/// Expressions kept in the store in the agent's form, read back through its checks.
+mod stored_expr {
+    use crate::symbolic::Expr;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(e: &Option<Expr>, s: S) -> Result<S::Ok, S::Error> {
+        e.as_ref().map(Expr::to_json).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Expr>, D::Error> {
+        match Option::<serde_json::Value>::deserialize(d)? {
+            None => Ok(None),
+            Some(v) => Expr::from_json(&v)
+                .map(Some)
+                .map_err(serde::de::Error::custom),
+        }
     }
 }

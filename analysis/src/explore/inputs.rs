@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// One candidate input: values of variables (by access path), choices (by path), method calls
 /// that build objects (by path), and lengths of containers. Anything not set takes a default.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     pub vars: BTreeMap<String, ModelValue>,
     pub choices: BTreeMap<String, usize>,

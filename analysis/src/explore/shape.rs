@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
 /// What kind of value a parameter takes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Shape {
     Int,
     Bool,
@@ -42,7 +42,7 @@ pub enum Shape {
     Class(Vec<String>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObjectShape {
     /// `module:Qual.name`.
     pub class: String,
@@ -59,7 +59,7 @@ pub struct ObjectShape {
 /// The values a constructor argument of a value type may take, as the agent's `describe` gives
 /// them (`{"min": 0, "max": 23}`, `{"length": 32, "alphabet": "0123456789abcdef"}`): outside
 /// them the constructor raises, so a model there would be an input error, not a new path.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Domain {
     /// An integer within `min..=max`; an absent bound does not bound.
     Int { min: Option<i64>, max: Option<i64> },

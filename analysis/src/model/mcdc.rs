@@ -57,7 +57,9 @@ pub struct McdcTable {
 
 /// The (condition, value) pairs shown independent: bit `i` of `by_value[v]` is condition `i`
 /// shown with value `v`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Independence {
     pub by_value: [u64; 2],
 }

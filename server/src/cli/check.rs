@@ -32,7 +32,7 @@ pub struct CheckedFile {
     /// The codes reported (`--select`, `--ignore`, `[tool.lacuna] select`…).
     pub selection: Arc<Selection>,
     /// With `--shard`: the part of the run this one does.
-    pub shard: Option<super::shard::Shard>,
+    pub shard: Option<Arc<super::shard::Part>>,
 }
 
 /// One function's figures under the one definition every output (text, JSON,
@@ -150,6 +150,8 @@ pub enum StoppedBy {
     Exhausted,
     /// Not explored (the reason is given).
     NotExplored,
+    /// Not explored: unchanged since `--changed-since`'s revision, and nothing stored for it.
+    Unchanged,
 }
 
 impl StoppedBy {
@@ -163,6 +165,7 @@ impl StoppedBy {
             StoppedBy::Executions => "executions",
             StoppedBy::Exhausted => "exhausted",
             StoppedBy::NotExplored => "not-explored",
+            StoppedBy::Unchanged => "unchanged",
         }
     }
 
@@ -289,6 +292,13 @@ pub struct RunStats {
     pub crashes: u64,
     /// Every function explored failed to import its module.
     pub nothing_imported: bool,
+    /// Functions explored by this run.
+    pub explored: usize,
+    /// Functions reported from the results store (`--cache-dir`).
+    pub reused: usize,
+    /// Functions unchanged since `--changed-since`'s revision the store had nothing for: not
+    /// explored.
+    pub unchanged: usize,
     /// The project's own suite, run under pytest (absent when it has no test directory).
     pub suite: Option<SuiteSummary>,
 }
@@ -389,7 +399,9 @@ impl CheckedFile {
     /// Whether this run reports the function `id` (`None`: what the file has outside
     /// functions): always, unless it is a shard.
     pub fn owns(&self, id: Option<&str>) -> bool {
-        self.shard.is_none_or(|s| s.owns(&self.display, id))
+        self.shard
+            .as_ref()
+            .is_none_or(|s| s.owns(&self.display, id))
     }
 
     /// The functions this run reports, in source order.
@@ -489,6 +501,19 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .copied()
         .filter(|f| files.iter().any(|p| p == f.path(&workspace.db)))
         .collect();
+    let cache = (!args.no_cache && !args.static_only).then(|| match &args.cache_dir {
+        Some(dir) => cwd.join(dir),
+        None => super::cache::default_dir(&workspace.project.config(&workspace.db).root),
+    });
+    let part = args.shard.map(|shard| {
+        Arc::new(shard_part(
+            &workspace,
+            &sources,
+            shard,
+            cache.as_deref(),
+            &cwd,
+        ))
+    });
     let snapshot = workspace.snapshot();
     let mut checked: Vec<CheckedFile> = sources
         .par_iter()
@@ -503,7 +528,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 imports: vec![],
                 generation: !args.static_only,
                 selection: selection.clone(),
-                shard: args.shard,
+                shard: part.clone(),
             }
         })
         .collect();
@@ -520,7 +545,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             &Scope {
                 cwd: &cwd,
                 quiet: args.quiet,
-                shard: args.shard,
+                shard: part.as_deref(),
+                cache: cache.as_deref(),
+                changed_since: args.changed_since.as_deref(),
+                project: &project_files,
             },
         )?)
     };
@@ -586,7 +614,53 @@ struct Scope<'a> {
     /// Paths are shown relative to it.
     cwd: &'a Path,
     quiet: bool,
-    shard: Option<super::shard::Shard>,
+    shard: Option<&'a super::shard::Part>,
+    /// The results store's directory, unless `--no-cache`.
+    cache: Option<&'a Path>,
+    /// `--changed-since`.
+    changed_since: Option<&'a str>,
+    /// Every file of the project.
+    project: &'a [PathBuf],
+}
+
+/// Part `shard` of the run over `sources`: balanced by the exploration times the results store
+/// in `cache` has (none with `--no-cache` or `--static`: the stable hash then).
+fn shard_part(
+    workspace: &Workspace,
+    sources: &[lacuna_analysis::db::SourceFile],
+    shard: super::shard::Shard,
+    cache: Option<&Path>,
+    cwd: &Path,
+) -> super::shard::Part {
+    let db = &workspace.db;
+    let index = lacuna_analysis::db::module_index(db, workspace.project);
+    let mut functions: Vec<(PathBuf, String, String)> = vec![];
+    for &file in sources {
+        let module = index.name(file).unwrap_or_default();
+        for f in &static_report(db, file).functions {
+            functions.push((
+                display_path(file.path(db), cwd),
+                f.id.to_string(),
+                super::cache::Cache::time_key(module, f.id.as_str()),
+            ));
+        }
+    }
+    let times = cache
+        .filter(|_| !functions.is_empty())
+        .and_then(|dir| {
+            let config = workspace.project.config(db);
+            super::cache::Cache::new(dir.to_owned(), config).open()
+        })
+        .map(|store| {
+            let keys: Vec<String> = functions.iter().map(|f| f.2.clone()).collect();
+            store.times(&keys)
+        })
+        .unwrap_or_default();
+    let with_times: Vec<(&Path, &str, Option<u64>)> = functions
+        .iter()
+        .map(|(path, id, key)| (path.as_path(), id.as_str(), times.get(key).copied()))
+        .collect();
+    super::shard::Part::new(shard, &with_times)
 }
 
 /// Leaves out the `LCN300` diagnostics ranked below `show`; returns how many.
@@ -617,7 +691,9 @@ fn generate(
     emit: Option<&Path>,
     scope: &Scope<'_>,
 ) -> anyhow::Result<RunStats> {
-    let Scope { cwd, quiet, shard } = *scope;
+    let Scope {
+        cwd, quiet, shard, ..
+    } = *scope;
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
@@ -649,11 +725,64 @@ fn generate(
         writers: generation::writers(db, project),
         guidance: guidance.into(),
     };
+    // What the store has for the functions' code as it is now, and with `--changed-since`,
+    // which functions are as they were at the revision.
+    let fingerprint_of = |file: lacuna_analysis::db::SourceFile,
+                          id: &lacuna_grammar::FunctionId| {
+        static_report(db, file)
+            .functions
+            .iter()
+            .find(|f| f.id == *id)
+            .map_or(0, |f| f.fingerprint)
+    };
+    let cache = scope
+        .cache
+        .map(|dir| super::cache::Cache::new(dir.to_owned(), &config));
+    let at_revision = scope
+        .changed_since
+        .map(|revision| super::changed::at_revision(&config, scope.project, revision))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let mut reused: Vec<(usize, generation::FunctionResult)> = vec![];
+    let mut unchanged: Vec<generation::Target> = vec![];
+    let mut to_explore: Vec<(usize, generation::Target)> = vec![];
+    {
+        let store = cache.as_ref().and_then(super::cache::Cache::open);
+        for (i, t) in targets.into_iter().enumerate() {
+            let fingerprint = fingerprint_of(t.0, &t.1);
+            if let (Some(cache), Some(store)) = (&cache, &store)
+                && let Some(stored) =
+                    cache.current(store, &cache.key(&t.2.module, t.1.as_str()), fingerprint)
+            {
+                let (file, function, target, _) = t;
+                reused.push((
+                    i,
+                    generation::FunctionResult {
+                        file,
+                        function,
+                        target,
+                        exploration: stored.exploration,
+                        import_failure: None,
+                        guidance_subjects: Some(stored.guidance_subjects.into_iter().collect()),
+                    },
+                ));
+                continue;
+            }
+            if let Some(at) = &at_revision
+                && at.unchanged(t.0.path(db), t.1.as_str(), fingerprint)
+            {
+                unchanged.push(t);
+                continue;
+            }
+            to_explore.push((i, t));
+        }
+    }
+    let (order, targets): (Vec<usize>, Vec<generation::Target>) = to_explore.into_iter().unzip();
     let budget = generation::budget(&config);
     let started = Instant::now();
     let progress = progress_bar(targets.len(), quiet);
     let run_time = config.budget.run_time_s.map(std::time::Duration::from_secs);
-    let results = generation::explore_all_reporting(
+    let explored = generation::explore_all_reporting(
         &pool,
         targets,
         &facts,
@@ -668,6 +797,70 @@ fn generate(
         },
     );
     let explore = started.elapsed();
+    // What was explored goes into the store for the next run; explorations that could not run
+    // (an import that failed, the run's budget spent before their turn) are tried again.
+    if let Some(cache) = &cache
+        && !explored.is_empty()
+        && let Some(store) = cache.open()
+    {
+        let entries: Vec<(String, crate::store::StoredExploration)> = explored
+            .iter()
+            .filter(|r| r.exploration.failure.is_none())
+            .filter_map(|r| {
+                let subjects = r.guidance_subjects.as_ref()?;
+                Some((
+                    cache.key(&r.target.module, r.function.as_str()),
+                    cache.entry(
+                        fingerprint_of(r.file, &r.function),
+                        subjects,
+                        &r.exploration,
+                    ),
+                ))
+            })
+            .collect();
+        if let Err(e) = store.put_explorations(&entries) {
+            eprintln!("lacuna: warning: cannot store results: {e}");
+        }
+        // Every shard of a run must balance by the same times: only unsharded runs record them.
+        if shard.is_none() {
+            let times: Vec<(String, u64)> = explored
+                .iter()
+                .filter(|r| r.exploration.failure.is_none())
+                .map(|r| {
+                    (
+                        super::cache::Cache::time_key(&r.target.module, r.function.as_str()),
+                        r.exploration.elapsed.as_millis() as u64,
+                    )
+                })
+                .collect();
+            if let Err(e) = store.put_times(&times) {
+                eprintln!("lacuna: warning: cannot store exploration times: {e}");
+            }
+        }
+    }
+    let (explored_count, reused_count) = (explored.len(), reused.len());
+    let executions: u64 = explored
+        .iter()
+        .map(|r| u64::from(r.exploration.executions))
+        .sum();
+    let solver_queries: u64 = explored.iter().map(|r| r.exploration.solver_queries).sum();
+    let mut results: Vec<(usize, generation::FunctionResult)> =
+        order.into_iter().zip(explored).chain(reused).collect();
+    results.sort_by_key(|(i, _)| *i);
+    let results: Vec<generation::FunctionResult> = results.into_iter().map(|(_, r)| r).collect();
+    if !quiet && (reused_count > 0 || !unchanged.is_empty() || at_revision.is_some()) {
+        eprintln!(
+            "lacuna: {explored_count} functions explored, {reused_count} reported from the results store{}",
+            match &at_revision {
+                Some(at) => format!(
+                    ", {} unchanged since {} and not explored",
+                    unchanged.len(),
+                    at.revision
+                ),
+                None => String::new(),
+            }
+        );
+    }
     // The project's own tests, under pytest, for their coverage and MC/DC next to the
     // generated tests'.
     progress.set_message("the project's own tests");
@@ -720,10 +913,11 @@ fn generate(
         }),
         ..RunStats::default()
     };
-    for result in &results {
-        stats.executions += u64::from(result.exploration.executions);
-        stats.solver_queries += result.exploration.solver_queries;
-    }
+    stats.executions = executions;
+    stats.solver_queries = solver_queries;
+    stats.explored = explored_count;
+    stats.reused = reused_count;
+    stats.unchanged = unchanged.len();
     stats.nothing_imported =
         !results.is_empty() && results.iter().all(|r| r.import_failure.is_some());
     import_diagnostics(&config, &results, checked, cwd);
@@ -835,6 +1029,44 @@ fn generate(
                 })
                 .collect(),
             object_fields: report.object_fields,
+        });
+    }
+    // Unchanged since the revision, with nothing stored: not explored, and said so.
+    for (file, function, target, _) in unchanged {
+        let Some(i) = sources.iter().position(|&f| f == file) else {
+            continue;
+        };
+        let own = suite.coverage(&target);
+        let sides = side_records(
+            &target.syntax,
+            target.anchor,
+            &target.lines,
+            &target.text,
+            &|_, _| false,
+            &|d, side| own.sides.contains(&(d, side)),
+        );
+        let revision = scope.changed_since.unwrap_or_default();
+        checked[i].generated.push(GeneratedFunction {
+            id: function.to_string(),
+            covered: 0,
+            obligations: (0, 0),
+            mcdc: vec![],
+            suite: None,
+            executions: 0,
+            tests: 0,
+            time_ms: 0,
+            solver_queries: 0,
+            diagnostics: vec![],
+            failure: Some(format!(
+                "unchanged since {revision}, and the results store has no exploration of it"
+            )),
+            unread_annotations: vec![],
+            stopped_by: StoppedBy::Unchanged,
+            stop_reason: None,
+            not_emitted: vec![],
+            sides,
+            external_calls: vec![],
+            object_fields: vec![],
         });
     }
     // Every function has an outcome: those not explored say why, and their sides count.

@@ -67,6 +67,10 @@ struct Generation {
     workers_started: u64,
     timeouts: u64,
     crashes: u64,
+    explored: usize,
+    reused: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    unchanged: usize,
 }
 
 #[derive(Serialize)]
@@ -428,6 +432,9 @@ pub fn print(
                         stop_reason: g.and_then(|g| g.stop_reason.as_deref()),
                         outcome: stats.map(|_| match g {
                             Some(g) if g.failure.is_none() => "explored",
+                            Some(g) if g.stopped_by == super::check::StoppedBy::Unchanged => {
+                                "unchanged"
+                            }
                             Some(_) => "not-explored",
                             None if s.model.branch_sides == 0 => "trivial",
                             None => "not-explored",
@@ -539,6 +546,9 @@ pub fn print(
             workers_started: s.workers_started,
             timeouts: s.timeouts,
             crashes: s.crashes,
+            explored: s.explored,
+            reused: s.reused,
+            unchanged: s.unchanged,
         }),
         suite: stats.and_then(|s| s.suite.as_ref()).map(|s| {
             let mut counts = std::collections::BTreeMap::new();

@@ -1,5 +1,7 @@
 //! Command-line interface: argument definitions and dispatch to the commands.
 
+mod cache;
+mod changed;
 mod check;
 mod format;
 mod json;
@@ -119,11 +121,26 @@ pub struct CheckArgs {
     /// own suite's.
     #[arg(long, value_enum, value_name = "TESTS", default_value_t = format::coverage::CoverageOf::Generated)]
     pub coverage_of: format::coverage::CoverageOf,
-    /// Do part I of N of the run (`--shard 2/4`): the functions whose file and name hash to it,
-    /// and the diagnostics of files outside functions likewise. `lacuna merge` joins the N
-    /// outputs into the unsharded one.
+    /// Do part I of N of the run (`--shard 2/4`): functions are balanced by the exploration
+    /// times the results store keeps (those without one, and diagnostics outside functions, go
+    /// by a hash of their file and name). Every shard must start from the same store.
+    /// `lacuna merge` joins the N outputs into the unsharded one.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<shard::Shard>,
+    /// Keep the results store here, and report from it every function whose code (its
+    /// fingerprint), the guidance declarations it depends on, the configuration and the Lacuna
+    /// binary are those a stored exploration was made with, instead of exploring it again.
+    /// Default: `.lacuna/` at the project root (the language server's store).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
+    /// Neither read nor write the results store: explore every function.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Explore only the functions whose fingerprint differs from the one they had at the git
+    /// revision REF (pull-request mode); the others are reported from the store, or as
+    /// unchanged when it has nothing for them.
+    #[arg(long, value_name = "REF", conflicts_with = "static_only")]
+    pub changed_since: Option<String>,
     /// Report only these diagnostic codes or prefixes (comma-separated: `LCN1,LCN200`);
     /// replaces `select` of `[tool.lacuna]`. Default: every code.
     #[arg(long, value_name = "CODES", value_delimiter = ',')]

@@ -17,14 +17,13 @@ mod hover;
 mod ledger;
 mod main_loop;
 mod outbox;
-mod outcome;
 mod results;
 mod scheduler;
 mod settings;
 mod snapshot;
-mod store;
 mod suite;
 
+use crate::store::{self, outcome};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

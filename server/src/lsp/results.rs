@@ -52,24 +52,7 @@ pub fn suite_key(config: &Config) -> String {
     format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
 }
 
-/// What identifies the configuration outcomes were computed for.
-pub fn config_key(config: &Config) -> String {
-    let text = format!(
-        "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
-        env!("CARGO_PKG_VERSION"),
-        config.python,
-        config.budget,
-        config.mcdc,
-        config.sandbox,
-        config.guidance,
-    );
-    format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
-}
-
-/// The guidance module's declarations as its file on disk has them.
-pub fn declarations(config: &Config) -> Declarations {
-    Declarations::parse(&std::fs::read_to_string(&config.guidance).unwrap_or_default())
-}
+pub use crate::store::{config_key, declarations};
 
 /// The suite's ledger and observations stored for a configuration key: both or neither (the
 /// suite then runs whole).
@@ -78,7 +61,7 @@ fn load_suite(store: Option<&Store>, key: &str) -> (Ledger, Arc<Observations>) {
         return Default::default();
     };
     match (
-        store.suite(key),
+        store.suite_entry::<Ledger>(key),
         store.suite_entry::<Observations>(&format!("{key}|observations")),
     ) {
         (Some(ledger), Some(observations)) => (ledger, Arc::new(observations)),
@@ -323,6 +306,9 @@ impl Results {
             }
         }
         diagnostics.sort_by_key(|d| (d.range.start, d.code));
+        // `select`, `ignore` and `extend-select` of `[tool.lacuna]`, as `lacuna check` applies them.
+        let config = workspace.project.config(db);
+        diagnostics.retain(|d| config.selection.selects(d.code));
         let encoding = shared.encoding();
         let lsp_diagnostics = diagnostics
             .iter()

@@ -1,18 +1,92 @@
-//! The persistent store under `.lacuna/` in the project: the last generation outcome of every
-//! function, keyed by configuration, module and function, and checked against the function's
-//! fingerprint on read — so a reopened project shows its diagnostics at once, and an edited
-//! function is never shown with results computed for its old text. redb commits are
-//! crash-safe: a `kill -9` at any moment leaves a store that opens.
+//! The persistent store under `.lacuna/` in the project (or the directory `--cache-dir`
+//! names), shared by the language server and `lacuna check`: the last generation outcome of
+//! every function, keyed by configuration, module and function, and checked against the
+//! function's fingerprint (and the guidance declarations it depends on) on read — so a reopened
+//! project shows its diagnostics at once, a second `lacuna check` explores only what changed,
+//! and an edited function is never shown with results computed for its old text. redb commits
+//! are crash-safe: a `kill -9` at any moment leaves a store that opens. What is read back is
+//! decoded into typed values and checked as the agent's answers are (literals, expressions);
+//! nothing in it is ever run as code.
 
-use super::ledger::Ledger;
-use super::outcome::FunctionOutcome;
+pub mod outcome;
+
+use lacuna_analysis::config::Config;
+use lacuna_analysis::explore::exploration::Exploration;
+use lacuna_analysis::guidance::dependence::Declarations;
+use outcome::FunctionOutcome;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use serde::{Deserialize, Serialize};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 const OUTCOMES: TableDefinition<&str, &[u8]> = TableDefinition::new("outcomes");
-/// The project's suite as it ran last (`ledger::Ledger`), by the configuration it ran under.
+/// The project's suite as it ran last (the server's ledger), by the configuration it ran under.
 const SUITE: TableDefinition<&str, &[u8]> = TableDefinition::new("suite");
+/// `lacuna check`'s explorations, whole (what emitting tests and explaining gaps read), by
+/// configuration, module and function.
+const EXPLORATIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("explorations");
+/// The last exploration time of each function in milliseconds, by module and function: what
+/// `--shard` balances by. Written by unsharded runs only, so that every shard of a run reads
+/// the same times.
+const TIMES: TableDefinition<&str, u64> = TableDefinition::new("times");
+
+/// What identifies the configuration outcomes were computed for.
+pub fn config_key(config: &Config) -> String {
+    let text = format!(
+        "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        env!("CARGO_PKG_VERSION"),
+        config.python,
+        config.budget,
+        config.mcdc,
+        config.sandbox,
+        config.guidance,
+    );
+    format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
+}
+
+/// The guidance module's declarations as its file on disk has them.
+pub fn declarations(config: &Config) -> Declarations {
+    Declarations::parse(&std::fs::read_to_string(&config.guidance).unwrap_or_default())
+}
+
+/// One function's exploration as `lacuna check` keeps it.
+#[derive(Serialize, Deserialize)]
+pub struct StoredExploration {
+    pub fingerprint: u64,
+    /// The calls and classes whose guidance declarations it depends on.
+    pub guidance_subjects: Vec<String>,
+    /// Those declarations when it ran (`Declarations::key`).
+    pub guidance: u64,
+    pub exploration: Exploration,
+}
+
+impl StoredExploration {
+    /// Whether it was computed for this fingerprint and the guidance module's `declarations`,
+    /// as far as it depends on them.
+    pub fn current(&self, fingerprint: u64, declarations: &Declarations) -> bool {
+        self.fingerprint == fingerprint
+            && self.guidance == declarations.key(self.guidance_subjects.iter())
+    }
+}
+
+/// Why a store could not be opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// Another process has it open (a language server, another run): nothing is wrong with it.
+    Busy,
+    Failed(String),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Busy => f.write_str(
+                "another Lacuna process (a language server, another run) has the results store open",
+            ),
+            OpenError::Failed(why) => f.write_str(why),
+        }
+    }
+}
 
 pub struct Store {
     db: Database,
@@ -38,10 +112,14 @@ fn refuse_link(path: &Path) -> Result<(), String> {
 }
 
 /// Opens the database at `path` and reads every entry once, so that a damaged file is found
-/// now rather than on some later read.
-fn open_checked(path: &Path) -> Result<Database, String> {
+/// now rather than on some later read. `Ok(None)`: another process has it open.
+fn open_checked(path: &Path) -> Result<Option<Database>, String> {
     guarded(|| {
-        let mut db = Database::create(path).map_err(|e| e.to_string())?;
+        let mut db = match Database::create(path) {
+            Ok(db) => db,
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+        };
         db.check_integrity().map_err(|e| e.to_string())?;
         let txn = db.begin_read().map_err(|e| e.to_string())?;
         match txn.open_table(OUTCOMES) {
@@ -56,7 +134,7 @@ fn open_checked(path: &Path) -> Result<Database, String> {
             Err(e) => return Err(e.to_string()),
         }
         drop(txn);
-        Ok(db)
+        Ok(Some(db))
     })
 }
 
@@ -78,7 +156,20 @@ impl Store {
     /// `store.redb.corrupt` and a new one started: the second value says so. A `.lacuna`
     /// (or store) that is a symbolic link is refused.
     pub fn open(root: &Path) -> Result<(Store, Option<String>), String> {
-        let dir = root.join(".lacuna");
+        Store::open_dir(&root.join(".lacuna")).map_err(|e| e.to_string())
+    }
+
+    /// Opens (or creates) `<dir>/store.redb`, as [`Store::open`] does; another process having
+    /// it open is [`OpenError::Busy`], never a reason to move it aside.
+    pub fn open_dir(dir: &Path) -> Result<(Store, Option<String>), OpenError> {
+        Store::open_in(dir).map_err(|e| match e {
+            None => OpenError::Busy,
+            Some(why) => OpenError::Failed(why),
+        })
+    }
+
+    fn open_in(dir: &Path) -> Result<(Store, Option<String>), Option<String>> {
+        let dir = dir.to_owned();
         refuse_link(&dir)?;
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -98,7 +189,8 @@ impl Store {
         let path = dir.join("store.redb");
         refuse_link(&path)?;
         match open_checked(&path) {
-            Ok(db) => Ok((Store { db }, None)),
+            Ok(Some(db)) => Ok((Store { db }, None)),
+            Ok(None) => Err(None),
             Err(why) => {
                 let aside = dir.join("store.redb.corrupt");
                 std::fs::rename(&path, &aside).map_err(|e| {
@@ -108,7 +200,8 @@ impl Store {
                     )
                 })?;
                 let db = open_checked(&path)
-                    .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+                    .map_err(|e| format!("cannot create {}: {e}", path.display()))?
+                    .ok_or(None)?;
                 let notice = format!(
                     "the results store {} could not be read ({why}): it was moved to {} and a \
                      new one started",
@@ -153,12 +246,6 @@ impl Store {
         guarded(|| write().map_err(|e| e.to_string()))
     }
 
-    /// The suite's ledger stored for this configuration key; none when none is, or when it
-    /// does not decode (the suite then runs again).
-    pub fn suite(&self, key: &str) -> Option<Ledger> {
-        self.suite_entry(key)
-    }
-
     /// A value of the suite's table, decoded.
     pub fn suite_entry<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
         guarded(|| {
@@ -190,12 +277,83 @@ impl Store {
         guarded(|| write().map_err(|e| e.to_string()))
     }
 
+    /// The stored exploration of a function, whatever it was computed for (the caller checks
+    /// [`StoredExploration::current`]); none when none is or it does not decode.
+    pub fn exploration(&self, key: &str) -> Option<StoredExploration> {
+        guarded(|| {
+            let read = || -> Option<StoredExploration> {
+                let txn = self.db.begin_read().ok()?;
+                let table = txn.open_table(EXPLORATIONS).ok()?;
+                let value = table.get(key).ok()??;
+                serde_json::from_slice(value.value()).ok()
+            };
+            Ok(read())
+        })
+        .ok()
+        .flatten()
+    }
+
+    /// Stores explorations in one transaction, replacing older ones of the same functions.
+    pub fn put_explorations(&self, entries: &[(String, StoredExploration)]) -> Result<(), String> {
+        let write = || -> Result<(), redb::Error> {
+            let txn = self.db.begin_write()?;
+            {
+                let mut table = txn.open_table(EXPLORATIONS)?;
+                for (key, stored) in entries {
+                    let bytes = serde_json::to_vec(stored).unwrap_or_default();
+                    table.insert(key.as_str(), bytes.as_slice())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        };
+        guarded(|| write().map_err(|e| e.to_string()))
+    }
+
+    /// The last exploration time (ms) of each of `keys` that has one.
+    pub fn times(&self, keys: &[String]) -> rustc_hash::FxHashMap<String, u64> {
+        guarded(|| {
+            let mut out = rustc_hash::FxHashMap::default();
+            let Ok(txn) = self.db.begin_read() else {
+                return Ok(out);
+            };
+            let Ok(table) = txn.open_table(TIMES) else {
+                return Ok(out);
+            };
+            for key in keys {
+                if let Ok(Some(ms)) = table.get(key.as_str()) {
+                    out.insert(key.clone(), ms.value());
+                }
+            }
+            Ok(out)
+        })
+        .unwrap_or_default()
+    }
+
+    /// Records exploration times (ms), replacing older ones.
+    pub fn put_times(&self, entries: &[(String, u64)]) -> Result<(), String> {
+        let write = || -> Result<(), redb::Error> {
+            let txn = self.db.begin_write()?;
+            {
+                let mut table = txn.open_table(TIMES)?;
+                for (key, ms) in entries {
+                    table.insert(key.as_str(), *ms)?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        };
+        guarded(|| write().map_err(|e| e.to_string()))
+    }
+
     /// Removes everything (the `lacuna.rerun` of a whole workspace, or a format change).
     pub fn clear(&self) -> Result<(), String> {
         let clear = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             txn.delete_table(OUTCOMES)?;
             txn.delete_table(SUITE)?;
+            txn.delete_table(EXPLORATIONS)?;
+            txn.delete_table(TIMES)?;
             txn.commit()?;
             Ok(())
         };
@@ -231,6 +389,79 @@ mod tests {
         assert!(dir.path().join(".lacuna/.gitignore").exists());
         store.clear().unwrap();
         assert_eq!(store.get("k", 7), None);
+    }
+
+    #[test]
+    fn a_store_another_process_holds_is_busy_and_left_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_held, _) = Store::open(dir.path()).unwrap();
+        let second = Store::open_dir(&dir.path().join(".lacuna"));
+        assert!(matches!(second, Err(OpenError::Busy)), "{:?}", second.err());
+        assert!(!dir.path().join(".lacuna/store.redb.corrupt").exists());
+    }
+
+    #[test]
+    fn explorations_round_trip_and_count_only_for_their_code_and_guidance() {
+        use lacuna_analysis::agent::protocol::Literal;
+        use lacuna_analysis::explore::exploration::{ConditionSeen, Outcome};
+        let dir = tempfile::tempdir().unwrap();
+        let mut e = Exploration::default();
+        e.covered.insert((0, true), 0);
+        e.attempts.insert((1, false), vec![]);
+        e.conditions.insert(
+            (0, 1),
+            ConditionSeen {
+                expr: Some(lacuna_analysis::symbolic::Expr::int(3)),
+                values: [true].into(),
+            },
+        );
+        e.writers
+            .insert(("m:C".into(), "f".into()), vec!["set_f".into()]);
+        e.executions = 12;
+        let stored = StoredExploration {
+            fingerprint: 7,
+            guidance_subjects: vec!["exists".into()],
+            guidance: Declarations::default().key(["exists".to_owned()].iter()),
+            exploration: e,
+        };
+        {
+            let (store, _) = Store::open(dir.path()).unwrap();
+            store.put_explorations(&[("k".into(), stored)]).unwrap();
+        }
+        let (store, _) = Store::open(dir.path()).unwrap();
+        let back = store.exploration("k").expect("stored");
+        assert_eq!(back.exploration.covered.get(&(0, true)), Some(&0));
+        assert_eq!(back.exploration.executions, 12);
+        assert_eq!(
+            back.exploration.conditions[&(0, 1)].expr,
+            Some(lacuna_analysis::symbolic::Expr::int(3))
+        );
+        assert!(back.current(7, &Declarations::default()));
+        assert!(
+            !back.current(8, &Declarations::default()),
+            "another fingerprint"
+        );
+        let mocked = Declarations::parse(
+            "import lacuna\n\n@lacuna.mock(\"os.path.exists\")\ndef exists(path):\n    return True\n",
+        );
+        assert!(
+            !back.current(7, &mocked),
+            "a declaration it depends on changed"
+        );
+        // Floats JSON cannot write, and literals read back through the agent's checks.
+        let outcome = Outcome::Returned {
+            repr: "nan".into(),
+            type_name: "float".into(),
+            literal: Some(Literal::Float(f64::NEG_INFINITY)),
+        };
+        let text = serde_json::to_string(&outcome).unwrap();
+        assert_eq!(serde_json::from_str::<Outcome>(&text).unwrap(), outcome);
+        let forged = text.replace("-inf", "__import__('os')");
+        let Outcome::Returned { literal, .. } = serde_json::from_str::<Outcome>(&forged).unwrap()
+        else {
+            panic!("{forged}");
+        };
+        assert_eq!(literal, None, "a literal that does not check is dropped");
     }
 
     fn a_store(dir: &Path) -> std::path::PathBuf {
