@@ -45,6 +45,7 @@ pub enum Outcome {
         #[serde(with = "crate::agent::protocol::stored_literal")]
         literal: Option<Literal>,
         /// The items of a tuple subclass's value (a named tuple) as a tuple literal.
+        #[serde(default, with = "crate::agent::protocol::stored_literal")]
         items: Option<Literal>,
     },
     Raised {
