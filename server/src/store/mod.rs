@@ -453,6 +453,7 @@ mod tests {
             repr: "nan".into(),
             type_name: "float".into(),
             literal: Some(Literal::Float(f64::NEG_INFINITY)),
+            items: None,
         };
         let text = serde_json::to_string(&outcome).unwrap();
         assert_eq!(serde_json::from_str::<Outcome>(&text).unwrap(), outcome);
