@@ -17,6 +17,9 @@ pub enum DecisionKind {
     If,
     Elif,
     While,
+    /// `for x in xs:`: not a test of a boolean, but a branch point as coverage.py counts it —
+    /// the body entered, or the iterable run out of items.
+    For,
     /// `x if c else y`
     Ternary,
     Assert,
@@ -34,6 +37,7 @@ impl DecisionKind {
             DecisionKind::If => "if",
             DecisionKind::Elif => "elif",
             DecisionKind::While => "while",
+            DecisionKind::For => "for",
             DecisionKind::Ternary => "ternary",
             DecisionKind::Assert => "assert",
             DecisionKind::ComprehensionIf => "comprehension-if",
@@ -42,10 +46,16 @@ impl DecisionKind {
         }
     }
 
+    /// A `for` loop: its one condition is "the iterable yields another item", which has no
+    /// boolean structure and no MC/DC obligations.
+    pub fn is_loop(self) -> bool {
+        self == DecisionKind::For
+    }
+
     /// How the two sides are called for this kind of decision, true side first.
     pub fn side_names(self) -> [&'static str; 2] {
         match self {
-            DecisionKind::While => ["enter", "exit"],
+            DecisionKind::While | DecisionKind::For => ["enter", "exit"],
             DecisionKind::Assert => ["pass", "fail"],
             _ => ["true", "false"],
         }

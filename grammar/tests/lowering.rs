@@ -374,3 +374,27 @@ fn incremental_parses_equal_fresh_parses() {
         previous = next;
     }
 }
+
+#[test]
+fn for_loops_are_branch_points_and_comprehensions_are_not() {
+    insta::assert_snapshot!(render(
+        r#"
+async def scan(xs, d, rows, it):
+    for x in xs:
+        pass
+    for x in xs:
+        if x:
+            break
+    else:
+        return None
+    for k, v in d.items():
+        pass
+    for row in rows:
+        for y in row:
+            pass
+    async for z in it:
+        pass
+    return [x * 2 for x in xs], {k for k in d}, sum(y for y in xs)
+"#
+    ));
+}

@@ -390,6 +390,8 @@ class Runtime:
                        "frame": e["frame"]}
                 if jump.link is not None:
                     out["link"] = jump.link
+                if jump.loop and jump.stmt is not None:
+                    out["stmt"] = list(jump.stmt)
                 condition = e["condition"]
                 if condition is not None:
                     # The truth taken was of a value the jump's instruction then inverted

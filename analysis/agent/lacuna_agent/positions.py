@@ -22,6 +22,8 @@ _COMPARISONS = {"COMPARE_OP", "IS_OP", "CONTAINS_OP"}
 _SUPERINSTRUCTIONS = {"LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
                       "LOAD_FAST_AND_CLEAR"}
 
+_COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+
 # An assignment expression (`if (x := f()):`) stores a copy of the tested value first.
 _STORES = {"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL"}
 
@@ -30,9 +32,9 @@ class Jump:
     """One conditional jump: `sense` tells the tested condition's value from whether the jump
     was taken; `target` is where it goes when taken."""
 
-    __slots__ = ("offset", "target", "sense", "pos", "link", "pair", "loop")
+    __slots__ = ("offset", "target", "sense", "pos", "link", "pair", "loop", "stmt")
 
-    def __init__(self, offset, target, sense, pos, link, pair, loop):
+    def __init__(self, offset, target, sense, pos, link, pair, loop, stmt=None):
         self.offset = offset
         self.target = target
         self.sense = sense
@@ -40,6 +42,10 @@ class Jump:
         self.link = link
         self.pair = pair
         self.loop = loop
+        # A loop's `FOR_ITER` position: the whole `for` statement (3.11, 3.12) or its
+        # iterable (3.13+), which finds the statement where `pos` (the value iterated, e.g.
+        # the `[]` of `xs or []`) cannot.
+        self.stmt = stmt
 
     def value(self, taken):
         """The tested condition's value given whether the jump was taken (for a loop: whether
@@ -90,8 +96,11 @@ def analyse(code, lines_of):
             while producer >= 0 and instructions[producer].opname in _TRANSPARENT | {"GET_ITER", "GET_AITER"}:
                 producer -= 1
             pos = _pos(instructions[producer]) if producer >= 0 else _pos(ins)
+            # A comprehension's own code object (3.11, 3.12) positions its step at the whole
+            # comprehension, which may be a `for` statement's iterable: no statement there.
+            stmt = None if code.co_name in _COMPREHENSIONS else _pos(ins)
             jumps[ins.offset] = Jump(ins.offset, ins.argval, False, _fallback(pos, line), None,
-                                     [ins.offset], True)
+                                     [ins.offset], True, stmt)
             continue
         if "JUMP" not in name or "IF" not in name:
             continue

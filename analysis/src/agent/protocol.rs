@@ -484,7 +484,10 @@ pub enum Event {
         #[serde(default)]
         link: Option<u32>,
     },
-    /// One step of a `for` loop: `taken` is whether the loop continues.
+    /// One step of a `for` loop: `taken` is whether the loop continues (its body is entered
+    /// again) rather than exits because the iterable ran out of items. `pos` is the value
+    /// iterated, `stmt` the position CPython gives the step itself: the whole `for` statement
+    /// (3.11, 3.12) or its iterable (3.13+).
     Loop {
         f: usize,
         pos: Option<Position>,
@@ -492,6 +495,8 @@ pub enum Event {
         frame: u64,
         #[serde(default, deserialize_with = "opt_expr")]
         expr: Option<Expr>,
+        #[serde(default)]
+        stmt: Option<Position>,
     },
     /// A symbolic truth value taken outside a jump (`bool()`, `any()`, a dict lookup…).
     Constraint {

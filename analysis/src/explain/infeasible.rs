@@ -30,6 +30,11 @@ pub fn prove_dead(
 ) -> Option<Proof> {
     let decisions = &f.syntax.decisions;
     let decision = &decisions[d];
+    // A loop's sides depend on what its iterable yields, which a reading of the source does
+    // not bound: never claimed dead.
+    if decision.kind.is_loop() {
+        return None;
+    }
     let mut sorts: FxHashMap<String, Sort> = FxHashMap::default();
     let mut assertions = vec![holds(decision, outcome, &mut sorts)?];
     let mut guards = vec![];
@@ -104,6 +109,10 @@ fn function_text(f: &FunctionUnderTest, range: TextRange) -> String {
 
 /// The decision's outcome being `outcome`, as an expression over its conditions' source.
 fn holds(decision: &Decision, outcome: bool, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+    // A loop is no boolean test of its iterable: as a guard it adds nothing.
+    if decision.kind.is_loop() {
+        return None;
+    }
     // In a decision of several conditions (`os.cpu_count() or 1`), a literal operand has its
     // truth, and one the proof cannot read is any truth value — a free variable of its own,
     // so what is proven holds whatever it is.

@@ -146,11 +146,18 @@ pub fn explain(
             let Some(e) = explained[2 * d + usize::from(!outcome)].clone() else {
                 continue;
             };
-            let side = decision.kind.side_names()[usize::from(!outcome)];
+            let message = match (decision.kind.is_loop(), outcome) {
+                (true, true) => format!("loop never entered: {}", e.why),
+                (true, false) => format!("loop never ran out of items: {}", e.why),
+                (false, _) => {
+                    let side = decision.kind.side_names()[usize::from(!outcome)];
+                    format!("{side} branch never taken: {}", e.why)
+                }
+            };
             let mut diagnostic = Diagnostic::new(
                 Code::UncoveredBranch(e.cause),
                 decision.range.absolute(f.anchor),
-                format!("{side} branch never taken: {}", e.why),
+                message,
             );
             diagnostic.function = Some(f.qualname.clone());
             diagnostic.related = e.related;
@@ -495,17 +502,24 @@ fn from_attempts(
             let params = quoted(&sources.params);
             return Explanation::new(
                 Cause::SolverLimit,
-                format!(
-                    "its condition depends on {params} through operations the generator does not model"
-                ),
+                if f.syntax.decisions[d].kind.is_loop() {
+                    format!(
+                        "what it iterates over depends on {params} through operations the generator does not model"
+                    )
+                } else {
+                    format!(
+                        "its condition depends on {params} through operations the generator does not model"
+                    )
+                },
                 json!({"parameters": sources.params}),
             );
         }
-        return Explanation::new(
-            Cause::Budget,
-            "its condition depends on values the generator could not follow",
-            json!({}),
-        );
+        let why = if f.syntax.decisions[d].kind.is_loop() {
+            "what it iterates over depends on values the generator could not follow"
+        } else {
+            "its condition depends on values the generator could not follow"
+        };
+        return Explanation::new(Cause::Budget, why, json!({}));
     }
     Explanation::new(Cause::Budget, "not reached within the budget", json!({}))
 }
@@ -524,6 +538,11 @@ fn infeasible(
 ) -> bool {
     let decisions = &f.syntax.decisions;
     let range = decisions[d].range;
+    // A loop's side depends on what the iterable yields, which no reading of its source
+    // bounds: never claimed dead.
+    if decisions[d].kind.is_loop() {
+        return false;
+    }
     let only_unsat = attempts
         .iter()
         .all(|a| matches!(a, Attempt::Unsat | Attempt::ConcreteOnly));
@@ -593,10 +612,20 @@ fn unreached(
         let name = decision.kind.side_names()[usize::from(!side)];
         let mut e = guard.clone();
         if !guard.why.starts_with("only reached through") {
-            e.why = format!(
-                "only reached through the {name} branch of line {line}, which is never taken: {}",
-                guard.why
-            );
+            e.why = match (decision.kind.is_loop(), side) {
+                (true, true) => format!(
+                    "only reached through the body of the loop of line {line}, which is never entered: {}",
+                    guard.why
+                ),
+                (true, false) => format!(
+                    "only reached through the loop of line {line} running out of items, which never happens: {}",
+                    guard.why
+                ),
+                (false, _) => format!(
+                    "only reached through the {name} branch of line {line}, which is never taken: {}",
+                    guard.why
+                ),
+            };
         }
         e.data["guard"] = json!(decision.id.as_str());
         return e;

@@ -44,6 +44,10 @@ pub struct ConditionIndex {
     /// Boolean operations and chained comparisons used as values, by whole range: the agent
     /// reports the value they return or store.
     values: FxHashMap<(u32, u32), usize>,
+    /// `for` loops by the start of their statement and by their iterable's range: where
+    /// CPython puts a loop step (see [`Event::Loop`]).
+    loop_starts: FxHashMap<u32, usize>,
+    loop_iterables: FxHashMap<(u32, u32), usize>,
 }
 
 /// What a jump tested.
@@ -80,6 +84,8 @@ impl ConditionIndex {
             chains: FxHashMap::default(),
             equalities: vec![],
             values: FxHashMap::default(),
+            loop_starts: FxHashMap::default(),
+            loop_iterables: FxHashMap::default(),
         };
         for (decisions, anchor) in functions {
             index.add(decisions, anchor);
@@ -90,6 +96,14 @@ impl ConditionIndex {
     fn add(&mut self, decisions: &[lacuna_grammar::Decision], anchor: Anchor) {
         let (by_range, chains) = (&mut self.by_range, &mut self.chains);
         for (d, decision) in decisions.iter().enumerate() {
+            if decision.kind.is_loop() {
+                // A loop's steps are `loop` events, never jumps testing its iterable.
+                self.loop_starts
+                    .insert(decision.keyword.absolute(anchor).start, d);
+                let r = decision.range.absolute(anchor);
+                self.loop_iterables.insert((r.start, r.end), d);
+                continue;
+            }
             if decision.kind == lacuna_grammar::DecisionKind::BoolValue {
                 let r = decision.range.absolute(anchor);
                 self.values.insert((r.start, r.end), d);
@@ -187,6 +201,17 @@ impl ConditionIndex {
             .map(|&(_, _, d, negated)| Tested::Outcome(d, negated))
     }
 
+    /// The `for` loop a loop step at `stmt` belongs to: the statement starts there (3.11,
+    /// 3.12), or it is the loop's iterable (3.13+). The agent gives no `stmt` to the steps of
+    /// a comprehension's own code object, whose position is the whole comprehension.
+    pub fn for_loop(&self, lines: &LineIndex, stmt: Option<Position>) -> Option<usize> {
+        let (start, end) = offsets(lines, stmt?)?;
+        self.loop_starts
+            .get(&start)
+            .or_else(|| self.loop_iterables.get(&(start, end)))
+            .copied()
+    }
+
     /// The boolean value (a decision used as a value) whose whole range is `pos`.
     pub fn value(&self, lines: &LineIndex, pos: Position) -> Option<usize> {
         self.values.get(&offsets(lines, pos)?).copied()
@@ -224,8 +249,9 @@ pub struct PathStep {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Origin {
     Condition(ConditionRef),
-    /// A step of a `for` loop over a symbolic container or range.
-    Loop,
+    /// A step of a `for` loop over a symbolic container or range: of the function's `for`
+    /// decision, when it is one of the function's own loops.
+    Loop(Option<usize>),
     /// A truth value taken outside a jump, or a jump outside the function's decisions.
     Other,
     /// A step taken while the agent built the inputs (a constructor's check, a factory's
@@ -366,8 +392,26 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
                 settle(f, &mut out, open.entry(*frame).or_default(), d, c, *taken);
             }
             Event::Loop {
-                pos, taken, expr, ..
+                f: file,
+                pos,
+                taken,
+                expr,
+                stmt,
+                ..
             } => {
+                // The body entered (`taken`), or the iterable run out of items: a side of the
+                // loop's decision, as coverage.py counts the arcs of a `for`.
+                let d = (Some(*file) == own_file)
+                    .then(|| index.for_loop(&f.lines, *stmt))
+                    .flatten();
+                if let Some(d) = d {
+                    out.reached.insert(d);
+                    out.sides.insert((d, *taken));
+                    out.conditions.insert((d, 0, *taken));
+                    if expr.is_none() {
+                        out.concrete_only.insert((d, 0));
+                    }
+                }
                 let occurrence = match pos {
                     Some(pos) => {
                         let n = loop_steps.entry(*pos).or_default();
@@ -382,7 +426,7 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
                     out.path.push(PathStep {
                         expr: e.clone(),
                         value: *taken,
-                        origin: Origin::Loop,
+                        origin: Origin::Loop(d),
                         occurrence,
                     });
                 }

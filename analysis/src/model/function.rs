@@ -15,7 +15,7 @@ pub struct FunctionModel {
     /// Decisions present in the source that have no boolean model.
     pub unmodelled: Vec<(DecisionId, Unmodelled)>,
     /// The MC/DC table of each decision, in the order of `FunctionSyntax::decisions`; `None`
-    /// for unmodelled decisions.
+    /// for unmodelled decisions and loops.
     pub tables: Vec<Option<McdcTable>>,
 }
 
@@ -25,7 +25,12 @@ impl FunctionModel {
         FunctionModel {
             decisions: decisions.len(),
             branch_sides: syntax.branch_count(),
-            conditions: decisions.iter().map(|d| d.conditions.len()).sum(),
+            // A loop's one condition ("another item") is no boolean condition of MC/DC.
+            conditions: decisions
+                .iter()
+                .filter(|d| !d.kind.is_loop())
+                .map(|d| d.conditions.len())
+                .sum(),
             obligations: decisions
                 .iter()
                 .filter(|d| has_obligations(d, mcdc))
@@ -37,18 +42,24 @@ impl FunctionModel {
                 .collect(),
             tables: decisions
                 .iter()
-                .map(|d| d.expr.as_ref().map(McdcTable::new))
+                .map(|d| {
+                    d.expr
+                        .as_ref()
+                        .filter(|_| !d.kind.is_loop())
+                        .map(McdcTable::new)
+                })
                 .collect(),
         }
     }
 }
 
 /// Whether MC/DC obligations are tracked for `decision` under the configuration: MC/DC is on,
-/// the decision is modelled, and it has two conditions or more (or single-condition decisions
-/// were asked for).
+/// the decision is modelled, it is no loop (a `for` tests no boolean), and it has two
+/// conditions or more (or single-condition decisions were asked for).
 pub fn has_obligations(decision: &Decision, mcdc: &Mcdc) -> bool {
     mcdc.enabled
         && decision.expr.is_some()
+        && !decision.kind.is_loop()
         && (decision.conditions.len() >= 2
             || (mcdc.single_condition && !decision.conditions.is_empty()))
 }

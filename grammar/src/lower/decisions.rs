@@ -65,6 +65,7 @@ pub(super) fn decision_of(
             let orelse = node.child_by_field_name("alternative").map(clause_target);
             (DecisionKind::While, test, node.child(0)?, [body, orelse])
         }
+        "for_statement" => return for_loop(source, node),
         "conditional_expression" => {
             let parts = named_children(node);
             let [body, test, orelse] = parts.as_slice() else {
@@ -128,6 +129,34 @@ pub(super) fn decision_of(
         text: source.collapsed(test),
         lowered,
         targets,
+    })
+}
+
+/// A `for` loop as a branch point: its one condition stands for "the iterable yields another
+/// item", at the iterable's range; the enter side is the body, the exit side the `else:` clause
+/// (or what follows the loop). Its ID's text is the header (`x in xs`), so two loops over the
+/// same iterable differ. An `async for` is not counted: CPython runs it without the `FOR_ITER`
+/// step the agent observes.
+fn for_loop(source: &Source<'_>, node: Node<'_>) -> Option<FoundDecision> {
+    if token_child(node, "async").is_some() {
+        return None;
+    }
+    let left = node.child_by_field_name("left")?;
+    let right = node.child_by_field_name("right")?;
+    let keyword = token_child(node, "for")?;
+    let body = node.child_by_field_name("body").map(range);
+    let orelse = node.child_by_field_name("alternative").map(clause_target);
+    let iterable = source.collapsed(right);
+    Some(FoundDecision {
+        kind: DecisionKind::For,
+        range: range(right),
+        keyword: range(keyword),
+        text: format!("{} in {iterable}", source.collapsed(left)),
+        lowered: Ok(Lowered {
+            expr: BoolExpr::Condition(0),
+            conditions: vec![(range(right), iterable, vec![])],
+        }),
+        targets: [body, orelse],
     })
 }
 

@@ -885,6 +885,7 @@ impl Visit for Lowerer<'_> {
             "if_statement"
             | "elif_clause"
             | "while_statement"
+            | "for_statement"
             | "conditional_expression"
             | "if_clause" => self.add_decision(node),
             "assert_statement" => {

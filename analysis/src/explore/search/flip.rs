@@ -25,7 +25,7 @@ impl Search<'_> {
             // Unrolling a loop further than the bound is not explored.
             if step.occurrence >= self.budget.loop_bound {
                 let loop_decision = match step.origin {
-                    Origin::Condition((d, _)) => Some(d),
+                    Origin::Condition((d, _)) | Origin::Loop(Some(d)) => Some(d),
                     _ => None,
                 };
                 self.note_bound(path, i, loop_decision);
@@ -54,7 +54,9 @@ impl Search<'_> {
                         0
                     }
                 }
-                Origin::Loop | Origin::Other => 1,
+                // A `for` loop's side never taken (never entered, never run out of items).
+                Origin::Loop(Some(d)) if !self.out.covered.contains_key(&(d, !step.value)) => 3,
+                Origin::Loop(_) | Origin::Other => 1,
                 // The inputs' construction: once the function's own steps are tried.
                 Origin::Building => 0,
             };
@@ -89,6 +91,7 @@ impl Search<'_> {
             if !steerable {
                 let target = match step.origin {
                     Origin::Condition((d, c)) => Some((d, c, !step.value)),
+                    Origin::Loop(Some(d)) => Some((d, 0, !step.value)),
                     _ => None,
                 };
                 let deps: Vec<Dependency> =
@@ -174,6 +177,7 @@ impl Search<'_> {
             let priority = flips.iter().find(|(_, j)| *j == i).map_or(0, |(p, _)| *p);
             let target = match path[i].origin {
                 Origin::Condition((d, c)) => Some((d, c, !path[i].value)),
+                Origin::Loop(Some(d)) => Some((d, 0, !path[i].value)),
                 _ => None,
             };
             if !fixed.is_empty() {

@@ -290,10 +290,13 @@ impl Search<'_> {
 
     /// Counts a run toward [`FAILING_ALIKE`]: one that raised before any decision event.
     fn count_failure(&mut self, run: &crate::agent::protocol::Execution) {
-        let decided = run
-            .events
-            .iter()
-            .any(|e| matches!(e, crate::agent::protocol::Event::Branch { .. }));
+        let decided = run.events.iter().any(|e| {
+            matches!(
+                e,
+                crate::agent::protocol::Event::Branch { .. }
+                    | crate::agent::protocol::Event::Loop { .. }
+            )
+        });
         let raised = match (&run.exception, decided) {
             (Some(e), false) => e,
             _ => {

@@ -60,7 +60,7 @@ class TTLCache:
             return 0
         now = time.monotonic()
         expired = [k for k, (at, _) in self._entries.items() if at <= now]  # lacuna: true=external-call[time.monotonic] false=covered
-        for key in expired:
+        for key in expired:  # lacuna: true=external-call[time.monotonic] false=covered
             del self._entries[key]
         if expired:  # lacuna: true=external-call[time.monotonic] false=covered
             log.info("purged %d entries", len(expired))
