@@ -298,7 +298,8 @@ class Runtime:
                         observer = Observer(
                             self.is_project_class,
                             lambda code: not self.is_project_file(code.co_filename),
-                            invocations=True, concrete=concrete)
+                            invocations=True,
+                            concrete=lambda v: concrete(interpose.unwrap(v)))
                         observer.begin_test()
                         self.tracer.set_observer(observer)
                     value = targets.invoke(resolved, receiver, args, kwargs)
