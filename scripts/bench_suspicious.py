@@ -181,15 +181,25 @@ def count_assertions(emit: Path) -> tuple[int, int]:
     return tests, asserts
 
 
-def lacuna_check(work: Path, lacuna: str, root: Path, emit: Path, budget: float | None) -> tuple[dict, float]:
+def lacuna_check(work: Path, lacuna: str, root: Path, emit: Path, budget: float | None,
+                 timeout: float) -> tuple[dict | None, float]:
     if emit.exists():
         shutil.rmtree(emit)
     cmd = [*NICE, lacuna, "check", "--format", "json", "--emit-tests", str(emit)]
     if budget:
-        cmd += ["--budget", str(budget)]
+        cmd += ["--budget", str(int(budget))]
     cmd.append(str(root))
     start = time.monotonic()
-    proc = subprocess.run(cmd, cwd=work, env=clean_env(work), capture_output=True, text=True, timeout=3600)
+    proc = subprocess.Popen(cmd, cwd=work, env=clean_env(work), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # The run did not end in time: end it (its own process group) and say so.
+        os.killpg(proc.pid, 15)
+        proc.communicate()
+        return None, time.monotonic() - start
+    proc.stdout, proc.stderr = stdout, stderr
     took = time.monotonic() - start
     try:
         doc = json.loads(proc.stdout)
@@ -247,7 +257,7 @@ def run_tests(work: Path, data: dict, lib_name: str, root: Path, emit: Path, nod
 
 
 def measure(work: Path, data: dict, lacuna: str, lib_name: str, fault: dict | None, budget: float | None,
-            ablation: bool) -> dict:
+            ablation: bool, timeout: float) -> dict:
     tag = (fault["id"] if fault else f"pristine-{lib_name}") + ("-sim0" if ablation else "")
     root = make_copy(work, data, lib_name, work / "runs" / tag, fault)
     if ablation:
@@ -255,7 +265,12 @@ def measure(work: Path, data: dict, lacuna: str, lib_name: str, fault: dict | No
             f.write("\n[tool.lacuna.suspicious]\nsimilarity = 0.0\n")
     emit = work / "emitted" / tag
     emit.parent.mkdir(parents=True, exist_ok=True)
-    doc, took = lacuna_check(work, lacuna, root, emit, budget)
+    doc, took = lacuna_check(work, lacuna, root, emit, budget, timeout)
+    if doc is None:
+        shutil.rmtree(root)
+        return {"tag": tag, "seconds": round(took, 1), "timed_out": True, "tests": 0, "assertions": 0, "lcn300": 0,
+                "top": [], "all": [], "first_revealing_rank": None, "revealing_tests": [],
+                **{f"found@{k}": False for k in (1, 5, 10, "all")}}
     tests, asserts = count_assertions(emit)
     diags = lcn300(doc)
     result = {
@@ -343,6 +358,8 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=None, help="lacuna check --budget SECONDS")
     ap.add_argument("--ablation", action="store_true", help="also run with similarity = 0")
     ap.add_argument("--only", nargs="*", help="fault ids (default: every valid fault)")
+    ap.add_argument("--libs", nargs="*", help="libraries, in this order (default: all, as in the data)")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds before a lacuna run is ended")
     args = ap.parse_args()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -363,23 +380,22 @@ def main() -> None:
     variants = [("default", False)] + ([("similarity0", True)] if args.ablation else [])
     for variant, abl in variants:
         runs = results.setdefault(variant, {"pristine": {}, "faults": {}})
-        for name in data["libraries"]:
-            if name in runs["pristine"]:
-                continue
-            runs["pristine"][name] = measure(work, data, lacuna, name, None, args.budget, abl)
-            results_path.write_text(json.dumps(results, indent=1))
-            r = runs["pristine"][name]
-            print(f"[{variant}] pristine {name}: {r['lcn300']} LCN300, {r['assertions']} assertions, {r['seconds']} s",
-                  flush=True)
-        for fault in valid:
-            if fault["id"] in runs["faults"]:
-                continue
-            r = measure(work, data, lacuna, fault["lib"], fault, args.budget, abl)
-            runs["faults"][fault["id"]] = r
-            results_path.write_text(json.dumps(results, indent=1))
-            print(f"[{variant}] {fault['id']}: {r['lcn300']} LCN300, {r['assertions']} assertions, "
-                  f"first revealing rank {r['first_revealing_rank']}, {len(r['revealing_tests'])} revealing tests, "
-                  f"{r['seconds']} s", flush=True)
+        for name in args.libs or list(data["libraries"]):
+            if name not in runs["pristine"]:
+                runs["pristine"][name] = measure(work, data, lacuna, name, None, args.budget, abl, args.timeout)
+                results_path.write_text(json.dumps(results, indent=1))
+                r = runs["pristine"][name]
+                print(f"[{variant}] pristine {name}: {r['lcn300']} LCN300, {r['assertions']} assertions, "
+                      f"{r['seconds']} s" + (" (TIMED OUT)" if r.get("timed_out") else ""), flush=True)
+            for fault in valid:
+                if fault["lib"] != name or fault["id"] in runs["faults"]:
+                    continue
+                r = measure(work, data, lacuna, fault["lib"], fault, args.budget, abl, args.timeout)
+                runs["faults"][fault["id"]] = r
+                results_path.write_text(json.dumps(results, indent=1))
+                print(f"[{variant}] {fault['id']}: {r['lcn300']} LCN300, {r['assertions']} assertions, "
+                      f"first revealing rank {r['first_revealing_rank']}, {len(r['revealing_tests'])} revealing tests, "
+                      f"{r['seconds']} s" + (" (TIMED OUT)" if r.get("timed_out") else ""), flush=True)
     print(summary(data, results))
 
 
