@@ -127,6 +127,39 @@ pub struct GeneratedFunction {
     pub object_fields: Vec<explain::FieldCandidate>,
 }
 
+impl GeneratedFunction {
+    /// A function with no exploration of this run: its sides (none covered), why, and the
+    /// diagnostics that say so.
+    fn unexplored(
+        id: String,
+        sides: Vec<SideRecord>,
+        stopped_by: StoppedBy,
+        reason: String,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        GeneratedFunction {
+            id,
+            covered: 0,
+            obligations: (0, 0),
+            mcdc: vec![],
+            suite: None,
+            executions: 0,
+            tests: 0,
+            time_ms: 0,
+            solver_queries: 0,
+            diagnostics,
+            failure: Some(reason),
+            unread_annotations: vec![],
+            stopped_by,
+            stop_reason: None,
+            not_emitted: vec![],
+            sides,
+            external_calls: vec![],
+            object_fields: vec![],
+        }
+    }
+}
+
 /// What ended a function's exploration: only a time budget makes the same code and
 /// configuration give another result on another run (a slower or busier machine runs fewer
 /// executions in the same time).
@@ -1046,28 +1079,13 @@ fn generate(
             &|d, side| own.sides.contains(&(d, side)),
         );
         let revision = scope.changed_since.unwrap_or_default();
-        checked[i].generated.push(GeneratedFunction {
-            id: function.to_string(),
-            covered: 0,
-            obligations: (0, 0),
-            mcdc: vec![],
-            suite: None,
-            executions: 0,
-            tests: 0,
-            time_ms: 0,
-            solver_queries: 0,
-            diagnostics: vec![],
-            failure: Some(format!(
-                "unchanged since {revision}, and the results store has no exploration of it"
-            )),
-            unread_annotations: vec![],
-            stopped_by: StoppedBy::Unchanged,
-            stop_reason: None,
-            not_emitted: vec![],
+        checked[i].generated.push(GeneratedFunction::unexplored(
+            function.to_string(),
             sides,
-            external_calls: vec![],
-            object_fields: vec![],
-        });
+            StoppedBy::Unchanged,
+            format!("unchanged since {revision}, and the results store has no exploration of it"),
+            vec![],
+        ));
     }
     // Every function has an outcome: those not explored say why, and their sides count.
     for s in skipped {
@@ -1090,26 +1108,13 @@ fn generate(
                 )
             })
             .unwrap_or_default();
-        checked[i].generated.push(GeneratedFunction {
-            id: s.function.to_string(),
-            covered: 0,
-            obligations: (0, 0),
-            mcdc: vec![],
-            suite: None,
-            executions: 0,
-            tests: 0,
-            time_ms: 0,
-            solver_queries: 0,
-            diagnostics: vec![s.diagnostic],
-            failure: Some(s.reason),
-            unread_annotations: vec![],
-            stopped_by: StoppedBy::NotExplored,
-            stop_reason: None,
-            not_emitted: vec![],
+        checked[i].generated.push(GeneratedFunction::unexplored(
+            s.function.to_string(),
             sides,
-            external_calls: vec![],
-            object_fields: vec![],
-        });
+            StoppedBy::NotExplored,
+            s.reason,
+            vec![s.diagnostic],
+        ));
     }
     Ok(stats)
 }
