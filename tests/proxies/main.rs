@@ -7,33 +7,12 @@
 //! reports covered are those coverage.py measures on the emitted tests.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_name() == "__pycache__" {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn test_python() -> (PathBuf, PathBuf) {
-    let python = PathBuf::from(
-        std::env::var_os("LACUNA_TEST_PYTHON")
-            .expect("LACUNA_TEST_PYTHON must name a Python with pytest and coverage"),
-    );
-    let venv = python.parent().unwrap().parent().unwrap().to_owned();
-    (python, venv)
-}
+#[path = "../support/fixture.rs"]
+mod fixture;
+use fixture::{copy_tree, test_python};
 
 #[test]
 fn proxies_take_the_paths_of_their_values_and_coverage_confirms_every_claim() {

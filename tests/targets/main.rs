@@ -4,31 +4,12 @@
 //! generators, coroutines and context managers — explored by the real binary, emitted as
 //! pytest tests that pass, and confirmed by coverage.py.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-/// Copies `from` into `to`, recursively.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn test_python() -> (PathBuf, PathBuf) {
-    let python = PathBuf::from(
-        std::env::var_os("LACUNA_TEST_PYTHON")
-            .expect("LACUNA_TEST_PYTHON must name a Python with pytest and coverage"),
-    );
-    let venv = python.parent().unwrap().parent().unwrap().to_owned();
-    (python, venv)
-}
+#[path = "../support/fixture.rs"]
+mod fixture;
+use fixture::{copy_tree, test_python};
 
 #[test]
 fn each_definition_is_reached_as_the_code_defines_it_and_coverage_confirms_it() {

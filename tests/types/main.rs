@@ -5,31 +5,12 @@
 //! built through its real constructor by the real binary, emitted as pytest tests that pass,
 //! and confirmed by coverage.py; an annotation that cannot be read is reported.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-/// Copies `from` into `to`, recursively.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn test_python() -> (PathBuf, PathBuf) {
-    let python = PathBuf::from(
-        std::env::var_os("LACUNA_TEST_PYTHON")
-            .expect("LACUNA_TEST_PYTHON must name a Python with pytest and coverage"),
-    );
-    let venv = python.parent().unwrap().parent().unwrap().to_owned();
-    (python, venv)
-}
+#[path = "../support/fixture.rs"]
+mod fixture;
+use fixture::{copy_tree, test_python};
 
 /// What `lacuna check --emit-tests` on a copy of fixture `name` gives: per function with branch
 /// sides, the sides covered of all (and the annotations it could not read); the emitted files;
