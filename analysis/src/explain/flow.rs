@@ -168,7 +168,7 @@ fn read_back(
         // the function assigns it: other calls may have changed it.
         let outside = all.iter().any(|s| declares_outside(&s.code, &name));
         let bound = !outside
-            && (all.iter().any(|s| binds(&s.code, &name).is_some())
+            && (all.iter().any(|s| makes_local(&s.code, &name))
                 || text.contains(&format!("for {name} "))
                 || text.contains(&format!("for {name},"))
                 || text.contains(&format!(", {name} in "))
@@ -335,6 +335,28 @@ fn declares_outside(code: &str, name: &str) -> bool {
     ["global ", "nonlocal "].iter().any(|kw| {
         code.strip_prefix(kw)
             .is_some_and(|rest| rest.split(',').any(|n| n.trim() == name))
+    })
+}
+
+/// Whether `code` makes `name` a local of the function, as Python's scoping does: a `for` or
+/// `with … as` target, or a plain, annotated or augmented assignment to the name itself.
+/// `name[k] = …`, `name.x = …` and `name.append(…)` change the object a module global names,
+/// which leaves the name global: other calls (and earlier ones) see the change.
+fn makes_local(code: &str, name: &str) -> bool {
+    let code = code.trim();
+    if let Some(rest) = code.strip_prefix("for ") {
+        return split_top(rest, " in ")
+            .is_some_and(|(targets, _)| target_names(targets).contains(&name));
+    }
+    if code.starts_with("with ") {
+        return code
+            .rsplit_once(" as ")
+            .is_some_and(|(_, target)| target.trim_end_matches(':').trim() == name);
+    }
+    assignment(code).is_some_and(|(targets, _, _)| {
+        split_commas(targets)
+            .iter()
+            .any(|t| t.trim().trim_matches(|c| c == '(' || c == ')').trim() == name)
     })
 }
 
@@ -752,6 +774,31 @@ def priority(express: bool, boost: int) -> str:
         let s = sources(&f, 4);
         assert_eq!(s.params, vec!["boost".to_owned()]);
         assert_eq!(s.globals, vec!["LIMIT".to_owned()]);
+    }
+
+    #[test]
+    fn a_module_global_the_function_only_mutates_stays_module_state() {
+        let text = r#"
+_PATTERNS = {}
+
+
+def pattern(name: str) -> str:
+    if not _PATTERNS:
+        _PATTERNS["word"] = "w"
+    _PATTERNS.setdefault(name, "")
+    return _PATTERNS[name]
+
+
+def local(name: str) -> str:
+    table = {}
+    if not table:
+        table[name] = 1
+    return name
+"#;
+        let s = sources(&function(text, "pattern"), 0);
+        assert_eq!(s.globals, vec!["_PATTERNS".to_owned()], "{s:?}");
+        let s = sources(&function(text, "local"), 0);
+        assert!(s.globals.is_empty(), "{s:?}");
     }
 
     #[test]

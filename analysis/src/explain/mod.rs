@@ -357,7 +357,48 @@ fn reached(
         .get(&(d, outcome))
         .cloned()
         .unwrap_or_default();
-    from_attempts(f, exploration, d, &attempts)
+    let e = from_attempts(f, exploration, d, &attempts);
+    // A run took it, so it is no dead code; unless a call the generator can mock or an
+    // object's state explains why the run could not repeat it, earlier calls' state does.
+    if exploration.unrepeatable.contains(&(d, outcome))
+        && !matches!(
+            e.cause,
+            Cause::ExternalCall | Cause::ExternalException | Cause::ObjectCreation
+        )
+    {
+        return unrepeatable(f, d);
+    }
+    e
+}
+
+/// A side one run took and the same input, run again, did not.
+fn unrepeatable(f: &FunctionUnderTest, d: usize) -> Explanation {
+    let state = module_state(f, &flow::sources(f, d));
+    let what = if state.is_empty() {
+        "state that earlier calls change".to_owned()
+    } else {
+        format!(
+            "module state {}, which earlier calls change",
+            quoted(&state)
+        )
+    };
+    Explanation::new(
+        Cause::Budget,
+        format!(
+            "no run that repeats takes it: one did, but the same input run again did not, as its condition reads {what}; a test cannot take it reliably"
+        ),
+        json!({"unrepeatable": true, "globals": state}),
+    )
+}
+
+/// The module globals of `sources` that are no constants: state other calls may change.
+fn module_state(f: &FunctionUnderTest, sources: &flow::Sources) -> Vec<String> {
+    sources
+        .globals
+        .iter()
+        .filter(|g| reading::constant(&f.text, g).is_none())
+        .cloned()
+        .collect()
 }
 
 /// A side only runs that did not finish took: what ended the run, and the input.
@@ -512,6 +553,19 @@ fn from_attempts(
                     )
                 },
                 json!({"parameters": sources.params}),
+            );
+        }
+        // Module state: a global the condition reads that is no constant (a cache filled on
+        // the first call, a flag another function sets). Generated inputs do not set it.
+        let state = module_state(f, &sources);
+        if !state.is_empty() {
+            return Explanation::new(
+                Cause::Budget,
+                format!(
+                    "its condition reads module state {}, which generated inputs do not set: it had the same value on every call",
+                    quoted(&state)
+                ),
+                json!({"globals": state}),
             );
         }
         let why = if f.syntax.decisions[d].kind.is_loop() {

@@ -163,6 +163,10 @@ pub struct Exploration {
     /// the first such run: never kept as tests, so these sides stay uncovered.
     #[serde(with = "pairs")]
     pub unfinished: BTreeMap<(usize, bool), Unfinished>,
+    /// Sides a run took that the same input did not take when run again: they depend on
+    /// state earlier calls change (a module-level cache, a counter). Never claimed as covered,
+    /// and never as dead: the code runs.
+    pub unrepeatable: BTreeSet<(usize, bool)>,
     /// Annotations of its parameters the agent could not read (see `Signature::unread`).
     pub unread_annotations: Vec<String>,
     /// What ended the search.

@@ -338,7 +338,14 @@ impl Search<'_> {
             }
             _ => Observed::default(),
         };
-        observed.sides.retain(|s| second.sides.contains(s));
+        let unrepeatable = &mut self.out.unrepeatable;
+        observed.sides.retain(|s| {
+            let again = second.sides.contains(s);
+            if !again {
+                unrepeatable.insert(*s);
+            }
+            again
+        });
         for (d, shown) in observed.independence.iter_mut() {
             let other = second.independence.get(d).copied().unwrap_or_default();
             shown.by_value[0] &= other.by_value[0];
