@@ -78,12 +78,17 @@ class Recorder:
         self._pending.clear()
         self.events.append({"k": "built"})
 
-    def type_test(self, name, value, flip):
+    def type_test(self, name, value, flip, equality=False):
         """A type test on input `name` came out `value`; values of the kinds `flip` (`"int"`,
-        `"bytes"`, `"callable"`…) would have made it come out the other way."""
-        key = (name, bool(value), tuple(flip))
+        `"bytes"`, `"callable"`…) would have made it come out the other way. `equality`: the
+        test was an `==`/`!=` with a value of another kind, which says what an input of any
+        type may be, not what an annotated one is."""
+        key = (name, bool(value), tuple(flip), equality)
         if key not in self.type_tests:
-            self.type_tests[key] = {"name": name, "value": bool(value), "flip": list(flip)}
+            test = {"name": name, "value": bool(value), "flip": list(flip)}
+            if equality:
+                test["equality"] = True
+            self.type_tests[key] = test
 
     # -- external calls ---------------------------------------------------------------------
 

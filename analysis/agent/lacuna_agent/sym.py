@@ -145,10 +145,39 @@ def compare(op, a, b):
     result = _CMP[op](ca, cb)
     if result is NotImplemented or type(result) is not bool:
         return result
+    if op in ("==", "!=") and _family(ca) != _family(cb):
+        _equality_across_kinds(a, b, ca, cb, result)
     ea, eb = expr_of(a), expr_of(b)
     if ea is None or eb is None:
         return result
     return SymBool(result, [op, ea, eb], 1 + max(depth_of(a), depth_of(b)))
+
+
+# Kinds of value whose equality compares across types (`1 == 1.0 == True`).
+_FAMILIES = {bool: "number", int: "number", float: "number", str: "str", bytes: "bytes",
+             type(None): "none"}
+_KINDS = {int: "int", float: "float", str: "str", bytes: "bytes", type(None): "none",
+          bool: "bool"}
+
+
+def _family(value):
+    return _FAMILIES.get(type(value))
+
+
+def _equality_across_kinds(a, b, ca, cb, result):
+    """An input compared for equality with a value of another kind (`align == "right"` while
+    the generator gave `align` an int) can only come out the other way as a value of that
+    kind: recorded as a type test, so that an input of any type is tried as one."""
+    from .values import named_inputs
+
+    rec = recorder.current()
+    if rec is None:
+        return
+    for x, other in ((a, cb), (b, ca)):
+        kind = _KINDS.get(type(other))
+        entry = named_inputs.get(id(x))
+        if kind is not None and entry is not None and entry[0] is x:
+            rec.type_test(entry[1], result, [kind], equality=True)
 
 
 def _record(expr, value):

@@ -58,3 +58,23 @@ def test_values_out_of_bounds_have_no_literal():
     cycle = []
     cycle.append(cycle)
     assert values.literal(cycle) is None
+
+
+def test_an_input_compared_with_a_value_of_another_kind_is_a_type_test():
+    """`align == "right"` while the generator gave `align` an int: only a str can make it come
+    out the other way, which the generator learns as a type test marked `equality`."""
+    from lacuna_agent import recorder
+
+    values.clear()
+    align = values.decode({"kind": "int", "value": "1", "sym": "align"}, lambda obj: False)
+    rec = recorder.start(lambda code: True)
+    try:
+        assert (align == "right") is not True
+        assert (None != align) is True
+        assert (align == 1.0) is not False  # numbers compare across types: no type test
+    finally:
+        recorder.stop()
+    assert sorted(rec.type_tests.values(), key=lambda t: t["flip"]) == [
+        {"name": "align", "value": True, "flip": ["none"], "equality": True},
+        {"name": "align", "value": False, "flip": ["str"], "equality": True},
+    ]

@@ -705,6 +705,10 @@ pub struct TypeTest {
     pub value: bool,
     #[serde(default)]
     pub flip: Vec<String>,
+    /// An `==`/`!=` with a value of another kind (`align == "right"` on an int): it says what
+    /// an unannotated input may be, not what an annotated one is.
+    #[serde(default)]
+    pub equality: bool,
 }
 
 impl Execution {

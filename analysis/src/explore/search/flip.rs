@@ -21,6 +21,14 @@ impl Search<'_> {
         let path = &observed.path;
         let mut flips: Vec<(u32, usize)> = vec![];
         let hashes = prefix_hashes(path);
+        // A flip tried while an input had one type is tried again once it is given another
+        // (`align == "right"` is unsatisfiable while `align` is an int, not as a str).
+        let retyped = (!candidate.types.is_empty()).then(|| {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = rustc_hash::FxHasher::default();
+            format!("{:?}", candidate.types).hash(&mut hasher);
+            hasher.finish()
+        });
         for (i, step) in path.iter().enumerate() {
             // Unrolling a loop further than the bound is not explored.
             if step.occurrence >= self.budget.loop_bound {
@@ -71,6 +79,12 @@ impl Search<'_> {
                 use std::hash::{Hash, Hasher};
                 let mut hasher = rustc_hash::FxHasher::default();
                 (negated, choice).hash(&mut hasher);
+                negated = hasher.finish();
+            }
+            if let Some(types) = retyped {
+                use std::hash::{Hash, Hasher};
+                let mut hasher = rustc_hash::FxHasher::default();
+                (negated, types).hash(&mut hasher);
                 negated = hasher.finish();
             }
             let key = (hashes[i], negated);

@@ -335,6 +335,18 @@ impl Search<'_> {
             if test.name == "self" && self.signature.receiver.is_some() {
                 continue;
             }
+            // An equality across kinds retypes only a parameter of any type: an annotated one
+            // compared with a value of another kind is the code's business (and its dead side
+            // a finding), not a hint to give it ill-typed inputs.
+            if test.equality
+                && !self
+                    .signature
+                    .params
+                    .iter()
+                    .any(|(name, shape)| *name == test.name && any_type(shape))
+            {
+                continue;
+            }
             for kind in &test.flip {
                 let Some(shape) = kind_shape(kind) else {
                     continue;
@@ -437,5 +449,18 @@ fn collect_choices(
             }
         }
         _ => {}
+    }
+}
+
+/// Whether a parameter's shape is "any value": unannotated, or guessed only as any of the kinds
+/// the generator builds.
+fn any_type(shape: &Shape) -> bool {
+    match shape {
+        Shape::Any => true,
+        // The guess for an unannotated container: the likeliest first, then every other kind.
+        Shape::Union(variants) => [Shape::Int, Shape::Str, Shape::None]
+            .iter()
+            .all(|kind| variants.contains(kind)),
+        _ => false,
     }
 }
