@@ -37,32 +37,6 @@ fn check(dir: &Path, args: &[&str]) -> Output {
         .expect("the lacuna binary runs")
 }
 
-/// `text` with the numbers that measure time or depend on it (`412 ms`, `37 executions`)
-/// replaced by `N`.
-fn without_timings(text: &str) -> String {
-    let mut out = String::new();
-    let mut digits = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-            if chars.peek().is_some_and(char::is_ascii_digit) {
-                continue;
-            }
-            let rest: String = chars.clone().take(11).collect();
-            if rest.starts_with(" ms") || rest.starts_with(" executions") {
-                out.push('N');
-            } else {
-                out.push_str(&digits);
-            }
-            digits.clear();
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Each function's name, outcome, what stopped it and why, from the JSON document.
 fn outcomes(doc: &serde_json::Value) -> Vec<String> {
     doc["files"]
@@ -76,7 +50,7 @@ fn outcomes(doc: &serde_json::Value) -> Vec<String> {
                 f["name"].as_str().unwrap(),
                 f["outcome"].as_str().unwrap_or("-"),
                 f["stopped_by"].as_str().unwrap_or("-"),
-                without_timings(f["stop_reason"].as_str().unwrap_or("-")),
+                crate::timings::without_timings(f["stop_reason"].as_str().unwrap_or("-")),
             )
         })
         .collect()
@@ -127,7 +101,7 @@ fn stalls_and_runs_failing_alike_are_their_own_stops() {
     let dir = project("stall-share = 0.2");
     let out = check(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = without_timings(&stdout(&out));
+    let text = crate::timings::without_timings(&stdout(&out));
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with("  ") && l.contains("branch sides"))

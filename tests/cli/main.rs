@@ -12,6 +12,8 @@ use std::process::{Command, Output};
 
 #[path = "../support/example.rs"]
 mod example;
+#[path = "../support/timings.rs"]
+mod timings;
 
 fn lacuna(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lacuna"))

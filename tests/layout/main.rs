@@ -2,21 +2,19 @@
 //! the import roots come from the packages (`__init__.py`), a `src/` layout, namespace packages
 //! and the project's root markers; what cannot be imported is an error that says what to do;
 //! decorated and name-mangled functions are explored; and the emitted tests pass under a plain
-//! `pytest` run from the project root. Each fixture is written into a temporary directory, away
+//! `pytest` run from the project root; and a newcomer's project with all of these at once gets
+//! its full account, the same on a second run. Each fixture is written into a temporary directory, away
 //! from this repository's own root markers.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-/// The test environment's interpreter (with pytest) and its virtual environment.
-fn test_python() -> (PathBuf, PathBuf) {
-    let python = PathBuf::from(
-        std::env::var_os("LACUNA_TEST_PYTHON")
-            .expect("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)"),
-    );
-    let venv = python.parent().unwrap().parent().unwrap().to_owned();
-    (python, venv)
-}
+#[path = "../support/fixture.rs"]
+mod fixture;
+#[path = "../support/timings.rs"]
+mod timings;
+
+use fixture::test_python;
 
 fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -265,4 +263,82 @@ fn a_missing_dependency_is_one_error_with_its_import_chain_and_the_fix_and_exit_
         lcn108[0]
     );
     assert_eq!(lcn108[0]["data"]["functions"], 3);
+}
+
+/// A newcomer's project with no configuration and every situation above at once — a `src/`
+/// layout, its own `tests/` (with a `conftest.py`) and `docs/`, unannotated parameters compared
+/// with strings, a module-level cache, a generator, `lru_cache` and `cache`, a nested function,
+/// module-level branches, a name-mangled method, a lowercase class and a missing dependency —
+/// gets the full report: every function explored or not explored with its reason, no dead
+/// code claimed, the same report on a second run; and a plain `pytest` from the project root
+/// passes the project's tests with the emitted ones.
+#[test]
+fn a_newcomer_project_gets_a_full_and_repeatable_account() {
+    let (_, venv) = test_python();
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("shelf");
+    fixture::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/newcomer"),
+        &p,
+    );
+    let python = std::fs::canonicalize(venv.join("bin/python")).unwrap();
+    let report = |o: &Output| {
+        timings::without_timings(&String::from_utf8_lossy(&o.stdout))
+            .replace(&*venv.join("bin/python").to_string_lossy(), "[python]")
+            .replace(&*python.to_string_lossy(), "[python]")
+    };
+    let first = lacuna(
+        &p,
+        home.path(),
+        &["check", "--no-cache", "--emit-tests", "tests/generated"],
+    );
+    // The missing dependency is an error; the rest is explored.
+    assert_eq!(first.status.code(), Some(1), "{}", text(&first));
+    insta::assert_snapshot!(report(&first));
+    let again = lacuna(&p, home.path(), &["check", "--no-cache"]);
+    assert_eq!(report(&again), report(&first), "{}", text(&again));
+    // Every function has an outcome, in the JSON document too; nothing is claimed dead.
+    let json = lacuna(
+        &p,
+        home.path(),
+        &["check", "--no-cache", "--format", "json"],
+    );
+    let doc: serde_json::Value =
+        serde_json::from_slice(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&json)));
+    for file in doc["files"].as_array().unwrap() {
+        for f in file["functions"].as_array().unwrap() {
+            assert!(f["outcome"].is_string(), "{f}");
+        }
+        for d in file["diagnostics"].as_array().unwrap() {
+            assert!(
+                !["LCN106", "LCN201"].contains(&d["code"].as_str().unwrap()),
+                "{d}"
+            );
+        }
+    }
+    let names: Vec<&str> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("src/shelf/")),
+        "the project's tests and docs are not explored: {names:?}"
+    );
+    // The project's own `pytest` from its root: its tests and the emitted ones pass.
+    let run = Command::new(venv.join("bin/pytest"))
+        .args(["-q", "-p", "no:cacheprovider"])
+        .env("HOME", home.path())
+        .env_remove("PYTHONPATH")
+        .current_dir(&p)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run));
+    assert!(
+        String::from_utf8_lossy(&run.stdout).contains("24 passed"),
+        "{}",
+        text(&run)
+    );
 }
