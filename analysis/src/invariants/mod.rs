@@ -163,6 +163,11 @@ impl TextForm {
 }
 
 impl Property {
+    /// `type(x) is …`: which types a variable had.
+    pub fn is_type(&self) -> bool {
+        matches!(self, Property::OneOf { var, .. } if var.starts_with("type("))
+    }
+
     pub fn variables(&self) -> Vec<&str> {
         match self {
             Property::OneOf { var, .. }

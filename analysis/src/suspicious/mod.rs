@@ -143,6 +143,9 @@ pub struct Ranking {
     /// Violations before and after the similarity filter.
     pub violations: usize,
     pub comparable: usize,
+    /// Generated runs whose input had a type the suite never passed at the function's entry
+    /// (an entry invariant `type(x) is …` broken): their exit violations are not counted.
+    pub ill_typed: usize,
 }
 
 /// Jaccard similarity of two profiles (two empty ones are the same).
@@ -207,7 +210,20 @@ pub fn rank(
             .iter()
             .map(|p| jaccard(&profile, &p.sides.iter().copied().collect()))
             .fold(0.0f64, f64::max);
+        // What the suite's exits showed holds for the inputs the suite passed: an input of
+        // another type (`build_tzinfo(0, …)` where every call of the suite passed a text)
+        // is outside what they speak for.
+        let ill_typed = invariants.iter().any(|i| {
+            i.point == Point::Entry
+                && i.property.is_type()
+                && i.applies(&run.sides)
+                && i.property.holds(&run.entry) == Some(false)
+        });
+        ranking.ill_typed += usize::from(ill_typed);
         for invariant in invariants.iter() {
+            if ill_typed && invariant.point == Point::Exit {
+                continue;
+            }
             if settings
                 .accepted
                 .contains(&(t.function.clone(), invariant.property.to_string()))
@@ -597,6 +613,42 @@ mod tests {
         );
         let ranking = rank(&observations(), &[run(1, 0, 1, vec![IF])], &settings);
         assert!(ranking.assertions.is_empty());
+    }
+
+    /// Every call of the suite passed an int `items`: a generated run passing a text is
+    /// outside what the exits showed, and its exit violations are not counted.
+    #[test]
+    fn an_input_of_a_type_the_suite_never_passed_is_no_violation() {
+        let typed = |mut sample: Sample, t: &str| {
+            sample.insert("type(items)".into(), Variable::Str(t.into()));
+            sample
+        };
+        let mut seen = observations();
+        let exit = seen.functions[0].exit.clone();
+        seen.functions[0].entry = ProgramPoint {
+            samples: exit
+                .samples
+                .iter()
+                .map(|s| {
+                    typed(
+                        s.iter()
+                            .filter(|(k, _)| *k != "return")
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                        "int",
+                    )
+                })
+                .collect(),
+            ..exit
+        };
+        let settings = Settings::of(&Suspicious::default());
+        let mut ill_typed = run(1, 0, 1, vec![IF]);
+        let entry = &mut ill_typed.invocations[0].entry;
+        *entry = typed(entry.clone(), "str");
+        let ranking = rank(&seen, &[ill_typed, run(2, 0, 1, vec![IF])], &settings);
+        assert_eq!(ranking.ill_typed, 1);
+        let tests: Vec<usize> = ranking.assertions.iter().map(|s| s.test).collect();
+        assert_eq!(tests, [2]);
     }
 
     #[test]

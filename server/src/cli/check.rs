@@ -1309,12 +1309,20 @@ fn suspicious_assertions(
     }
     if !ranking.assertions.is_empty() {
         eprintln!(
-            "lacuna: suspicious assertions: {} of {} generated tests checked against {} invariants of your tests ({} violations, {} in comparable runs)",
+            "lacuna: suspicious assertions: {} of {} generated tests checked against {} invariants of your tests ({} violations, {} in comparable runs{})",
             ranking.assertions.len(),
             ranking.checked,
             ranking.invariants,
             ranking.violations,
-            ranking.comparable
+            ranking.comparable,
+            if ranking.ill_typed > 0 {
+                format!(
+                    "; {} with an input of a type your tests never passed",
+                    ranking.ill_typed
+                )
+            } else {
+                String::new()
+            }
         );
     } else if ranking.checked > 0 {
         eprintln!(
