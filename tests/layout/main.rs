@@ -342,3 +342,22 @@ fn a_newcomer_project_gets_a_full_and_repeatable_account() {
         text(&run)
     );
 }
+
+/// A class that builds itself in `__new__` (with `__slots__` and no `__init__`, as
+/// `roman_numerals.RomanNumeral` does) is built through `__new__`'s parameters; a class no run
+/// could build says so, naming what raised, and asks for a factory — never "not reached within
+/// the budget".
+#[test]
+fn objects_are_built_through_new_and_an_object_never_built_says_why() {
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("pyproject.toml", "[project]\nname = \"numerals\"\n"),
+        (
+            "numerals.py",
+            "class Numeral:\n    __slots__ = ('_value',)\n\n    def __new__(cls, value: int, /):\n        if type(value) is not int or not 0 < value < 4000:\n            raise TypeError(value)\n        obj = object.__new__(cls)\n        object.__setattr__(obj, '_value', value)\n        return obj\n\n    def __lt__(self, other: object) -> bool:\n        if isinstance(other, Numeral):\n            return self._value < other._value\n        return NotImplemented\n\n\nclass Gauge:\n    def __init__(self, reading: int) -> None:\n        if reading != 7919 * 104729:\n            raise ValueError(\"not calibrated\")\n        self.reading = reading\n\n    def high(self) -> bool:\n        if self.reading > 10:\n            return True\n        return False\n",
+        ),
+    ]);
+    let out = lacuna(p.path(), home.path(), &["check", "--no-cache"]);
+    let report = timings::without_timings(&String::from_utf8_lossy(&out.stdout));
+    insta::assert_snapshot!(report);
+}

@@ -464,8 +464,8 @@ def _refine_factory_params(params, cls, is_project_class):
         except (TypeError, ValueError):
             return []
 
-    init = {p["name"]: p["type"] for p in signature(cls.__init__)} \
-        if "__init__" in vars(cls) else {}
+    init = {p["name"]: p["type"] for p in signature(constructor(cls))} \
+        if "__init__" in vars(cls) or "__new__" in vars(cls) else {}
     for p in params:
         t = p["type"]
         if t == {"kind": "any"} and p["name"] in init:
@@ -514,11 +514,24 @@ def describe_class(cls, is_project_class, depth):
     return found
 
 
+def constructor(cls):
+    """The function whose parameters a call of `cls` takes, as `inspect.signature(cls)` finds
+    it: an `__init__` a class of its MRO defines, else a `__new__` one defines (a class with
+    `__slots__` that builds itself in `__new__`, `RomanNumeral(value)`)."""
+    init = getattr(cls, "__init__", None)
+    if init is not object.__init__:
+        return init
+    new = getattr(cls, "__new__", None)
+    if new is not object.__new__ and inspect.isfunction(new):
+        return new
+    return init
+
+
 def _describe_class(cls, is_project_class, depth):
     init = _named_tuple_init(cls, is_project_class, depth)
     try:
         if init is None:
-            init = parameters(cls.__init__, is_project_class, depth, skip_first=True)
+            init = parameters(constructor(cls), is_project_class, depth, skip_first=True)
     except (TypeError, ValueError):
         init = []
     if dataclasses.is_dataclass(cls):

@@ -278,6 +278,8 @@ class Runtime:
                              for m in request.get("mocks", [])]
                 except values.InputError as e:
                     result = {"status": "input-error", "error": str(e)}
+                    if e.building is not None:
+                        result["building"] = e.building
                 except ExecutionTimeout:
                     raise
                 except Exception as e:

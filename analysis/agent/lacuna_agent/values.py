@@ -13,7 +13,12 @@ from . import objects
 
 
 class InputError(Exception):
-    """An input could not be built (a constructor, method or factory raised)."""
+    """An input could not be built (a constructor, method or factory raised). `building`: the
+    class (`module:Qual`) whose construction raised, when it was a class's."""
+
+    def __init__(self, message, building=None):
+        super().__init__(message)
+        self.building = building
 
 
 # The callables built for the execution under way, by access path: how often each was called is
@@ -139,7 +144,8 @@ def _decode(tree, is_project_object):
             obj = target(*args, **kwargs)
         except Exception as e:
             raise InputError("%s(...) raised %s: %s" % (tree.get("class") or tree.get("function"),
-                                                        type(e).__name__, e))
+                                                        type(e).__name__, e),
+                             building=tree.get("class") if kind == "object" else None)
         for call in tree.get("calls", []):
             method = getattr(obj, call["method"])
             cargs = [sub(t) for t in call.get("args", [])]
@@ -147,7 +153,8 @@ def _decode(tree, is_project_object):
             try:
                 method(*cargs, **ckwargs)
             except Exception as e:
-                raise InputError("%s(...) raised %s: %s" % (call["method"], type(e).__name__, e))
+                raise InputError("%s(...) raised %s: %s" % (call["method"], type(e).__name__, e),
+                                 building=tree.get("class"))
         return obj
     raise InputError("unknown value kind %r" % (kind,))
 

@@ -598,6 +598,10 @@ pub struct Execution {
     /// Why the request failed (`input-error`, `error`), or what killed the worker.
     #[serde(default, deserialize_with = "optional_output_text")]
     pub error: Option<String>,
+    /// For an `input-error`: the class (`module:Qual`) whose construction raised, when it was
+    /// a class's constructor or one of the method calls that set its state.
+    #[serde(default)]
+    pub building: Option<String>,
     /// What the symbols of object fields stood for when the inputs were built
     /// (`self._spent` → `["int", "0"]`), as literals of the expression wire form.
     #[serde(default)]
@@ -725,6 +729,7 @@ impl Execution {
             stderr: String::new(),
             truncated: false,
             error: Some(error.into()),
+            building: None,
             fields: BTreeMap::new(),
             callables: BTreeMap::new(),
             type_tests: vec![],

@@ -716,11 +716,42 @@ fn unreached(
     if let Some(e) = enclosing_loop(f, exploration, d) {
         return e;
     }
+    if let Some(e) = never_built(exploration) {
+        return e;
+    }
     Explanation::new(
         Cause::Budget,
         "the decision was never reached within the budget",
         json!({}),
     )
+}
+
+/// No run got past building its inputs: what raised, and for a class, the object that could
+/// not be built (a factory in the guidance module builds it).
+fn never_built(exploration: &Exploration) -> Option<Explanation> {
+    let unbuilt = exploration.unbuilt.as_ref()?;
+    if !exploration.tests.is_empty() || unbuilt.runs < exploration.executions {
+        return None;
+    }
+    let runs = unbuilt.runs;
+    let error = &unbuilt.error;
+    Some(match &unbuilt.class {
+        Some(class) => {
+            let short = class.split_once(':').map_or(class.as_str(), |(_, q)| q);
+            Explanation::new(
+                Cause::ObjectCreation,
+                format!(
+                    "never reached: no `{short}` could be built: every run failed building its inputs (the first: {error}); a factory for `{short}` in the guidance module can build it"
+                ),
+                json!({"class": class, "error": error, "runs": runs}),
+            )
+        }
+        None => Explanation::new(
+            Cause::Budget,
+            format!("never reached: every run failed building its inputs (the first: {error})"),
+            json!({"error": error, "runs": runs}),
+        ),
+    })
 }
 
 /// An external call that raised every time it was called, or — when none did — one whose value

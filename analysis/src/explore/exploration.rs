@@ -167,6 +167,9 @@ pub struct Exploration {
     /// state earlier calls change (a module-level cache, a counter). Never claimed as covered,
     /// and never as dead: the code runs.
     pub unrepeatable: BTreeSet<(usize, bool)>,
+    /// Runs whose inputs could not be built (a constructor, a method call setting an object's
+    /// state, or a factory raised), with the first such failure.
+    pub unbuilt: Option<Unbuilt>,
     /// Annotations of its parameters the agent could not read (see `Signature::unread`).
     pub unread_annotations: Vec<String>,
     /// What ended the search.
@@ -230,6 +233,16 @@ impl Stop {
             )),
         }
     }
+}
+
+/// Runs whose inputs could not be built.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Unbuilt {
+    pub runs: u32,
+    /// The first failure: `shop:Cart(...) raised TypeError: …`.
+    pub error: String,
+    /// The class (`module:Qual`) whose construction raised, when it was a class's.
+    pub class: Option<String>,
 }
 
 /// A run that took a side and did not finish.

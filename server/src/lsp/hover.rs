@@ -225,6 +225,13 @@ fn cause_sentence(d: &Diagnostic) -> Option<String> {
         Cause::ExternalException => format!(
             "`{callee}` raised (or the sandbox blocked it) in every execution that reached it, so nothing after it ran."
         ),
+        Cause::ObjectCreation if data(d, "error").is_some() => {
+            let class = data(d, "class").map(short_class).unwrap_or("the object");
+            format!(
+                "No `{class}` could be built: every run failed building its inputs (`{}`), so the generated inputs never reached the code.",
+                data(d, "error").unwrap_or_default()
+            )
+        }
         Cause::ObjectCreation => {
             let class = data(d, "class").map(short_class).unwrap_or("the object");
             let field = data(d, "field").unwrap_or("its state");

@@ -514,6 +514,7 @@ mod tests {
             stderr: String::new(),
             truncated: false,
             error: None,
+            building: None,
             fields: BTreeMap::new(),
             callables: BTreeMap::new(),
             type_tests: vec![],

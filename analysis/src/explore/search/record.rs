@@ -7,7 +7,7 @@ use crate::agent::protocol::{
     Event, ExecuteRequest, Execution, Literal, ReturnValue, SideEffect, Status,
 };
 use crate::explore::coverage::{Observed, Origin, observe};
-use crate::explore::exploration::{ExternalCallSeen, GeneratedTest, Outcome, Unfinished};
+use crate::explore::exploration::{ExternalCallSeen, GeneratedTest, Outcome, Unbuilt, Unfinished};
 use crate::explore::inputs::Candidate;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
@@ -36,6 +36,12 @@ impl Search<'_> {
             );
         }
         if run.status == Status::InputError {
+            let unbuilt = self.out.unbuilt.get_or_insert_with(|| Unbuilt {
+                runs: 0,
+                error: run.error.clone().unwrap_or_default(),
+                class: run.building.clone(),
+            });
+            unbuilt.runs += 1;
             self.repair(candidate, &request);
             // Building the input ran project code (a constructor, a factory's method calls)
             // on symbolic values: the conditions it raised on are flipped like any other.
