@@ -182,6 +182,12 @@ pub struct Suspicious {
     pub show: usize,
     /// Samples from passing tests an invariant needs to be kept.
     pub min_support: usize,
+    /// Also learn invariants that hold on the invocations taking one branch side
+    /// (conditional invariants); `false` learns only those of every invocation.
+    pub conditional: bool,
+    /// Order the suspicious assertions by how uniquely they break invariants; `false` keeps
+    /// every violation in the order of the generated tests (plain anomaly detection).
+    pub rank: bool,
 }
 
 impl Default for Suspicious {
@@ -191,6 +197,8 @@ impl Default for Suspicious {
             similarity: 0.75,
             show: 5,
             min_support: 5,
+            conditional: true,
+            rank: true,
         }
     }
 }
@@ -201,6 +209,8 @@ impl PartialEq for Suspicious {
             && self.similarity.to_bits() == other.similarity.to_bits()
             && self.show == other.show
             && self.min_support == other.min_support
+            && self.conditional == other.conditional
+            && self.rank == other.rank
     }
 }
 
@@ -212,6 +222,8 @@ impl std::hash::Hash for Suspicious {
         self.similarity.to_bits().hash(state);
         self.show.hash(state);
         self.min_support.hash(state);
+        self.conditional.hash(state);
+        self.rank.hash(state);
     }
 }
 

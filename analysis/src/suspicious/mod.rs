@@ -30,6 +30,10 @@ pub struct Settings {
     pub support: Support,
     /// Behaviours the user accepted: (`module:qualname`, invariant as written), not checked.
     pub accepted: BTreeSet<(String, String)>,
+    /// Learn conditional invariants (those of the invocations taking one side) too.
+    pub conditional: bool,
+    /// Rank by uniqueness; else the generated tests' order.
+    pub rank: bool,
 }
 
 impl Settings {
@@ -41,6 +45,8 @@ impl Settings {
                 ..Support::default()
             },
             accepted: BTreeSet::new(),
+            conditional: config.conditional,
+            rank: config.rank,
         }
     }
 
@@ -190,7 +196,10 @@ pub fn rank(
             continue;
         };
         let invariants = learned.entry(t.function.as_str()).or_insert_with(|| {
-            let found = invariants::infer_function(&seen.entry, &seen.exit, &settings.support);
+            let mut found = invariants::infer_function(&seen.entry, &seen.exit, &settings.support);
+            if !settings.conditional {
+                found.retain(|i| i.condition.is_none());
+            }
             ranking.invariants += found.len();
             found
         });
@@ -288,14 +297,19 @@ pub fn rank(
     // A total order: score, then more violations, then the confidence of the invariant most
     // uniquely broken, then names.
     let confidence = |s: &Suspicion| s.violations.first().map_or(0.0, |v| v.invariant.confidence);
-    assertions.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(b.violations.len().cmp(&a.violations.len()))
-            .then(confidence(b).total_cmp(&confidence(a)))
-            .then_with(|| a.function.cmp(&b.function))
-            .then(a.test.cmp(&b.test))
-    });
+    if !settings.rank {
+        // Plain anomaly detection: every violation, in the order of the generated tests.
+        assertions.sort_by(|a, b| a.function.cmp(&b.function).then(a.test.cmp(&b.test)));
+    } else {
+        assertions.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(b.violations.len().cmp(&a.violations.len()))
+                .then(confidence(b).total_cmp(&confidence(a)))
+                .then_with(|| a.function.cmp(&b.function))
+                .then(a.test.cmp(&b.test))
+        });
+    }
     for (i, a) in assertions.iter_mut().enumerate() {
         a.rank = i + 1;
     }
@@ -649,6 +663,27 @@ mod tests {
         assert_eq!(ranking.ill_typed, 1);
         let tests: Vec<usize> = ranking.assertions.iter().map(|s| s.test).collect();
         assert_eq!(tests, [2]);
+    }
+
+    /// `rank = false`: every violation, in the order of the generated tests.
+    #[test]
+    fn unranked_violations_keep_the_order_of_the_tests() {
+        let settings = Settings {
+            rank: false,
+            ..Settings::of(&Suspicious::default())
+        };
+        let observed = [
+            run(3, 5, 0, vec![IF]),
+            run(1, 0, 1, vec![IF]),
+            run(4, 6, 0, vec![IF]),
+        ];
+        let ranking = rank(&observations(), &observed, &settings);
+        let order: Vec<(usize, usize)> = ranking
+            .assertions
+            .iter()
+            .map(|s| (s.rank, s.test))
+            .collect();
+        assert_eq!(order, [(1, 1), (2, 3), (3, 4)]);
     }
 
     #[test]
