@@ -371,7 +371,7 @@ fn reached(
     e
 }
 
-/// A side one run took and the same input, run again, did not.
+/// A side one run of an input took and another run of the same input did not.
 fn unrepeatable(f: &FunctionUnderTest, d: usize) -> Explanation {
     let state = module_state(f, &flow::sources(f, d));
     let what = if state.is_empty() {
@@ -385,7 +385,7 @@ fn unrepeatable(f: &FunctionUnderTest, d: usize) -> Explanation {
     Explanation::new(
         Cause::Budget,
         format!(
-            "no run that repeats takes it: one did, but the same input run again did not, as its condition reads {what}; a test cannot take it reliably"
+            "the same input took it on one run and not on another: its condition reads {what}; a test cannot take it reliably"
         ),
         json!({"unrepeatable": true, "globals": state}),
     )

@@ -21,14 +21,6 @@ impl Search<'_> {
         let path = &observed.path;
         let mut flips: Vec<(u32, usize)> = vec![];
         let hashes = prefix_hashes(path);
-        // A flip tried while an input had one type is tried again once it is given another
-        // (`align == "right"` is unsatisfiable while `align` is an int, not as a str).
-        let retyped = (!candidate.types.is_empty()).then(|| {
-            use std::hash::{Hash, Hasher};
-            let mut hasher = rustc_hash::FxHasher::default();
-            format!("{:?}", candidate.types).hash(&mut hasher);
-            hasher.finish()
-        });
         for (i, step) in path.iter().enumerate() {
             // Unrolling a loop further than the bound is not explored.
             if step.occurrence >= self.budget.loop_bound {
@@ -81,10 +73,23 @@ impl Search<'_> {
                 (negated, choice).hash(&mut hasher);
                 negated = hasher.finish();
             }
-            if let Some(types) = retyped {
+            // A flip tried while an input it reads had one type is tried again once that
+            // input is given another (`align == "right"` is unsatisfiable while `align` is an
+            // int, not as a str).
+            if !candidate.types.is_empty() {
                 use std::hash::{Hash, Hasher};
                 let mut hasher = rustc_hash::FxHasher::default();
-                (negated, types).hash(&mut hasher);
+                negated.hash(&mut hasher);
+                step.expr.for_each_var(&mut |v, _| {
+                    for (name, shape) in &candidate.types {
+                        let reads = v
+                            .strip_prefix(name.as_str())
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
+                        if reads {
+                            (name, format!("{shape:?}")).hash(&mut hasher);
+                        }
+                    }
+                });
                 negated = hasher.finish();
             }
             let key = (hashes[i], negated);

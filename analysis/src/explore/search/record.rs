@@ -345,6 +345,7 @@ impl Search<'_> {
             _ => Observed::default(),
         };
         let unrepeatable = &mut self.out.unrepeatable;
+        unrepeatable.extend(second.sides.difference(&observed.sides));
         observed.sides.retain(|s| {
             let again = second.sides.contains(s);
             if !again {
