@@ -15,9 +15,11 @@ use crate::explore::exploration::Exploration;
 use crate::explore::search::{Budget, explore};
 use crate::explore::shape::Shape;
 use crate::explore::signature::Signature;
+use crate::explore::value::ModelValue;
 use crate::guidance::Guidance;
 use lacuna_grammar::{FunctionKind, FunctionSyntax};
 use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -561,6 +563,55 @@ pub fn writers(db: &dyn Db, files: &[SourceFile]) -> FxHashMap<(String, String),
 pub struct Facts {
     pub writers: FxHashMap<(String, String), Vec<String>>,
     pub guidance: Arc<Guidance>,
+    /// The scalar arguments the project's own passing tests called each function with, by
+    /// `module:qualname` (see `observed_inputs`).
+    pub observed: ObservedInputs,
+}
+
+/// The suite's arguments per function (`module:qualname`), shared by the explorations.
+pub type ObservedInputs = Arc<FxHashMap<String, Vec<BTreeMap<String, ModelValue>>>>;
+
+/// Arguments seeded per function from the suite: enough to start from each distinct way the
+/// tests call it, few enough not to crowd out the search.
+pub const OBSERVED: usize = 16;
+
+/// The scalar arguments of the suite's calls of each function (its entry samples' parameters
+/// that hold a number, a boolean or a text), distinct, at most `OBSERVED` per function.
+pub fn observed_inputs(
+    observations: &crate::suite::Observations,
+) -> FxHashMap<String, Vec<BTreeMap<String, ModelValue>>> {
+    use crate::suite::Variable;
+    let mut out = FxHashMap::default();
+    for f in &observations.functions {
+        let mut inputs: Vec<BTreeMap<String, ModelValue>> = vec![];
+        for sample in &f.entry.samples {
+            // Parameters by their own names; derived variables (`len(x)`, `x is None`,
+            // `type(x)`, `self._items`) are not arguments.
+            let input: BTreeMap<String, ModelValue> = sample
+                .iter()
+                .filter(|(k, _)| *k != "self" && k.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                .filter_map(|(k, v)| {
+                    let value = match v {
+                        Variable::Bool(b) => ModelValue::Bool(*b),
+                        Variable::Int(i) => ModelValue::Int(i.clone()),
+                        Variable::Float(f) => ModelValue::Real(f.parse().ok()?),
+                        Variable::Str(s) => ModelValue::Str(s.clone()),
+                    };
+                    Some((k.clone(), value))
+                })
+                .collect();
+            if !input.is_empty() && !inputs.contains(&input) {
+                inputs.push(input);
+            }
+            if inputs.len() == OBSERVED {
+                break;
+            }
+        }
+        if !inputs.is_empty() {
+            out.insert(f.function.clone(), inputs);
+        }
+    }
+    out
 }
 
 /// The signature of a target, as the agent describes it.
@@ -686,6 +737,11 @@ pub fn signature(
         receiver,
         writers: facts.writers.clone(),
         guidance: facts.guidance.clone(),
+        observed: facts
+            .observed
+            .get(&format!("{}:{}", target.module, target.qualname))
+            .cloned()
+            .unwrap_or_default(),
         unread: response["unread"]
             .as_array()
             .map(|a| {

@@ -1611,3 +1611,33 @@ def shade(level: int) -> Colour:
         "{tests}"
     );
 }
+
+/// The arguments the project's own passing tests call a function with are the first inputs
+/// the generator tries (as Pynguin seeds from existing tests): a checksum no solver inverts is
+/// passed by the suite, and the generator covers the side behind it and, from that input, the
+/// one after it.
+#[test]
+fn the_suites_arguments_are_the_first_inputs_tried() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("pyproject.toml"),
+        "[project]\nname = \"vault\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("vault.py"),
+        "import zlib\n\n\ndef unlock(code: str, attempts: int) -> str:\n    if zlib.crc32(code.encode()) == 0x35C246D5:\n        if attempts > 3:\n            return \"slow\"\n        return \"open\"\n    return \"closed\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(project.path().join("tests")).unwrap();
+    std::fs::write(
+        project.path().join("tests/test_vault.py"),
+        "from vault import unlock\n\n\ndef test_unlock():\n    assert unlock(\"password\", 1) == \"open\"\n    assert unlock(\"guess\", 1) == \"closed\"\n",
+    )
+    .unwrap();
+    let (out, doc, out_dir) = generate_in(project.path(), "vault.py");
+    assert_eq!(doc["summary"]["covered"], 4, "{}", stdout(&out));
+    let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_vault.py")).unwrap();
+    assert!(tests.contains("unlock('password', 1)"), "{tests}");
+    assert!(tests.contains("== 'slow'"), "{tests}");
+}

@@ -31,6 +31,10 @@ pub struct Signature {
     /// (`since: Moment (NameError: name 'Moment' is not defined)`): those parameters are
     /// tried as any value, and the function's outcome says so.
     pub unread: Vec<String>,
+    /// The scalar arguments the project's own passing tests called it with (parameter →
+    /// value), distinct, at most `OBSERVED`: the first inputs tried, as Pynguin seeds from
+    /// existing tests.
+    pub observed: Vec<BTreeMap<String, ModelValue>>,
 }
 
 impl Signature {

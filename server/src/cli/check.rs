@@ -754,9 +754,10 @@ fn generate(
         skipped.retain(|s| owned(s.file, &s.function));
     }
     let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
-    let facts = generation::Facts {
+    let mut facts = generation::Facts {
         writers: generation::writers(db, project),
         guidance: guidance.into(),
+        observed: Default::default(),
     };
     // What the store has for the functions' code as it is now, and with `--changed-since`,
     // which functions are as they were at the revision.
@@ -812,8 +813,19 @@ fn generate(
     }
     let (order, targets): (Vec<usize>, Vec<generation::Target>) = to_explore.into_iter().unzip();
     let budget = generation::budget(&config);
-    let started = Instant::now();
     let progress = progress_bar(targets.len(), quiet);
+    // The project's own tests, under pytest, first: their coverage and MC/DC go next to the
+    // generated tests', their invariants check the generated assertions, and the arguments
+    // they call each function with are the first inputs the generator tries.
+    progress.set_message("the project's own tests");
+    let suite_started = Instant::now();
+    let suite = lacuna_analysis::suite::run(&pool, &config);
+    let suite_ms = suite_started.elapsed().as_millis();
+    if let Some(failure) = &suite.failure {
+        progress.suspend(|| eprintln!("lacuna: warning: {failure}"));
+    }
+    facts.observed = generation::observed_inputs(&suite.observations).into();
+    let started = Instant::now();
     let run_time = config.budget.run_time_s.map(std::time::Duration::from_secs);
     let explored = generation::explore_all_reporting(
         &pool,
@@ -894,16 +906,7 @@ fn generate(
             }
         );
     }
-    // The project's own tests, under pytest, for their coverage and MC/DC next to the
-    // generated tests'.
-    progress.set_message("the project's own tests");
-    let suite_started = Instant::now();
-    let suite = lacuna_analysis::suite::run(&pool, &config);
-    let suite_ms = suite_started.elapsed().as_millis();
     progress.finish_and_clear();
-    if let Some(failure) = &suite.failure {
-        eprintln!("lacuna: warning: {failure}");
-    }
     // With emitted tests, coverage is what they reproduce.
     let started = Instant::now();
     let (kept, mut not_emitted, mut files) = match emit {

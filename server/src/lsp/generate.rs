@@ -73,6 +73,9 @@ pub struct Generator {
     /// What the project's own passing tests show (the suite's thread runs them, the owner
     /// sends what they show), for suspicious assertions; none when the check is off.
     suite: Option<Arc<lacuna_analysis::suite::Observations>>,
+    /// The arguments the suite's passing tests call each function with: the first inputs of
+    /// the explorations after the suite has run.
+    observed: generation::ObservedInputs,
     /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
     /// The function ID of each explored `(module, qualname)`.
@@ -90,6 +93,7 @@ impl Generator {
             guidance: Arc::default(),
             declarations: Declarations::default(),
             suite: None,
+            observed: Default::default(),
             explored: FxHashMap::default(),
             ids: FxHashMap::default(),
         };
@@ -244,6 +248,7 @@ impl Generator {
         config: &Arc<Config>,
         observations: Arc<lacuna_analysis::suite::Observations>,
     ) {
+        self.observed = generation::observed_inputs(&observations).into();
         self.suite = Some(observations);
         if self.pool.is_none() || !config.suspicious.enabled {
             return;
@@ -288,6 +293,7 @@ impl Generator {
         let facts = Facts {
             writers: writers.clone(),
             guidance: self.guidance.clone(),
+            observed: self.observed.clone(),
         };
         let pool = &self.pool.as_ref().expect("pool started").1;
         match generation::signature(pool, target, &facts, source) {

@@ -581,6 +581,7 @@ mod tests {
             writers: FxHashMap::default(),
             guidance: Arc::new(Guidance::default()),
             unread: vec![],
+            observed: vec![],
         }
     }
 
@@ -878,6 +879,7 @@ mod tests {
             writers: FxHashMap::default(),
             guidance: std::sync::Arc::new(guidance),
             unread: vec![],
+            observed: vec![],
         };
         let mut solver = Solver::new(5_000).with_domains(signature.domains());
         let mut past_midnight = |name: &str| {

@@ -26,6 +26,32 @@ impl Search<'_> {
     /// The first inputs: defaults, then every alternative of every choice.
     pub(super) fn seeds(&self) -> Vec<Candidate> {
         let mut seeds = vec![self.base()];
+        // The arguments the project's own tests call it with, each value of a kind its
+        // parameter takes.
+        for input in &self.signature.observed {
+            let mut c = self.base();
+            for (name, shape) in &self.signature.params {
+                let Some(value) = input.get(name) else {
+                    continue;
+                };
+                let want = match value {
+                    ModelValue::Int(_) => Shape::Int,
+                    ModelValue::Bool(_) => Shape::Bool,
+                    ModelValue::Str(_) => Shape::Str,
+                    ModelValue::Real(_) => Shape::Float,
+                };
+                let Some(pick) = variant_of(shape, &want) else {
+                    continue;
+                };
+                if let Some(k) = pick {
+                    c.choices.insert(name.clone(), k);
+                }
+                c.vars.insert(name.clone(), value.clone());
+            }
+            if !c.vars.is_empty() {
+                seeds.push(c);
+            }
+        }
         for (path, count) in &self.choices() {
             for k in 1..*count {
                 let mut c = self.base();
