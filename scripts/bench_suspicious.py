@@ -9,14 +9,17 @@ scripts/bench_suspicious_faults.json. Each fault replaces exactly one line.
         library's own suite passes on the pristine and on the faulty copy; the witness expression
         gives a different result under the faulty code, and raises under neither.
 
-    python scripts/bench_suspicious.py run --work DIR --lacuna BIN [--budget S] [--ablation]
+    python scripts/bench_suspicious.py run --work DIR --lacuna BIN [--budget S] [--ablation | --variants V...]
         runs `lacuna check --format json --emit-tests E <copy>` as a user would (no
         `[tool.lacuna]` table: default settings; HOME in a temporary directory) on each pristine
         library and each verified faulty copy; a fault is found at k when one of the k top-ranked
         LCN300 assertions (data.rank) is a test that passes on the faulty copy and fails under
-        pytest on the pristine one. With --ablation, every copy is run a second time with
-        `[tool.lacuna.suspicious] similarity = 0.0` appended to the project's own pyproject.toml
-        (the similarity filter off). Writes DIR/results.json and prints a Markdown summary.
+        pytest on the pristine one. With --ablation, every copy is run again for each variant of
+        VARIANTS, its `[tool.lacuna.suspicious]` settings appended to the project's own
+        pyproject.toml: `similarity0` (the similarity filter off), `unconditional` (no
+        conditional invariants), `plain` (plain anomaly detection: every violation, unranked,
+        no filter, no conditional invariants). Writes DIR/results.json and prints a Markdown
+        summary.
 """
 
 from __future__ import annotations
@@ -256,13 +259,23 @@ def run_tests(work: Path, data: dict, lib_name: str, root: Path, emit: Path, nod
     return outcome
 
 
+# The ablation's variants: the `[tool.lacuna.suspicious]` settings each appends.
+VARIANTS = {
+    "default": "",
+    "similarity0": "similarity = 0.0\n",
+    "unconditional": "conditional = false\n",
+    "plain": "similarity = 0.0\nconditional = false\nrank = false\n",
+}
+SUFFIX = {"default": "", "similarity0": "-sim0", "unconditional": "-uncond", "plain": "-plain"}
+
+
 def measure(work: Path, data: dict, lacuna: str, lib_name: str, fault: dict | None, budget: float | None,
-            ablation: bool, timeout: float) -> dict:
-    tag = (fault["id"] if fault else f"pristine-{lib_name}") + ("-sim0" if ablation else "")
+            variant: str, timeout: float) -> dict:
+    tag = (fault["id"] if fault else f"pristine-{lib_name}") + SUFFIX[variant]
     root = make_copy(work, data, lib_name, work / "runs" / tag, fault)
-    if ablation:
+    if VARIANTS[variant]:
         with (root / "pyproject.toml").open("a") as f:
-            f.write("\n[tool.lacuna.suspicious]\nsimilarity = 0.0\n")
+            f.write("\n[tool.lacuna.suspicious]\n" + VARIANTS[variant])
     emit = work / "emitted" / tag
     emit.parent.mkdir(parents=True, exist_ok=True)
     doc, took = lacuna_check(work, lacuna, root, emit, budget, timeout)
@@ -321,7 +334,7 @@ def measure(work: Path, data: dict, lacuna: str, lib_name: str, fault: dict | No
 
 def summary(data: dict, results: dict) -> str:
     out = []
-    for variant in ("default", "similarity0"):
+    for variant in VARIANTS:
         runs = results.get(variant)
         if not runs:
             continue
@@ -356,7 +369,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--lacuna")
     ap.add_argument("--budget", type=float, default=None, help="lacuna check --budget SECONDS")
-    ap.add_argument("--ablation", action="store_true", help="also run with similarity = 0")
+    ap.add_argument("--ablation", action="store_true", help="also run every variant of the ablation")
+    ap.add_argument("--variants", nargs="*", choices=list(VARIANTS), help="the variants to run (default: default)")
     ap.add_argument("--only", nargs="*", help="fault ids (default: every valid fault)")
     ap.add_argument("--libs", nargs="*", help="libraries, in this order (default: all, as in the data)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds before a lacuna run is ended")
@@ -377,12 +391,12 @@ def main() -> None:
         valid = [f for f in valid if f["id"] in args.only]
     lacuna = str(Path(args.lacuna).resolve())
     results = json.loads(results_path.read_text()) if results_path.exists() else {}
-    variants = [("default", False)] + ([("similarity0", True)] if args.ablation else [])
-    for variant, abl in variants:
+    variants = list(VARIANTS) if args.ablation else (args.variants or ["default"])
+    for variant in variants:
         runs = results.setdefault(variant, {"pristine": {}, "faults": {}})
         for name in args.libs or list(data["libraries"]):
             if name not in runs["pristine"]:
-                runs["pristine"][name] = measure(work, data, lacuna, name, None, args.budget, abl, args.timeout)
+                runs["pristine"][name] = measure(work, data, lacuna, name, None, args.budget, variant, args.timeout)
                 results_path.write_text(json.dumps(results, indent=1))
                 r = runs["pristine"][name]
                 print(f"[{variant}] pristine {name}: {r['lcn300']} LCN300, {r['assertions']} assertions, "
@@ -390,7 +404,7 @@ def main() -> None:
             for fault in valid:
                 if fault["lib"] != name or fault["id"] in runs["faults"]:
                     continue
-                r = measure(work, data, lacuna, fault["lib"], fault, args.budget, abl, args.timeout)
+                r = measure(work, data, lacuna, fault["lib"], fault, args.budget, variant, args.timeout)
                 runs["faults"][fault["id"]] = r
                 results_path.write_text(json.dumps(results, indent=1))
                 print(f"[{variant}] {fault['id']}: {r['lcn300']} LCN300, {r['assertions']} assertions, "
