@@ -722,10 +722,26 @@ def _type(*args):
         tested = obj
         if isinstance(obj, (Sym, ReturnedObject, ExternalObject)):
             obj = _unwrap(obj)
-        t = _real["type"](obj)
+        # Project code's `int` is a class of Lacuna's: its type is `type`, as the real one's.
+        t = _real["type"](_REAL_OF.get(obj, obj))
         _type_test(tested, True, lambda probe: _real["type"](probe) is not t)
         return _PROJECT_OF.get(t, t)
     return _real["type"](*args)
+
+
+class ProjectType(type, metaclass=_Converting):
+    """`type` as project code sees it: `type(x)` records a type test, `type(name, bases,
+    namespace)` makes a class, a class deriving from it (`class Meta(type)`) is a metaclass, and
+    instance and subclass checks are the real `type`'s."""
+
+    _real = type
+    _convert = staticmethod(_type)
+
+
+ProjectType.__name__ = ProjectType.__qualname__ = "type"
+ProjectType.__module__ = "builtins"
+_REAL_OF[ProjectType] = type
+_PROJECT_OF[type] = ProjectType
 
 
 def _callable(obj):
@@ -753,7 +769,7 @@ _builtins.update({
     "max": _max,
     "range": ProjectRange,
     "isinstance": _isinstance,
-    "type": _type,
+    "type": ProjectType,
     "callable": _callable,
     "round": _round,
     "open": _recording("open"),

@@ -86,6 +86,11 @@ CASES = {
         "attribute": [(0,), (11,)],
         "kinds": [(1, True, []), (2, False, [1])],
     },
+    "metaclasses": {
+        "made": [("Extra",), ("B",)],
+        "kind": [(1,), (0,), (-2,)],
+        "meta_of": [(True,), (False,)],
+    },
     "boundaries": {
         "encoded": [(True, "n"), (False, "")],
         "cast_joined": [("a",), ("b",)],
