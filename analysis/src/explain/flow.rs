@@ -158,12 +158,26 @@ fn read_back(
     };
     let mut work: Vec<String> = vec![];
     let mut seen: Vec<String> = vec![];
-    absorb(f, text, &params, &mut out, &mut work);
+    // Attributes read on names that are neither the receiver nor a parameter (`version.x`):
+    // fields when the name turns out to be an alias of one (`version = self`).
+    let mut attributes: Vec<(String, String)> = vec![];
+    absorb(f, text, &params, &mut out, &mut work, &mut attributes);
     while let Some(name) = work.pop() {
         if seen.contains(&name) {
             continue;
         }
         seen.push(name.clone());
+        if let Some(root) = all
+            .iter()
+            .find_map(|s| alias_of(&s.code, &name))
+            .filter(|root| receiver(f, root) || params.contains(root))
+        {
+            for (_, attr) in attributes.iter().filter(|(n, _)| *n == name) {
+                if !out.fields.iter().any(|(r, a)| *r == root && a == attr) {
+                    out.fields.push((root.to_owned(), attr.clone()));
+                }
+            }
+        }
         // A name the function declares `global` (or `nonlocal`) is module state even where
         // the function assigns it: other calls may have changed it.
         let outside = all.iter().any(|s| declares_outside(&s.code, &name));
@@ -183,7 +197,7 @@ fn read_back(
             if !out.spans.contains(&(s.start, s.end)) {
                 out.spans.push((s.start, s.end));
             }
-            absorb(f, &reads, &params, &mut out, &mut work);
+            absorb(f, &reads, &params, &mut out, &mut work, &mut attributes);
             // A plain rebinding hides what came before it, unless it is in a nested block
             // (`if attempts > 10: budget = 20`), which may not run.
             if s.indent <= own_indent && is_rebinding(&s.code, &name) {
@@ -268,14 +282,18 @@ fn absorb(
     params: &[&str],
     out: &mut Sources,
     work: &mut Vec<String>,
+    attributes: &mut Vec<(String, String)>,
 ) {
     for (name, attr) in names(text) {
         let is_param = params.contains(&name.as_str());
-        if (is_param || receiver(f, &name))
-            && let Some(attr) = attr
-            && !out.fields.iter().any(|(r, a)| *r == name && *a == attr)
-        {
-            out.fields.push((name.clone(), attr));
+        if let Some(attr) = attr {
+            if is_param || receiver(f, &name) {
+                if !out.fields.iter().any(|(r, a)| *r == name && *a == attr) {
+                    out.fields.push((name.clone(), attr));
+                }
+            } else if !attributes.iter().any(|(n, a)| *n == name && *a == attr) {
+                attributes.push((name.clone(), attr));
+            }
         }
         if is_param && !out.params.contains(&name) {
             out.params.push(name.clone());
@@ -336,6 +354,17 @@ fn declares_outside(code: &str, name: &str) -> bool {
         code.strip_prefix(kw)
             .is_some_and(|rest| rest.split(',').any(|n| n.trim() == name))
     })
+}
+
+/// `name = other` with `other` a plain name: what `name` aliases.
+fn alias_of<'a>(code: &'a str, name: &str) -> Option<&'a str> {
+    let (targets, value, augmented) = assignment(code.trim())?;
+    let value = value.trim();
+    (!augmented
+        && targets.trim() == name
+        && !value.is_empty()
+        && value.chars().all(|c| c.is_alphanumeric() || c == '_'))
+    .then_some(value)
 }
 
 /// Whether `code` makes `name` a local of the function, as Python's scoping does: a `for` or
@@ -799,6 +828,25 @@ def local(name: str) -> str:
         assert_eq!(s.globals, vec!["_PATTERNS".to_owned()], "{s:?}");
         let s = sources(&function(text, "local"), 0);
         assert!(s.globals.is_empty(), "{s:?}");
+    }
+
+    #[test]
+    fn fields_read_through_an_alias_of_the_receiver_are_its_fields() {
+        let text = r#"
+class Version:
+    def next_version(self, part: str) -> str:
+        version = self
+        if version.prerelease and part == "patch":
+            return "same"
+        return "bumped"
+"#;
+        let s = sources(&function(text, "next_version"), 0);
+        assert_eq!(
+            s.fields,
+            vec![("self".to_owned(), "prerelease".to_owned())],
+            "{s:?}"
+        );
+        assert_eq!(s.params, vec!["part".to_owned()]);
     }
 
     #[test]

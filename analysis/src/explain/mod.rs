@@ -517,6 +517,24 @@ fn from_attempts(
     if let Some(e) = static_object_state(exploration, &sources) {
         return e;
     }
+    // A condition that ran without a symbolic form while reading an input: the solver never
+    // saw it, whatever it said of the others.
+    let unmodelled = (0..f.syntax.decisions[d].conditions.len() as u16).any(|c| {
+        exploration
+            .conditions
+            .get(&(d, c))
+            .is_some_and(|seen| seen.expr.is_none())
+    });
+    if unmodelled && !sources.params.is_empty() && !f.syntax.decisions[d].kind.is_loop() {
+        let params = quoted(&sources.params);
+        return Explanation::new(
+            Cause::SolverLimit,
+            format!(
+                "its condition depends on {params} through operations the generator does not model"
+            ),
+            json!({"parameters": sources.params}),
+        );
+    }
     if attempts.contains(&Attempt::Unsat) {
         if infeasible(f, exploration, d, attempts, &sources) {
             return Explanation::new(
@@ -597,9 +615,15 @@ fn infeasible(
     if decisions[d].kind.is_loop() {
         return false;
     }
-    let only_unsat = attempts
-        .iter()
-        .all(|a| matches!(a, Attempt::Unsat | Attempt::ConcreteOnly));
+    // Every condition of the decision that runs had a symbolic form: one that ran only as a
+    // plain value (`match_expr[0] in "0123456789"`, an operation the recorder does not model)
+    // was never asked of the solver on the paths that reached it, so no attempt proves much.
+    let modelled = (0..decisions[d].conditions.len() as u16).all(|c| {
+        exploration
+            .conditions
+            .get(&(d, c))
+            .is_none_or(|seen| seen.expr.is_some())
+    });
     let loops = f.syntax.loops.iter().any(|l| l.range.start < range.start)
         || decisions
             .iter()
@@ -610,7 +634,17 @@ fn infeasible(
             || dec.range.start >= range.start
             || exploration.unobservable.contains(&g)
             || (exploration.covered.contains_key(&(g, true))
-                && exploration.covered.contains_key(&(g, false)))
+                && exploration.covered.contains_key(&(g, false))
+                // A compound decision only false because its first condition was: the paths
+                // tried are not all the paths there are (`elif x and x[0] in "<>"` never
+                // evaluated `x[0]` while `x` was empty).
+                && (dec.conditions.len() < 2
+                    || (0..dec.conditions.len() as u16).all(|c| {
+                        exploration
+                            .conditions
+                            .get(&(g, c))
+                            .is_some_and(|seen| seen.values.len() == 2)
+                    })))
     });
     let constant = attempts == [Attempt::ConcreteOnly]
         && sources.params.is_empty()
@@ -634,8 +668,9 @@ fn infeasible(
             .globals
             .iter()
             .all(|g| reading::constant(&f.text, g).is_some());
-    let refuted = only_unsat
-        && attempts.contains(&Attempt::Unsat)
+    let refuted = attempts.iter().all(|a| *a == Attempt::Unsat)
+        && !attempts.is_empty()
+        && modelled
         && !sources.params.is_empty()
         && exact_inputs;
     (refuted || constant)
