@@ -486,8 +486,11 @@ def compare(doc1: dict, doc2: dict) -> list[dict]:
         if "covered" in fields:
             detail["covered"] = [len(a["covered"]), len(b["covered"])]
         stops = [a["stopped_by"], b["stopped_by"]]
+        timed_out = any("timed out" in d[4] for d in a["diagnostics"] + b["diagnostics"])
+        explained = ("time budget" if any(s in TIME_STOPS for s in stops)
+                     else "an execution timed out" if timed_out else None)
         diffs.append({"function": list(key), "what": fields, "detail": detail, "stopped_by": stops,
-                      "explained": any(s in TIME_STOPS for s in stops)})
+                      "explained": explained})
     return diffs
 
 
@@ -554,7 +557,7 @@ def bench(args, name: str) -> dict:
 
 def summary(results: dict) -> str:
     lines = ["| package | functions | without outcome | outcomes | LCN106 (refuted: suite / witness) "
-             "| LCN201 | run 1 | run 2 | differences (explained by a time budget) |",
+             "| LCN201 | run 1 | run 2 | differences (explained by a time limit) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for name, r in results.items():
         o = r.get("outcomes", {})
@@ -566,7 +569,7 @@ def summary(results: dict) -> str:
         runs = r.get("runs", [])
         times = [f"{x['seconds']} s" + (" (killed)" if x["killed"] else "") for x in runs] + ["—"] * 2
         diffs = r.get("differences")
-        dtext = "—" if diffs is None else f"{len(diffs)} ({sum(d['explained'] for d in diffs)})"
+        dtext = "—" if diffs is None else f"{len(diffs)} ({sum(bool(d['explained']) for d in diffs)})"
         otext = ", ".join(f"{k} {v}" for k, v in sorted(o.get("outcomes", {}).items()))
         lines.append(f"| {r['package']} | {o.get('functions', '—')} | {len(o.get('without_outcome', []))} "
                      f"| {otext} | {len(c106)} ({rs} / {rw}) | {len(c201)} | {times[0]} | {times[1]} "
@@ -579,7 +582,11 @@ def summary(results: dict) -> str:
                         f"{c['side'] or ''} `{c['source']}`: suite {c['suite']}; witness {c['witness']}")
         for d in r.get("differences", []):
             if not d["explained"]:
-                out += f"\n- {name} difference not explained by a time budget: {json.dumps(d)}"
+                det = d.get("detail", {})
+                out += (f"\n- {name} `{':'.join(d['function'])}` differs ({', '.join(d['what'])}) with "
+                        f"stopped_by {d['stopped_by']} in both runs: covered {det.get('covered')}, "
+                        f"{len(det.get('only_run1', []))} diagnostics only in run 1, "
+                        f"{len(det.get('only_run2', []))} only in run 2")
     return out
 
 
