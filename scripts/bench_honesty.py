@@ -173,19 +173,22 @@ def suite_arcs(root: Path, venv: Path, base: Path, limit: float) -> dict:
                           cwd=root, env=env, limit=limit)
     subprocess.run([vpy, "-m", "coverage", "json", f"--data-file={data}", "-o", str(out)],
                    cwd=root, env=env, capture_output=True)
-    arcs = read_arcs(out)
+    arcs = read_arcs(out, root)
     return {"seconds": round(secs, 1), "exit": code, "tail": err[-300:], "arcs": arcs}
 
 
-def read_arcs(path: Path) -> dict:
+def read_arcs(path: Path, cwd: Path) -> dict:
+    """Executed arcs per absolute path (coverage.py names a file below its working directory
+    relative to it)."""
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
     arcs = {}
     for file, data in doc.get("files", {}).items():
-        arcs[os.path.realpath(file)] = {tuple(a) for a in data.get("executed_branches", [])}
-        arcs.setdefault(os.path.realpath(file) + "#lines", set()).update(data.get("executed_lines", []))
+        file = os.path.realpath(cwd / file)
+        arcs[file] = {tuple(a) for a in data.get("executed_branches", [])}
+        arcs.setdefault(file + "#lines", set()).update(data.get("executed_lines", []))
     return arcs
 
 
@@ -223,6 +226,7 @@ def claims_of(doc: dict) -> list[dict]:
                 found.append({"path": f["path"], "function": d.get("function"), "code": d["code"],
                               "line": d["line"], "side": d.get("side"),
                               "condition": data.get("condition"), "value": data.get("value"),
+                              "vector": data.get("vector") or [],
                               "message": d["message"]})
     return found
 
@@ -231,14 +235,14 @@ def claim_key(c: dict) -> tuple:
     return (c["path"], c["function"], c["code"], c["line"], c["side"], c["condition"], c["value"])
 
 
-def all_possible_arcs(cov_json: Path) -> dict:
+def all_possible_arcs(cov_json: Path, cwd: Path) -> dict:
     try:
         doc = json.loads(cov_json.read_text())
     except (OSError, ValueError):
         return {}
     out = {}
     for file, data in doc.get("files", {}).items():
-        out[os.path.realpath(file)] = {tuple(a) for a in data.get("executed_branches", [])} | {
+        out[os.path.realpath(cwd / file)] = {tuple(a) for a in data.get("executed_branches", [])} | {
             tuple(a) for a in data.get("missing_branches", [])}
     return out
 
@@ -367,8 +371,9 @@ def witness_arcs(root: Path, venv: Path, base: Path, module: str, qualname: str,
                               timeout=deadline + 120)
         subprocess.run([vpy, "-m", "coverage", "json", f"--data-file={data}", "-o", str(out)],
                        cwd=tmp, env=env, capture_output=True)
+        arcs, possible = read_arcs(out, Path(tmp)), all_possible_arcs(out, Path(tmp))
     calls = int(proc.stdout.strip()) if proc.stdout.strip().isdigit() else None
-    return read_arcs(out), all_possible_arcs(out), calls, proc.stderr.strip().splitlines()[-1:] and proc.stderr.strip().splitlines()[-1]
+    return arcs, possible, calls, proc.stderr.strip().splitlines()[-1:] and proc.stderr.strip().splitlines()[-1]
 
 
 def import_root(root: Path, module: str) -> Path:
@@ -387,7 +392,7 @@ def module_of(root: Path, path: str) -> str:
 
 def check_claims(root: Path, venv: Path, base: Path, claims: list[dict], suite: dict,
                  witness_s: float) -> list[dict]:
-    possible = all_possible_arcs(base / "suite-coverage.json")
+    possible = all_possible_arcs(base / "suite-coverage.json", root)
     trees = {}
     by_function: dict = {}
     for c in claims:
@@ -425,6 +430,8 @@ def check_claims(root: Path, venv: Path, base: Path, claims: list[dict], suite: 
                                         else f"not refuted ({witness['calls']} calls"
                                         + (f"; {witness['error']}" if witness["calls"] is None else "")
                                         + ")")
+            elif literal_contradiction(c["vector"]):
+                r["suite"] = r["witness"] = "confirmed: " + literal_contradiction(c["vector"])
             else:
                 ran = c["line"] in suite["arcs"].get(file + "#lines", set())
                 r["suite"] = ("the suite runs the decision (condition values are not in arcs)" if ran
@@ -432,6 +439,19 @@ def check_claims(root: Path, venv: Path, base: Path, claims: list[dict], suite: 
                 r["witness"] = "condition values are not in arcs: checked by hand"
             results.append(r)
     return results
+
+
+def literal_contradiction(vector: list[dict]) -> str | None:
+    """An LCN201 claim whose evaluation needs a literal operand (`x or 0`) to have the truth
+    value it never has is true whatever the inputs are."""
+    for entry in vector:
+        try:
+            value = ast.literal_eval(entry.get("text", ""))
+        except (ValueError, SyntaxError, TypeError):
+            continue
+        if bool(value) != entry.get("value"):
+            return f"it needs the literal `{entry['text']}` {str(entry.get('value')).lower()}"
+    return None
 
 
 # -- the comparison ----------------------------------------------------------------------------
@@ -526,7 +546,12 @@ def bench(args, name: str) -> dict:
     root, venv = prepare(Path(args.work), name, args.python)
     result = {"package": PACKAGES[name][0], "root": str(root)}
     runs = []
+    previous = args.previous.get(name, {}).get("runs", [])
     for i in (1, 2):
+        if args.reuse_runs and len(previous) >= i and (base / f"run{i}.json").exists():
+            r = dict(previous[i - 1], doc=json.loads((base / f"run{i}.json").read_text()))
+            runs.append(r)
+            continue
         log(f"== {name}: lacuna run {i}")
         r = run_lacuna(args.lacuna, root, venv, base / f"run{i}.json", args.timeout,
                        args.flags.split())
@@ -557,7 +582,7 @@ def bench(args, name: str) -> dict:
 
 def summary(results: dict) -> str:
     lines = ["| package | functions | without outcome | outcomes | LCN106 (refuted: suite / witness) "
-             "| LCN201 | run 1 | run 2 | differences (explained by a time limit) |",
+             "| LCN201 (true by a literal) | run 1 | run 2 | differences (explained by a time limit) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for name, r in results.items():
         o = r.get("outcomes", {})
@@ -566,18 +591,20 @@ def summary(results: dict) -> str:
         rs = sum(1 for c in c106 if c["suite"].startswith("refuted"))
         rw = sum(1 for c in c106 if c["witness"].startswith("refuted"))
         c201 = [c for c in cl if c["code"] == "LCN201"]
+        lit = sum(1 for c in c201 if c["suite"].startswith("confirmed"))
         runs = r.get("runs", [])
         times = [f"{x['seconds']} s" + (" (killed)" if x["killed"] else "") for x in runs] + ["—"] * 2
         diffs = r.get("differences")
         dtext = "—" if diffs is None else f"{len(diffs)} ({sum(bool(d['explained']) for d in diffs)})"
         otext = ", ".join(f"{k} {v}" for k, v in sorted(o.get("outcomes", {}).items()))
         lines.append(f"| {r['package']} | {o.get('functions', '—')} | {len(o.get('without_outcome', []))} "
-                     f"| {otext} | {len(c106)} ({rs} / {rw}) | {len(c201)} | {times[0]} | {times[1]} "
+                     f"| {otext} | {len(c106)} ({rs} / {rw}) | {len(c201)} ({lit}) | {times[0]} | {times[1]} "
                      f"| {dtext} |")
     out = "\n".join(lines) + "\n"
     for name, r in results.items():
         for c in r.get("claims", []):
-            if c["code"] == "LCN201" or c["suite"].startswith("refuted") or c["witness"].startswith("refuted"):
+            if ((c["code"] == "LCN201" and not c["suite"].startswith("confirmed"))
+                    or c["suite"].startswith("refuted") or c["witness"].startswith("refuted")):
                 out += (f"\n- {name} {c['path']}:{c['line']} `{c['function']}` {c['code']} "
                         f"{c['side'] or ''} `{c['source']}`: suite {c['suite']}; witness {c['witness']}")
         for d in r.get("differences", []):
@@ -602,6 +629,8 @@ def main():
     ap.add_argument("--flags", default="--no-cache", help="flags given to `lacuna check`")
     ap.add_argument("--merge", nargs="*", default=None,
                     help="print the summary of these results files (of runs made in parallel)")
+    ap.add_argument("--reuse-runs", action="store_true",
+                    help="check the claims and compare the runs of an earlier invocation again")
     ap.add_argument("--prepare-only", action="store_true", help="fetch and install, run nothing")
     args = ap.parse_args()
     args.lacuna = os.path.abspath(args.lacuna)
@@ -616,6 +645,7 @@ def main():
     Path(args.work).mkdir(parents=True, exist_ok=True)
     out = Path(args.out or Path(args.work) / "honesty.json")
     results = json.loads(out.read_text()) if out.exists() else {}
+    args.previous = dict(results)
     for name in args.packages.split(","):
         if args.prepare_only:
             log(name, *prepare(Path(args.work), name, args.python))
