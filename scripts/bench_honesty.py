@@ -530,12 +530,18 @@ def outcomes(doc: dict) -> dict:
                 reason = re.sub(r"`[^`]*`", "`…`", fn.get("not_explored") or "(no reason)")
                 reason = re.sub(r"\d+", "N", reason)[:90]
                 reasons[reason] = reasons.get(reason, 0) + 1
+    silent = []
+    for f in doc.get("files", []):
+        told = {d.get("function") for d in f.get("diagnostics", []) if d.get("code") == "LCN107"}
+        silent += [f"{f['path']}:{fn['name']}" for fn in f.get("functions", [])
+                   if fn.get("outcome") == "not-explored" and fn["name"] not in told]
     stops = {}
     for f in doc.get("files", []):
         for fn in f.get("functions", []):
             if fn.get("stopped_by"):
                 stops[fn["stopped_by"]] = stops.get(fn["stopped_by"], 0) + 1
     return {"functions": sum(counts.values()) + len(missing), "without_outcome": missing,
+            "not_explored_without_lcn107": silent,
             "outcomes": counts, "not_explored_reasons": reasons, "stopped_by": stops,
             "sides": sides, "covered": doc.get("summary", {}).get("covered")}
 
