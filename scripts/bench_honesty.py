@@ -17,7 +17,8 @@ It reports per package:
 
 1. outcomes: every function of the JSON document has an `outcome` (the functions without one
    are counted: the target is 0), with the count of each outcome and of each reason for not
-   exploring;
+   exploring, and the not-explored functions that have no LCN107 diagnostic (a module that
+   cannot be imported says so once, in its LCN108);
 2. claims: every LCN106 (a dead branch side) and LCN201 (an impossible MC/DC obligation) of
    either run, checked two ways: (a) the project's own suite under
    `coverage run --branch -m pytest` — a claimed side whose arc the suite executes refutes the
@@ -608,6 +609,9 @@ def summary(results: dict) -> str:
                      f"| {dtext} |")
     out = "\n".join(lines) + "\n"
     for name, r in results.items():
+        silent = r.get("outcomes", {}).get("not_explored_without_lcn107", [])
+        if silent:
+            out += f"\n- {name}: {len(silent)} not explored without an LCN107: {', '.join(silent[:8])}"
         for c in r.get("claims", []):
             if ((c["code"] == "LCN201" and not c["suite"].startswith("confirmed"))
                     or c["suite"].startswith("refuted") or c["witness"].startswith("refuted")):
