@@ -535,7 +535,8 @@ def outcomes(doc: dict) -> dict:
     for f in doc.get("files", []):
         told = {d.get("function") for d in f.get("diagnostics", []) if d.get("code") == "LCN107"}
         silent += [f"{f['path']}:{fn['name']}" for fn in f.get("functions", [])
-                   if fn.get("outcome") == "not-explored" and fn["name"] not in told]
+                   if fn.get("outcome") == "not-explored" and fn["name"] not in told
+                   and "(LCN108)" not in (fn.get("not_explored") or "")]
     stops = {}
     for f in doc.get("files", []):
         for fn in f.get("functions", []):
