@@ -361,3 +361,21 @@ fn objects_are_built_through_new_and_an_object_never_built_says_why() {
     let report = timings::without_timings(&String::from_utf8_lossy(&out.stdout));
     insta::assert_snapshot!(report);
 }
+
+/// A method behind a descriptor that is not callable (toolz's `@instanceproperty`) cannot be
+/// explored: it says so as `LCN107`, like every function not explored, with a reason that is
+/// the same on every run (no memory address).
+#[test]
+fn a_function_whose_exploration_fails_is_not_explored_with_its_reason() {
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("pyproject.toml", "[project]\nname = \"fx\"\n"),
+        (
+            "fx.py",
+            "class instanceproperty:\n    def __init__(self, fget):\n        self.fget = fget\n\n    def __get__(self, obj, type=None):\n        if obj is None:\n            return self\n        return self.fget(obj)\n\n\nclass Curry:\n    @instanceproperty\n    def signature(self):\n        if self is None:\n            return 1\n        return 2\n",
+        ),
+    ]);
+    let out = lacuna(p.path(), home.path(), &["check", "--no-cache"]);
+    let report = timings::without_timings(&String::from_utf8_lossy(&out.stdout));
+    insta::assert_snapshot!(report);
+}
