@@ -103,6 +103,8 @@ struct Search<'a> {
     corpus: Vec<Candidate>,
     /// Whether the inputs with a writer method called on an object input were tried.
     sequences_tried: bool,
+    /// Whether the suite's arguments were queued (once, when the frontier first ran dry).
+    observed_tried: bool,
     /// When the search last showed something new (or began).
     grew_at: Instant,
     /// The runs in a row that raised the same exception (of this type) at the same line
@@ -214,6 +216,7 @@ impl<'a> Search<'a> {
             paths: FxHashSet::default(),
             corpus: vec![],
             sequences_tried: false,
+            observed_tried: false,
             grew_at: Instant::now(),
             failing: None,
         };
@@ -358,8 +361,8 @@ impl Search<'_> {
                 self.frontier.clear();
             }
             let Some((_, candidate)) = self.pop() else {
-                let widened =
-                    self.phase == Phase::Solver && (self.widen() || self.call_sequences());
+                let widened = self.phase == Phase::Solver
+                    && (self.observed_seeds() || self.widen() || self.call_sequences());
                 if !widened && !self.mutate() {
                     break;
                 }

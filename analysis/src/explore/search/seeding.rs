@@ -26,39 +26,6 @@ impl Search<'_> {
     /// The first inputs: defaults, then every alternative of every choice.
     pub(super) fn seeds(&self) -> Vec<Candidate> {
         let mut seeds = vec![self.base()];
-        // The arguments the project's own tests call it with, each value of a kind its
-        // parameter takes.
-        for input in &self.signature.observed {
-            let mut c = self.base();
-            for (name, shape) in &self.signature.params {
-                let Some(value) = input.get(name) else {
-                    continue;
-                };
-                let want = match value {
-                    ModelValue::Int(_) => Shape::Int,
-                    ModelValue::Bool(_) => Shape::Bool,
-                    ModelValue::Str(_) => Shape::Str,
-                    ModelValue::Real(_) => Shape::Float,
-                };
-                let Some(pick) = variant_of(shape, &want) else {
-                    continue;
-                };
-                if let Some(k) = pick {
-                    c.choices.insert(name.clone(), k);
-                }
-                c.vars.insert(name.clone(), value.clone());
-            }
-            if !c.vars.is_empty() {
-                seeds.push(c);
-            }
-        }
-        for (path, count) in &self.choices() {
-            for k in 1..*count {
-                let mut c = self.base();
-                c.choices.insert(path.clone(), k);
-                seeds.push(c);
-            }
-        }
         // Literals of the function for scalar parameters.
         for (name, shape) in &self.signature.params {
             match shape {
@@ -97,6 +64,45 @@ impl Search<'_> {
             }
         }
         seeds
+    }
+
+    /// When the frontier first runs dry: the arguments the project's own tests call the
+    /// function with, each value of a kind its parameter takes. Not among the first seeds: the
+    /// generator's own inputs come first, so that its tests are not the suite's again (what
+    /// makes a generated assertion worth checking against the suite's invariants), and the
+    /// suite's reach what no flip could (a checksum, a date a regular expression accepts).
+    pub(super) fn observed_seeds(&mut self) -> bool {
+        if self.observed_tried {
+            return false;
+        }
+        self.observed_tried = true;
+        let mut added = false;
+        for input in &self.signature.observed {
+            let mut c = self.base();
+            for (name, shape) in &self.signature.params {
+                let Some(value) = input.get(name) else {
+                    continue;
+                };
+                let want = match value {
+                    ModelValue::Int(_) => Shape::Int,
+                    ModelValue::Bool(_) => Shape::Bool,
+                    ModelValue::Str(_) => Shape::Str,
+                    ModelValue::Real(_) => Shape::Float,
+                };
+                let Some(pick) = variant_of(shape, &want) else {
+                    continue;
+                };
+                if let Some(k) = pick {
+                    c.choices.insert(name.clone(), k);
+                }
+                c.vars.insert(name.clone(), value.clone());
+            }
+            if !c.vars.is_empty() && self.seen_candidates.insert(c.key()) {
+                self.frontier.push((0, c));
+                added = true;
+            }
+        }
+        added
     }
 
     /// Values no path condition asks for, worth a try for an input of `shape`: non-finite
