@@ -23,8 +23,9 @@ in DIR/home. Then, `--repeat` times each:
    There is no way to run the suite alone: `lacuna check` always explores first.
 
 Once, `coverage run --branch -m pytest` with the same outcome plugin, which also switches
-coverage.py's context to each test's node id for the test's setup, call and teardown (so the
-arcs run by passing tests are told from those run at collection), then `coverage json`. Every
+coverage.py's context to `tests` while the tests run (so the arcs run by the tests are told from
+those run at collection; when every test passes, they are the passing tests'), then `coverage
+json`. Every
 branch side Lacuna reports for a function (from the lcov file, `--coverage-of suite`) is
 matched to coverage.py's arc when coverage.py has one for it: the decision's line has exactly
 two branch arcs in `coverage json` and one side's first line (`target_line` in the JSON
@@ -114,10 +115,12 @@ import pytest
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtestloop(session):
+    # One context for the tests (setup, call, teardown), another ("") for collection: a switch
+    # per test would cost coverage.py a write of its data each time.
     cov = _cov()
     if cov is not None:
-        cov.switch_context(item.nodeid)
+        cov.switch_context("tests")
     try:
         yield
     finally:
@@ -297,13 +300,14 @@ def run_coverage(work: Path, tree: Path) -> dict:
     py = str(tree / ".venv" / "bin" / "python")
     r = timed([*NICE, py, "-m", "coverage", "run", "--branch", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                "-p", "bench_outcomes"], tree, env, 7200)
-    subprocess.run([py, "-m", "coverage", "json", "-q", "-o", str(cov_json)], cwd=tree, env=env, check=True)
+    subprocess.run([py, "-m", "coverage", "json", "-q", "-i", "-o", str(cov_json)], cwd=tree, env=env, check=True)
     return {"wall_s": r["wall_s"], "outcomes": json.loads(out_file.read_text()), "json": json.loads(cov_json.read_text()),
             "data": data}
 
 
 def arcs_by_context(data: Path, passing: set[str]) -> dict[str, dict[str, set]]:
-    """Per file: the arcs passing tests ran, and those run outside any test (collection)."""
+    """Per file: the arcs the tests ran (all of them passing: `passing` is every test), and those
+    run outside any test (collection)."""
     con = sqlite3.connect(data)
     contexts = dict(con.execute("select id, context from context"))
     files = dict(con.execute("select id, path from file"))
@@ -311,7 +315,7 @@ def arcs_by_context(data: Path, passing: set[str]) -> dict[str, dict[str, set]]:
     for file_id, context_id, a, b in con.execute("select file_id, context_id, fromno, tono from arc"):
         entry = out.setdefault(os.path.realpath(files[file_id]), {"tests": set(), "outside": set(), "other": set()})
         ctx = contexts[context_id]
-        key = "tests" if ctx in passing else ("outside" if ctx == "" else "other")
+        key = "tests" if ctx == "tests" else ("outside" if ctx == "" else "other")
         entry[key].add((a, b))
     con.close()
     return out
@@ -365,8 +369,10 @@ def fidelity(work: Path, tree: Path, lacuna: dict, cov: dict, passing: set[str])
                 continue
             result["functions"] += 1
             sides = fn["sides"]
-            if fn["name"] not in lc["functions"]:
-                # Not in the lcov file: its sides are not listed one by one.
+            if fn.get("not_explored") or fn["name"] not in lc["functions"]:
+                # `--coverage-of suite` writes the sides of explored functions only (those the
+                # run's budget left out have their suite figure in the JSON document, but no
+                # side taken in the lcov file): compared by their count alone.
                 result["functions_without_sides"] += 1
                 continue
             taken = []
