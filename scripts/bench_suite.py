@@ -1,7 +1,7 @@
 """A project's own pytest suite observed by Lacuna: overhead and fidelity against plain pytest and
 coverage.py, on the suites three real PyPI projects ship in their sdists.
 
-    python scripts/bench_suite.py --work DIR --lacuna BIN [--repeat 2] [--budget 60]
+    python scripts/bench_suite.py --work DIR --lacuna BIN [--repeat 2] [--budget 60] [--only NAME...]
 
 For each project (pinned below: one with thousands of parametrised tests, one whose tests lean on
 fixtures from `conftest.py`, one written as `unittest.TestCase` classes) the script fetches the
@@ -33,7 +33,7 @@ document; for a loop, the nearest line below it) is the destination of one of th
 no such arc (asserts, conditional expressions, comprehension conditions, `while True`, two
 decisions on a line) are counted apart, as coverage.py cannot attribute them.
 
-Writes DIR/results.json and prints a Markdown table.
+Writes DIR/results.json (DIR/results-NAME.json with --only) and prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -431,16 +431,25 @@ def fidelity(work: Path, tree: Path, lacuna: dict, cov: dict, passing: set[str])
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", type=Path, required=True)
-    ap.add_argument("--lacuna", required=True)
+    ap.add_argument("--lacuna")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--budget", type=int, default=60)
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--table", nargs="*", type=Path, help="only print the table of these results files")
     args = ap.parse_args()
+    if args.table:
+        merged = {}
+        for path in args.table:
+            merged.update(json.loads(path.read_text()))
+        print_table(merged)
+        return
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     lacuna = str(Path(args.lacuna).resolve())
-    old = work / "results.json"
-    results = json.loads(old.read_text()) if old.exists() and args.only else {}
+    # With --only, the results of those projects go to their own file (runs of different
+    # projects may then go on at once).
+    out = work / ("results-" + "-".join(args.only) + ".json" if args.only else "results.json")
+    results = {}
     version = subprocess.run([lacuna, "--version"], capture_output=True, text=True).stdout.strip()
     results["_lacuna"] = version
     for project in PROJECTS:
@@ -490,7 +499,7 @@ def main() -> None:
             "outcome_differences": differ,
             "fidelity": fid,
         }
-        (work / "results.json").write_text(json.dumps(results, indent=1, default=str))
+        out.write_text(json.dumps(results, indent=1, default=str))
     print_table(results)
 
 
