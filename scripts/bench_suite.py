@@ -210,8 +210,11 @@ def timed(cmd: list[str], cwd: Path, env: dict, timeout: float, watch: Path | No
     done.set()
     text = stats.read_text() if stats.exists() else ""
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+    cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", text))
     return {"wall_s": round(wall, 2), "peak_rss_mb": round(int(m.group(1)) / 1024, 1) if m else None,
+            "cpu_s": round(cpu, 2),
             "watched_peak_rss_mb": round(peak["kb"] / 1024, 1) if watch is not None else None,
+            "watched_cpu_s": round(peak.get("cpu", 0.0), 2) if watch is not None else None,
             "returncode": proc.returncode, "timed_out": timed_out, "stdout": out, "stderr": err}
 
 
@@ -245,6 +248,10 @@ def watch_rss(root: int, cwd: str, peak: dict, done: threading.Event) -> None:
                     for line in f:
                         if line.startswith("VmHWM:"):
                             peak["kb"] = max(peak["kb"], int(line.split()[1]))
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                # The suite worker's processor time (user + system), as last seen.
+                peak["cpu"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
             except OSError:
                 continue
         done.wait(0.1)
@@ -265,7 +272,7 @@ def run_plain(work: Path, tree: Path, i: int) -> dict:
                "bench_outcomes"], tree, env, 3600)
     outcomes = json.loads(out_file.read_text()) if out_file.exists() else {}
     tail = (r["stdout"].strip().splitlines() or [""])[-1]
-    return {"wall_s": r["wall_s"], "peak_rss_mb": r["peak_rss_mb"], "returncode": r["returncode"],
+    return {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_mb": r["peak_rss_mb"], "returncode": r["returncode"],
             "summary": tail, "counts": counts(outcomes), "outcomes": outcomes}
 
 
@@ -283,6 +290,7 @@ def run_lacuna(work: Path, tree: Path, lacuna: str, budget: int, i: int) -> dict
     suite = doc.get("suite") or {}
     outcomes = {t["id"]: t["outcome"] for t in suite.get("tests", [])}
     return {"wall_s": r["wall_s"], "peak_rss_mb": r["peak_rss_mb"], "suite_peak_rss_mb": r["watched_peak_rss_mb"],
+            "suite_cpu_s": r["watched_cpu_s"],
             "suite_s": round(suite.get("time_ms", 0) / 1000, 2), "returncode": r["returncode"],
             "counts": counts(outcomes), "outcomes": outcomes, "error": suite.get("error"),
             "collection_errors": suite.get("collection_errors", []), "generation": doc.get("generation"),
