@@ -840,17 +840,24 @@ def wraps_project_function(value, is_project_module):
     return is_project_module(inner.__module__)
 
 
-def caches_of(namespace):
+def caches_of(namespace, seen=None):
     """The `functools.lru_cache` wrappers among a module's or a class's attributes (methods
-    included), so that each execution starts with empty caches."""
+    included), so that each execution starts with empty caches. Each class is visited once:
+    classes of a module may name each other (`Environment.template_class = Template`,
+    `Template.environment_class = Environment`)."""
+    seen = set() if seen is None else seen
     out = []
     for value in list(namespace.values()):
         if isinstance(value, (staticmethod, classmethod)):
             value = value.__func__
         if isinstance(value, _LRU_WRAPPER):
-            out.append(value)
-        elif isinstance(value, type) and value.__module__ == namespace.get("__name__"):
-            out.extend(caches_of(dict(vars(value), __name__=value.__module__)))
+            if id(value) not in seen:
+                seen.add(id(value))
+                out.append(value)
+        elif isinstance(value, type) and value.__module__ == namespace.get("__name__") \
+                and id(value) not in seen:
+            seen.add(id(value))
+            out.extend(caches_of(dict(vars(value), __name__=value.__module__), seen))
     return out
 
 
