@@ -1612,12 +1612,12 @@ def shade(level: int) -> Colour:
     );
 }
 
-/// The arguments the project's own passing tests call a function with are the first inputs
-/// the generator tries (as Pynguin seeds from existing tests): a checksum no solver inverts is
-/// passed by the suite, and the generator covers the side behind it and, from that input, the
-/// one after it.
+/// The arguments the project's own passing tests call a function with are inputs the
+/// generator tries once its own are spent (as Pynguin seeds from existing tests): a checksum no
+/// solver inverts is passed by the suite, and the generator covers the side behind it and, from
+/// that input, the one after it.
 #[test]
-fn the_suites_arguments_are_the_first_inputs_tried() {
+fn the_suites_arguments_are_inputs_the_generator_tries() {
     let project = tempfile::tempdir().unwrap();
     std::fs::write(
         project.path().join("pyproject.toml"),
