@@ -471,7 +471,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                         range.absolute(anchor),
                         format!("not explored: {reason}"),
                     );
-                    diagnostic.function = Some(syntax.qualname.clone());
+                    diagnostic.function = Some(node.id(db).to_string());
                     diagnostic.data = Some(serde_json::json!({
                         "reason": reason,
                         "branch_sides": sides,
@@ -496,6 +496,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 file,
                 node.id(db).clone(),
                 FunctionUnderTest {
+                    id: node.id(db).clone(),
                     module: module.to_owned(),
                     qualname: called_as,
                     call,

@@ -65,6 +65,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
             continue;
         }
         let f = FunctionUnderTest {
+            id: function.id.clone(),
             module: "m".into(),
             qualname: function.syntax.qualname.clone(),
             call: Default::default(),

@@ -332,7 +332,7 @@ pub fn static_report(db: &dyn Db, file: SourceFile) -> Arc<StaticReport> {
                 decision.range.absolute(anchor),
                 message,
             );
-            d.function = Some(syntax.qualname.clone());
+            d.function = Some(function.id(db).to_string());
             report.diagnostics.push(d);
         }
         report.functions.push(FunctionSummary {

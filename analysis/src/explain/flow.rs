@@ -662,6 +662,7 @@ pub(crate) mod tests {
             .find(|f| f.syntax.name == name)
             .expect("the function is defined");
         FunctionUnderTest {
+            id: function.id.clone(),
             module: "m".into(),
             qualname: function.syntax.qualname.clone(),
             call: Default::default(),

@@ -368,7 +368,7 @@ pub fn diagnostics(
                 _ => {}
             }
             let mut diagnostic = Diagnostic::new(code, cond.range.absolute(f.anchor), message);
-            diagnostic.function = Some(f.qualname.clone());
+            diagnostic.function = Some(f.id.to_string());
             if let Some(e) = cause.as_ref().filter(|e| e.cause != Cause::Budget) {
                 diagnostic.related = e.related.clone();
             }

@@ -159,7 +159,7 @@ pub fn explain(
                 decision.range.absolute(f.anchor),
                 message,
             );
-            diagnostic.function = Some(f.qualname.clone());
+            diagnostic.function = Some(f.id.to_string());
             diagnostic.related = e.related;
             let mut data = e.data;
             data["cause"] = json!(e.cause.as_str());

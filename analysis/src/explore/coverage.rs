@@ -13,6 +13,9 @@ use std::sync::Arc;
 /// The function being explored, with what is needed to read the agent's positions.
 #[derive(Clone)]
 pub struct FunctionUnderTest {
+    /// The definition's identity in its file (`f`, `f#2` for a second `def f`): what its
+    /// diagnostics name, as the report's functions do.
+    pub id: lacuna_grammar::FunctionId,
     pub module: String,
     pub qualname: String,
     /// How a test reaches it, when not by calling `qualname`.

@@ -1445,7 +1445,7 @@ fn failed_exploration(
         target.syntax.name_range.absolute(target.anchor),
         format!("not explored: {reason}"),
     );
-    d.function = Some(target.syntax.qualname.clone());
+    d.function = Some(target.id.to_string());
     d.data = Some(serde_json::json!({"reason": reason, "branch_sides": sides}));
     d
 }

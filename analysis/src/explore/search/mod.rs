@@ -534,6 +534,7 @@ mod tests {
             .find(|f| f.syntax.name == name)
             .expect("the function is defined");
         FunctionUnderTest {
+            id: function.id.clone(),
             module: "m".into(),
             qualname: function.syntax.qualname.clone(),
             file: "m.py".into(),
