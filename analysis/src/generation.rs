@@ -345,10 +345,13 @@ fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -
             },
         );
     }
+    // The header's lines let the agent tell the definition from an object the name was
+    // bound to afterwards (`now = Clock()`), which a call by the name would run instead.
     (
         syntax.qualname.clone(),
         Call {
             form,
+            lines: Some(header),
             ..Call::default()
         },
     )
@@ -459,28 +462,17 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
             };
             if let Err(reason) = verdict {
                 // A function without branch sides is not a gap.
-                let sides = 2 * syntax.decisions.iter().filter(|d| d.expr.is_some()).count();
-                if sides > 0 {
-                    let anchor = node.anchor(db);
-                    let range = match syntax.kind {
-                        FunctionKind::Def => syntax.name_range,
-                        _ => syntax.decisions[0].range,
-                    };
-                    let mut diagnostic = crate::diagnostic::Diagnostic::new(
-                        crate::diagnostic::Code::NotExplored,
-                        range.absolute(anchor),
-                        format!("not explored: {reason}"),
-                    );
-                    diagnostic.function = Some(node.id(db).to_string());
-                    diagnostic.data = Some(serde_json::json!({
-                        "reason": reason,
-                        "branch_sides": sides,
-                    }));
+                if let Some(diagnostic) = crate::explain::not_explored::not_explored(
+                    node.id(db),
+                    &syntax,
+                    node.anchor(db),
+                    &reason,
+                ) {
                     skipped.push(Skipped {
                         file,
                         function: node.id(db).clone(),
                         reason: reason.clone(),
-                        branch_sides: sides,
+                        branch_sides: crate::explain::not_explored::branch_sides(&syntax),
                         diagnostic,
                     });
                 }

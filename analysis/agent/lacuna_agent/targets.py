@@ -44,6 +44,10 @@ def _code(obj):
         if code is not None and not hasattr(obj, "__wrapped__"):
             return code
         inner = getattr(obj, "__wrapped__", None)
+        if inner is None and code is None:
+            # `functools.partial`, `functools.cached_property`: the function is `func`.
+            inner = getattr(obj, "func", None)
+            inner = inner if callable(inner) else None
         if inner is None:
             return code
         obj = inner
@@ -95,11 +99,24 @@ def resolve(module, target):
         return Resolved(None, accessor, owner, form, member, raw=accessor)
     if lines and not _defined_at(raw, lines):
         code = _code(raw)
-        where = (" the definition at line %d" % code.co_firstlineno) if code else " another value"
-        raise LookupError(
-            "`%s` is bound again to%s: no call by its name reaches the definition at line %d"
-            % (path, where, lines[1]))
+        if code is None and not isinstance(raw, type):
+            # Bound to an object with no function behind it (an instance, a builtin): a call
+            # by the name runs that object, never the definition.
+            raise LookupError(
+                "`%s` is bound again to %s object after its definition: no call by its name "
+                "reaches the definition at line %d" % (path, _a(type(raw).__name__), lines[1]))
+        if code is None or call.get("through"):
+            where = (" the definition at line %d" % code.co_firstlineno) if code else " a class"
+            raise LookupError(
+                "`%s` is bound again to%s: no call by its name reaches the definition at line %d"
+                % (path, where, lines[1]))
+        # Otherwise a wrapper defined elsewhere (a decorator without `functools.wraps`): it
+        # is what a call by the name runs, and it may call the definition.
     return Resolved(obj, _plain(raw), owner, form, member, raw=raw)
+
+
+def _a(name):
+    return ("an `%s`" if name[:1].lower() in "aeiou" else "a `%s`") % name
 
 
 def _registration(dispatcher, raw, owner, member, lines, path):

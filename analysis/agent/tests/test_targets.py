@@ -64,6 +64,29 @@ SOURCE = textwrap.dedent('''\
     @contextmanager
     def opened(name):
         yield name.upper()
+
+
+    class Clock:
+        def __call__(self):
+            return 0
+
+
+    def now(x):
+        return x
+
+
+    now = Clock()
+
+
+    def traced(f):
+        def wrapper(*args):
+            return f(*args)
+        return wrapper
+
+
+    @traced
+    def double(x):
+        return 2 * x
 ''')
 
 
@@ -95,6 +118,18 @@ def test_a_name_bound_again_reaches_only_its_last_definition(module):
     with pytest.raises(LookupError, match="bound again to the definition at line 21: no call "
                                           "by its name reaches the definition at line 17"):
         targets.resolve(module, target("scale@17", through="scale", lines=[17, 17]))
+
+
+def test_a_name_bound_to_an_object_after_its_definition_does_not_reach_it(module):
+    with pytest.raises(LookupError, match="`now` is bound again to a `Clock` object after its "
+                                          "definition: no call by its name reaches the "
+                                          "definition at line 64"):
+        targets.resolve(module, target("now", lines=[64, 64]))
+
+
+def test_a_wrapper_without_wraps_is_what_the_name_calls(module):
+    wrapped = targets.resolve(module, target("double", lines=[77, 78]))
+    assert targets.invoke(wrapped, None, [3], {}) == 6
 
 
 def test_property_accessors_are_reached_through_attribute_access(module):

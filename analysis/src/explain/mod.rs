@@ -8,6 +8,7 @@ mod external;
 mod flow;
 mod infeasible;
 pub mod mcdc;
+pub mod not_explored;
 pub mod reading;
 
 use crate::agent::protocol::Status;

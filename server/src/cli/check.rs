@@ -6,6 +6,7 @@ use anyhow::Context;
 use lacuna_analysis::config::{Config, Grants};
 use lacuna_analysis::db::{Database, StaticReport, Workspace, line_index, static_report};
 use lacuna_analysis::diagnostic::{Diagnostic, Selection};
+use lacuna_analysis::explain::not_explored;
 use lacuna_analysis::workspace::{FileContents, discover_files};
 use lacuna_analysis::{explain, generation};
 use lacuna_grammar::LineIndex;
@@ -1039,7 +1040,9 @@ fn generate(
                 // function's `LCN107`, as the functions skipped before exploring have.
                 match result.import_failure {
                     Some(_) => vec![],
-                    None => vec![failed_exploration(&result.target, failure)],
+                    None => not_explored::failed_exploration(&result.target, failure)
+                        .into_iter()
+                        .collect(),
                 }
             } else {
                 let mut all = report.diagnostics;
@@ -1050,7 +1053,7 @@ fn generate(
                 );
                 all
             },
-            failure: e.failure.as_deref().map(without_addresses),
+            failure: e.failure.as_deref().map(not_explored::without_addresses),
             unread_annotations: e.unread_annotations.clone(),
             stopped_by,
             stop_reason,
@@ -1425,47 +1428,4 @@ fn display_path(path: &Path, cwd: &Path) -> PathBuf {
     path.strip_prefix(cwd)
         .map(Path::to_owned)
         .unwrap_or_else(|_| path.to_owned())
-}
-
-/// `LCN107` on a function whose exploration failed (its target could not be called, its
-/// signature not described), on its name as for the functions skipped before exploring.
-fn failed_exploration(
-    target: &lacuna_analysis::explore::coverage::FunctionUnderTest,
-    failure: &str,
-) -> Diagnostic {
-    let reason = without_addresses(failure);
-    let sides = 2 * target
-        .syntax
-        .decisions
-        .iter()
-        .filter(|d| d.expr.is_some())
-        .count();
-    let mut d = Diagnostic::new(
-        lacuna_analysis::diagnostic::Code::NotExplored,
-        target.syntax.name_range.absolute(target.anchor),
-        format!("not explored: {reason}"),
-    );
-    d.function = Some(target.id.to_string());
-    d.data = Some(serde_json::json!({"reason": reason, "branch_sides": sides}));
-    d
-}
-
-/// `text` without the memory addresses Python's reprs carry (`<… object at 0x7f94a698bd90>`),
-/// which differ from run to run.
-fn without_addresses(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(" at 0x") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + " at 0x".len()..];
-        let hex = after
-            .find(|c: char| !c.is_ascii_hexdigit())
-            .unwrap_or(after.len());
-        if hex == 0 {
-            out.push_str(" at 0x");
-        }
-        rest = &after[hex..];
-    }
-    out.push_str(rest);
-    out
 }

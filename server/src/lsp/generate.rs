@@ -376,8 +376,12 @@ pub fn outcome(
 ) -> FunctionOutcome {
     let report = explain::explain(target, e, mcdc);
     let origin = target.anchor.offset;
-    let diagnostics = if e.failure.is_some() {
-        vec![]
+    // A failed exploration is its function's `LCN107` (with the reason), as in `lacuna check`.
+    let diagnostics = if let Some(failure) = &e.failure {
+        explain::not_explored::failed_exploration(target, failure)
+            .iter()
+            .map(|d| StoredDiagnostic::new(d, origin))
+            .collect()
     } else {
         report
             .diagnostics
@@ -402,7 +406,10 @@ pub fn outcome(
         executions: e.executions,
         tests: e.tests.len(),
         time_ms: e.elapsed.as_millis() as u64,
-        failure: e.failure.clone(),
+        failure: e
+            .failure
+            .as_deref()
+            .map(explain::not_explored::without_addresses),
         diagnostics,
     }
 }
