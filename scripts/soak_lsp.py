@@ -3,7 +3,8 @@ driven for a long time with random edits, saves, hovers and code actions — res
 sometimes applied to the guidance module — on copies of `examples/` and of a larger project
 (packages of the standard library copied as a project), in a trusted workspace so that every
 save runs generation. Every ten seconds it samples the resident memory of the server and its
-workers; at the end it reports the peak and the last samples, panics on stderr, requests that
+workers; at the end it reports the peak, the peak of every ten minutes and the growth after the
+first ten (MB per hour, least squares), the first and last samples, panics on stderr, requests that
 failed, and publications of a version older than the one sent at least `--settle` seconds
 earlier (a result that no longer belongs to the current text).
 
@@ -258,6 +259,8 @@ def main():
         "peak_mb": [max(x[1][i] for x in samples) for i in range(len(sessions))],
         "first_samples": samples[:3],
         "last_samples": samples[-3:],
+        "window_peaks_mb": window_peaks(samples, len(sessions)),
+        "growth_mb_per_hour": [growth(samples, i) for i in range(len(sessions))],
         "failed_requests": sum(len(s.failed) for s in sessions),
         "failures": [f for s in sessions for f in s.failed][:5],
         "stale_publications": [x for s in sessions for x in s.stale][:10],
@@ -265,6 +268,32 @@ def main():
     }
     print(json.dumps(report, indent=1))
     return 0
+
+
+def window_peaks(samples, sessions, minutes=10):
+    """Per window of `minutes` (from the start): the peak resident memory of each session, so
+    that memory that keeps growing shows as peaks that keep rising."""
+    peaks = {}
+    for at, mbs in samples:
+        w = at // (minutes * 60)
+        peaks[w] = [max(a, b) for a, b in zip(peaks.get(w, [0] * sessions), mbs)]
+    return [[w * minutes, peaks[w]] for w in sorted(peaks)]
+
+
+def growth(samples, i, warmup_s=600):
+    """The least-squares slope of session `i`'s resident memory in MB per hour, after the first
+    `warmup_s` seconds (start-up, first explorations); None with fewer than 3 samples."""
+    points = [(at, mbs[i]) for at, mbs in samples if at >= warmup_s]
+    if len(points) < 3:
+        return None
+    n = len(points)
+    mx = sum(t for t, _ in points) / n
+    my = sum(m for _, m in points) / n
+    var = sum((t - mx) ** 2 for t, _ in points)
+    if var == 0:
+        return None
+    slope = sum((t - mx) * (m - my) for t, m in points) / var
+    return round(slope * 3600, 1)
 
 
 if __name__ == "__main__":

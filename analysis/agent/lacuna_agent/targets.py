@@ -97,21 +97,24 @@ def resolve(module, target):
             raise LookupError("the property `%s` does not use the %s defined at line %d"
                               % (path, form[len("property-"):], lines[1] if lines else 0))
         return Resolved(None, accessor, owner, form, member, raw=accessor)
-    if lines and not _defined_at(raw, lines):
+    # A decorated definition's name is bound to what its decorators returned, which a call
+    # by the name runs (it may call the definition: a wrapper without `functools.wraps`, a
+    # class-based decorator). An undecorated one's, or one of several bindings, must be the
+    # definition itself: anything else was bound to the name after it.
+    decorated = bool(lines) and lines[0] < lines[1]
+    if lines and not _defined_at(raw, lines) and (call.get("through") or not decorated):
         code = _code(raw)
-        if code is None and not isinstance(raw, type):
-            # Bound to an object with no function behind it (an instance, a builtin): a call
-            # by the name runs that object, never the definition.
-            raise LookupError(
-                "`%s` is bound again to %s object after its definition: no call by its name "
-                "reaches the definition at line %d" % (path, _a(type(raw).__name__), lines[1]))
-        if code is None or call.get("through"):
-            where = (" the definition at line %d" % code.co_firstlineno) if code else " a class"
-            raise LookupError(
-                "`%s` is bound again to%s: no call by its name reaches the definition at line %d"
-                % (path, where, lines[1]))
-        # Otherwise a wrapper defined elsewhere (a decorator without `functools.wraps`): it
-        # is what a call by the name runs, and it may call the definition.
+        if code is not None:
+            where = "the definition at line %d" % code.co_firstlineno
+            if code.co_filename != getattr(module, "__file__", None):
+                where += " of %s" % code.co_filename.rsplit("/", 1)[-1]
+        elif isinstance(raw, type):
+            where = "the class `%s`" % raw.__name__
+        else:
+            where = "%s object" % _a(type(raw).__name__)
+        raise LookupError(
+            "`%s` is bound again to %s: no call by its name reaches the definition at line %d"
+            % (path, where, lines[1]))
     return Resolved(obj, _plain(raw), owner, form, member, raw=raw)
 
 

@@ -87,6 +87,19 @@ SOURCE = textwrap.dedent('''\
     @traced
     def double(x):
         return 2 * x
+
+
+    class counted:
+        def __init__(self, f):
+            self.f = f
+
+        def __call__(self, *args):
+            return self.f(*args)
+
+
+    @counted
+    def triple(x):
+        return 3 * x
 ''')
 
 
@@ -121,15 +134,16 @@ def test_a_name_bound_again_reaches_only_its_last_definition(module):
 
 
 def test_a_name_bound_to_an_object_after_its_definition_does_not_reach_it(module):
-    with pytest.raises(LookupError, match="`now` is bound again to a `Clock` object after its "
-                                          "definition: no call by its name reaches the "
-                                          "definition at line 64"):
+    with pytest.raises(LookupError, match="`now` is bound again to a `Clock` object: no call "
+                                          "by its name reaches the definition at line 64"):
         targets.resolve(module, target("now", lines=[64, 64]))
 
 
 def test_a_wrapper_without_wraps_is_what_the_name_calls(module):
     wrapped = targets.resolve(module, target("double", lines=[77, 78]))
     assert targets.invoke(wrapped, None, [3], {}) == 6
+    by_class = targets.resolve(module, target("triple", lines=[90, 91]))
+    assert targets.invoke(by_class, None, [3], {}) == 9
 
 
 def test_property_accessors_are_reached_through_attribute_access(module):

@@ -520,12 +520,7 @@ fn from_attempts(
     }
     // A condition that ran without a symbolic form while reading an input: the solver never
     // saw it, whatever it said of the others.
-    let unmodelled = (0..f.syntax.decisions[d].conditions.len() as u16).any(|c| {
-        exploration
-            .conditions
-            .get(&(d, c))
-            .is_some_and(|seen| seen.expr.is_none())
-    });
+    let unmodelled = exploration.ran_unmodelled(d, f.syntax.decisions[d].conditions.len());
     if unmodelled && !sources.params.is_empty() && !f.syntax.decisions[d].kind.is_loop() {
         let params = quoted(&sources.params);
         return Explanation::new(
@@ -619,12 +614,7 @@ fn infeasible(
     // Every condition of the decision that runs had a symbolic form: one that ran only as a
     // plain value (`match_expr[0] in "0123456789"`, an operation the recorder does not model)
     // was never asked of the solver on the paths that reached it, so no attempt proves much.
-    let modelled = (0..decisions[d].conditions.len() as u16).all(|c| {
-        exploration
-            .conditions
-            .get(&(d, c))
-            .is_none_or(|seen| seen.expr.is_some())
-    });
+    let modelled = !exploration.ran_unmodelled(d, decisions[d].conditions.len());
     let loops = f.syntax.loops.iter().any(|l| l.range.start < range.start)
         || decisions
             .iter()

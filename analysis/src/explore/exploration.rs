@@ -253,6 +253,17 @@ pub struct Unfinished {
 }
 
 impl Exploration {
+    /// Whether one of the first `conditions` conditions of decision `decision` ran without a
+    /// symbolic form (an operation the recorder does not model): the solver never saw it on
+    /// the paths that reached it.
+    pub fn ran_unmodelled(&self, decision: usize, conditions: usize) -> bool {
+        (0..conditions as u16).any(|c| {
+            self.conditions
+                .get(&(decision, c))
+                .is_some_and(|seen| seen.expr.is_none())
+        })
+    }
+
     /// This exploration as far as the tests `kept` (indices into `tests`) reproduce it: a
     /// side counts as covered only when a kept test covers it, an MC/DC obligation only when
     /// the kept test that first showed it is kept.

@@ -21,6 +21,17 @@ impl Search<'_> {
         let path = &observed.path;
         let mut flips: Vec<(u32, usize)> = vec![];
         let hashes = prefix_hashes(path);
+        // The types the candidate gave its inputs, each shape hashed once for all its steps.
+        let types: Vec<(&str, u64)> = candidate
+            .types
+            .iter()
+            .map(|(name, shape)| {
+                use std::hash::{Hash, Hasher};
+                let mut hasher = rustc_hash::FxHasher::default();
+                format!("{shape:?}").hash(&mut hasher);
+                (name.as_str(), hasher.finish())
+            })
+            .collect();
         for (i, step) in path.iter().enumerate() {
             // Unrolling a loop further than the bound is not explored.
             if step.occurrence >= self.budget.loop_bound {
@@ -76,17 +87,17 @@ impl Search<'_> {
             // A flip tried while an input it reads had one type is tried again once that
             // input is given another (`align == "right"` is unsatisfiable while `align` is an
             // int, not as a str).
-            if !candidate.types.is_empty() {
+            if !types.is_empty() {
                 use std::hash::{Hash, Hasher};
                 let mut hasher = rustc_hash::FxHasher::default();
                 negated.hash(&mut hasher);
                 step.expr.for_each_var(&mut |v, _| {
-                    for (name, shape) in &candidate.types {
+                    for &(name, shape) in &types {
                         let reads = v
-                            .strip_prefix(name.as_str())
+                            .strip_prefix(name)
                             .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
                         if reads {
-                            (name, format!("{shape:?}")).hash(&mut hasher);
+                            (name, shape).hash(&mut hasher);
                         }
                     }
                 });
