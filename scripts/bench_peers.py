@@ -233,6 +233,8 @@ def run_lacuna(ctx, name, root, modules, out, home):
         # As a user runs it: from the project's root, default settings, no `[tool.lacuna]` or
         # pyproject.toml written for it, no PYTHONPATH (it finds the module roots itself).
         env.pop("PYTHONPATH", None)
+        # A first run: no results stored by an earlier one (`.lacuna/` in the project).
+        shutil.rmtree(os.path.join(root, ".lacuna"), ignore_errors=True)
         cmd = [ctx.lacuna, "check", "--format", "json", "--emit-tests", out, *files]
         with open(os.path.join(out, "..", "lacuna.json"), "w") as f:
             secs, code, err = run(cmd, cwd=root, env=env, limit=1.5 * ctx.budget, stdout=f)
