@@ -110,7 +110,26 @@ def python_version(python):
                           capture_output=True, text=True).stdout.strip()
 
 
-def install_target(cache, name, measure_python):
+def as_user_target(ctx, name):
+    return ctx.as_user and name not in EARLIER
+
+
+def site_packages(python):
+    return subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def dependencies_venv(cache, name, python):
+    """As a user has it: the target's dependencies installed in a virtual environment (with
+    pytest and coverage), the target itself not (it is the project, in its own directory)."""
+    req = TARGETS[name][0]
+    exe = venv(cache, "deps-" + name, python, MEASURE + [req])
+    dist = re.split(r"[=<>!~ ]", req, maxsplit=1)[0]
+    subprocess.run([exe, "-m", "pip", "uninstall", "-q", "-y", dist], capture_output=True)
+    return exe
+
+
+def install_target(cache, name, measure_python, alone=False):
     """The target's import root: a copy of examples/, or the package and its dependencies
     installed with `pip --target` (a plain directory: Lacuna treats site-packages as not the
     project's)."""
@@ -139,11 +158,14 @@ def install_target(cache, name, measure_python):
         shutil.copytree(os.path.join(REPO, "examples"), root,
                         ignore=shutil.ignore_patterns(".lacuna", "__pycache__", ".pytest_cache"))
         return root
+    if alone:
+        root += "-alone"
     stamp = os.path.join(root, "bench-requirement.txt")
     if not (os.path.exists(stamp) and open(stamp).read() == req):
         shutil.rmtree(root, ignore_errors=True)
         subprocess.run([measure_python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                        "--no-compile", "--target", root, req], check=True)
+                        "--no-compile", "--target", root, *(["--no-deps"] if alone else []), req],
+                       check=True)
         with open(stamp, "w") as f:
             f.write(req)
     return root
@@ -217,10 +239,14 @@ def run(cmd, *, cwd, env, limit, stdout=None):
     return time.perf_counter() - t0, code, err.decode(errors="replace")[-4000:]
 
 
+EXTRA_PATH = []  # the current target's dependencies, for the peers (set per target)
+
+
 def tool_env(home, root, extra=None):
     env = {k: v for k, v in os.environ.items()
            if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
-    env.update(HOME=home, PYTHONPATH=root, PYTHONDONTWRITEBYTECODE="1", **(extra or {}))
+    env.update(HOME=home, PYTHONPATH=os.pathsep.join([root, *EXTRA_PATH]),
+               PYTHONDONTWRITEBYTECODE="1", **(extra or {}))
     return env
 
 
@@ -516,7 +542,9 @@ def main():
         ctx.crosshair = venv(cache, "crosshair", py311, [CROSSHAIR])
     if "pynguin" in tools:
         ctx.pynguin = venv(cache, "pynguin", py310, [PYNGUIN], {"PYNGUIN_DANGER_AWARE": "1"})
-    roots = {t: install_target(cache, t, ctx.measure) for t in targets}
+    roots = {t: install_target(cache, t, ctx.measure, as_user_target(ctx, t)) for t in targets}
+    ctx.deps = {t: dependencies_venv(cache, t, py311) for t in targets if as_user_target(ctx, t)}
+    common_measure = ctx.measure
     versions = {
         "lacuna": subprocess.run([ctx.lacuna, "--version"], capture_output=True, text=True).stdout.split()[-1]
         if "lacuna" in tools else None,
@@ -536,6 +564,10 @@ def main():
     for name in targets:
         root = roots[name]
         modules = TARGETS[name][1]
+        # The environment the project's dependencies are in: Lacuna's VIRTUAL_ENV and the
+        # measurement's interpreter; the peers find them on PYTHONPATH.
+        ctx.measure = ctx.deps.get(name, common_measure)
+        EXTRA_PATH[:] = [site_packages(ctx.measure)] if name in ctx.deps else []
         work = os.path.join(cache, "runs", name)
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
