@@ -186,3 +186,15 @@ fn state_a_method_sets_is_built_by_calling_it_first_and_coverage_confirms_it() {
     assert!(timer.contains("timer.start(") && timer.contains("result = elapsed(timer, "));
     insta::assert_snapshot!(run.missing);
 }
+
+#[test]
+fn a_receiver_whose_constructor_rejects_a_number_is_built_with_another_kind_of_argument() {
+    let run = run("defaults", "bag");
+    // `SortedBag(0)` raises in `sorted`: other kinds of argument build it, empty and not,
+    // and both sides of `first` are covered (`__init__` is reached only through the class).
+    insta::assert_snapshot!(run.table, @r"
+    bag/sorted_bag.py SortedBag.__init__ 0/2
+    bag/sorted_bag.py SortedBag.first 2/2
+    ");
+    insta::assert_snapshot!(run.missing);
+}
