@@ -445,9 +445,13 @@ class ExternalFunction:
     def __call__(self, *args, **kwargs):
         return call_external(self._name, self._target, args, kwargs)
 
-    def __getattr__(self, attr):
-        value = getattr(self._target, attr)
-        return _external_attribute("%s.%s" % (self._name, attr), value)
+    def __getattribute__(self, attr):
+        # Every attribute read in code is the target's, dunders included: `abc.ABCMeta.__new__`,
+        # `collections.OrderedDict.__init__(self)`, `.__doc__` are the library's, not this
+        # wrapper's. (Python's implicit lookups — calls, `isinstance`, `repr` — use the type.)
+        if attr in _WRAPPER_FUNCTION_OWN:
+            return object.__getattribute__(self, attr)
+        return _forwarded(self, attr)
 
     def __instancecheck__(self, obj):
         return isinstance(_unwrap(obj), self._target)
@@ -481,9 +485,10 @@ class ExternalModule:
         self._name = name
         self._module = module
 
-    def __getattr__(self, attr):
-        value = getattr(self._module, attr)
-        return _external_attribute("%s.%s" % (self._name, attr), value)
+    def __getattribute__(self, attr):
+        if attr in _WRAPPER_MODULE_OWN:
+            return object.__getattribute__(self, attr)
+        return _forwarded(self, attr)
 
     def __repr__(self):
         return repr(self._module)
@@ -502,9 +507,10 @@ class ExternalObject:
         self._name = name
         self._target = target
 
-    def __getattr__(self, attr):
-        value = getattr(self._target, attr)
-        return _external_attribute("%s.%s" % (self._name, attr), value)
+    def __getattribute__(self, attr):
+        if attr in _WRAPPER_OBJECT_OWN:
+            return object.__getattribute__(self, attr)
+        return _forwarded(self, attr)
 
     def __getitem__(self, key):
         return call_external(self._name + ".__getitem__", self._target.__getitem__, (key,), {})
@@ -523,6 +529,21 @@ class ExternalObject:
 
     def __setitem__(self, key, value):
         self._target[concrete(key)] = concrete(value)
+
+
+# What a wrapper answers itself: its own fields, its class (the agent tells wrappers apart by
+# it) and `__mro_entries__` (`class C(abc.ABC)` asks the base for it by a plain attribute read).
+_WRAPPER_FUNCTION_OWN = frozenset({"_name", "_target", "__class__", "__mro_entries__"})
+_WRAPPER_MODULE_OWN = frozenset({"_name", "_module", "__class__"})
+_WRAPPER_OBJECT_OWN = frozenset({"_name", "_target", "__class__"})
+
+
+def _forwarded(wrapper, attr):
+    """`attr` of what `wrapper` stands for, itself wrapped as any attribute of a library is."""
+    get = object.__getattribute__
+    name = get(wrapper, "_name")
+    target = get(wrapper, "_module" if type(wrapper) is ExternalModule else "_target")
+    return _external_attribute("%s.%s" % (name, attr), getattr(target, attr))
 
 
 def _external_attribute(name, value):

@@ -91,6 +91,11 @@ CASES = {
         "kind": [(1,), (0,), (-2,)],
         "meta_of": [(True,), (False,)],
     },
+    "bases": {
+        "built": [("Shape",), ("X",)],
+        "counted": [(["a", "bb"],), ([],)],
+        "described": [(True,), (False,)],
+    },
     "boundaries": {
         "encoded": [(True, "n"), (False, "")],
         "cast_joined": [("a",), ("b",)],
