@@ -253,7 +253,7 @@ fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -
         let through = in_scope(dispatcher);
         let dispatches = all
             .iter()
-            .any(|f| f.qualname == through && f.decorators.iter().any(|d| is_singledispatch(d)));
+            .any(|f| *f.qualname == *through && f.decorators.iter().any(|d| is_singledispatch(d)));
         if !dispatches {
             continue;
         }
@@ -262,7 +262,12 @@ fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -
         let registered = argument
             .filter(|a| !a.is_empty())
             .map(str::to_owned)
-            .or_else(|| syntax.params.get(skip).and_then(|p| p.annotation.clone()));
+            .or_else(|| {
+                syntax
+                    .params
+                    .get(skip)
+                    .and_then(|p| p.annotation.as_deref().map(str::to_owned))
+            });
         let name = match registered {
             Some(t) => format!("{through}.register({t})"),
             None => format!("{through}.register@{}", header.1),
@@ -290,7 +295,7 @@ fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -
         && let Some(class) = &syntax.class
     {
         return (
-            syntax.qualname.clone(),
+            syntax.qualname.to_string(),
             Call {
                 through: Some(class.clone()),
                 lines: None,
@@ -316,9 +321,9 @@ fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -
             let name = match form {
                 Form::PropertySet => format!("{}.setter", syntax.qualname),
                 Form::PropertyDelete => format!("{}.deleter", syntax.qualname),
-                _ => syntax.qualname.clone(),
+                _ => syntax.qualname.to_string(),
             };
-            let through = (name != syntax.qualname).then(|| syntax.qualname.clone());
+            let through = (*name != *syntax.qualname).then(|| syntax.qualname.to_string());
             return (
                 name,
                 Call {
@@ -339,7 +344,7 @@ fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -
         return (
             format!("{}@{}", syntax.qualname, header.1),
             Call {
-                through: Some(syntax.qualname.clone()),
+                through: Some(syntax.qualname.to_string()),
                 lines: Some(header),
                 form,
             },
@@ -348,7 +353,7 @@ fn reach(syntax: &FunctionSyntax, all: &[&FunctionSyntax], header: (u32, u32)) -
     // The header's lines let the agent tell the definition from an object the name was
     // bound to afterwards (`now = Clock()`), which a call by the name would run instead.
     (
-        syntax.qualname.clone(),
+        syntax.qualname.to_string(),
         Call {
             form,
             lines: Some(header),
@@ -451,8 +456,8 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
             };
             let checked = FunctionSyntax {
                 qualname: match &call.through {
-                    Some(through) => through.clone(),
-                    None => called_as.clone(),
+                    Some(through) => through.as_str().into(),
+                    None => called_as.as_str().into(),
                 },
                 ..(*syntax).clone()
             };
@@ -478,7 +483,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 }
                 continue;
             }
-            let tables = function_model(db, node).tables.clone();
+            let tables = function_model(db, node).tables.to_vec();
             let range = syntax.range.absolute(node.anchor(db));
             let source = text
                 .get(range.start as usize..range.end as usize)
@@ -523,7 +528,7 @@ fn wrapped_by(nested: &FunctionSyntax, all: &[&FunctionSyntax]) -> Option<String
             })
             .is_ok()
         })
-        .map(|f| f.qualname.clone())
+        .map(|f| f.qualname.to_string())
 }
 
 /// Which methods write each field, for every class of the project: `("module:Qual", field)`.
@@ -972,7 +977,7 @@ class Version:
         module
             .functions
             .iter()
-            .find(|f| f.syntax.qualname == qualname)
+            .find(|f| *f.syntax.qualname == *qualname)
             .map(|f| (*f.syntax).clone())
             .expect(qualname)
     }

@@ -67,7 +67,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
         let f = FunctionUnderTest {
             id: function.id.clone(),
             module: "m".into(),
-            qualname: function.syntax.qualname.clone(),
+            qualname: function.syntax.qualname.to_string(),
             call: Default::default(),
             file: path.to_owned(),
             syntax: function.syntax.clone(),

@@ -6,7 +6,9 @@
 
 use crate::ids::{BranchSideId, ConditionId, DecisionId};
 use crate::text::TextRange;
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
+use thin_vec::ThinVec;
 
 /// Most conditions a decision may hold; bigger decisions are reported and not modelled.
 pub const MAX_CONDITIONS: usize = 64;
@@ -127,21 +129,19 @@ impl BoolExpr {
 /// `c`, `isinstance(x, int)` or a call.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Condition {
-    pub id: ConditionId,
     /// Position in evaluation order, the index used by [`BoolExpr::Condition`].
     pub index: u16,
     pub range: TextRange,
     /// The source text, whitespace collapsed.
-    pub text: String,
+    pub text: CompactString,
     /// For a condition that is a conditional expression (`a if c else b`): its two branches,
     /// whose truth values CPython tests directly — each gives this condition's value.
-    pub branches: Vec<TextRange>,
+    pub branches: ThinVec<TextRange>,
 }
 
 /// One of the two ways a decision can go.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct BranchSide {
-    pub id: BranchSideId,
     /// `true` for the side taken when the decision is true (enter, pass).
     pub outcome: bool,
     /// The code that runs on this side, when there is any (`None` for an implicit `else`).
@@ -171,7 +171,7 @@ pub struct Decision {
     pub expr: Option<BoolExpr>,
     pub unmodelled: Option<Unmodelled>,
     /// Leaves in evaluation order; empty when unmodelled.
-    pub conditions: Vec<Condition>,
+    pub conditions: ThinVec<Condition>,
     /// `[true side, false side]`.
     pub sides: [BranchSide; 2],
 }
@@ -182,6 +182,17 @@ impl Decision {
     }
 
     /// The (condition, value) pairs of masking MC/DC: two per condition.
+    /// The stable ID of the side taken when the decision is `outcome` (derived, not stored:
+    /// a project has hundreds of thousands of them).
+    pub fn side_id(&self, outcome: bool) -> BranchSideId {
+        self.id.side(outcome)
+    }
+
+    /// The stable ID of condition `index`.
+    pub fn condition_id(&self, index: u16) -> ConditionId {
+        self.id.condition(index)
+    }
+
     pub fn obligation_count(&self) -> usize {
         2 * self.conditions.len()
     }

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 macro_rules! string_id {
     ($(#[$doc:meta])* $name:ident) => {
@@ -35,11 +36,45 @@ macro_rules! string_id {
     };
 }
 
-string_id!(
-    /// `Inventory.add`, `parse.<locals>.helper`, `<module>`; a repeated definition of the same
-    /// name gets `#2`, `#3`… in source order.
-    FunctionId
-);
+/// `Inventory.add`, `parse.<locals>.helper`, `<module>`; a repeated definition of the same
+/// name gets `#2`, `#3`… in source order. Shared, not copied: the syntax, the database's
+/// function nodes and every report of a function hold the same text.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionId(pub Arc<str>);
+
+impl FunctionId {
+    pub fn new(id: impl Into<Arc<str>>) -> Self {
+        FunctionId(id.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for FunctionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for FunctionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for FunctionId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for FunctionId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(FunctionId::new)
+    }
+}
 string_id!(
     /// `Inventory.add/if@1a2b3c4d`, with `.2`, `.3`… for repeats of the same kind and text.
     DecisionId
@@ -88,7 +123,7 @@ mod tests {
 
     #[test]
     fn ids_are_readable_and_stable() {
-        let f = FunctionId("Inventory.add".into());
+        let f = FunctionId::new("Inventory.add");
         let d = DecisionId::new(&f, "if", "qty > 10", 1);
         assert_eq!(d.as_str(), "Inventory.add/if@18b2d11e");
         assert_eq!(d.condition(1).as_str(), "Inventory.add/if@18b2d11e.c1");

@@ -8,12 +8,17 @@ pub mod ids;
 pub mod syntax;
 pub mod text;
 
+/// The short texts of the syntax (names, callees, annotations): held inline up to 24 bytes, so
+/// the hundreds of thousands of them a project has cost no allocation each.
+pub use compact_str::CompactString;
 pub use decision::{
     BoolExpr, BranchSide, Condition, Decision, DecisionKind, MAX_CONDITIONS, Unmodelled,
 };
 pub use ids::{BranchSideId, ConditionId, DecisionId, FunctionId};
 pub use syntax::*;
 pub use text::{Anchor, LineCol, LineIndex, TextRange};
+/// The lists of a function's syntax: most are empty, and an empty `ThinVec` is one pointer.
+pub use thin_vec::{ThinVec, thin_vec};
 
 mod lower;
 

@@ -6,8 +6,10 @@
 use crate::decision::Decision;
 use crate::ids::FunctionId;
 use crate::text::{Anchor, TextRange};
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+use thin_vec::ThinVec;
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Module {
@@ -100,12 +102,12 @@ pub enum ParamKind {
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Param {
-    pub name: String,
+    pub name: CompactString,
     pub kind: ParamKind,
     /// Annotation source text.
-    pub annotation: Option<String>,
+    pub annotation: Option<CompactString>,
     /// Default value source text.
-    pub default: Option<String>,
+    pub default: Option<CompactString>,
 }
 
 /// A call in a function body.
@@ -113,12 +115,57 @@ pub struct Param {
 pub struct CallSite {
     /// The callee as written when it is a dotted name (`os.path.exists`, `self.push`, `len`);
     /// otherwise the callee's text (`factory()()`, `d[k].get`).
-    pub callee: String,
-    /// The callee with its first name resolved through imports, when it is imported.
-    pub resolved: Option<String>,
+    pub callee: CompactString,
     /// The whole call expression.
     pub range: TextRange,
     pub arg_count: u32,
+}
+
+impl CallSite {
+    /// The callee with its first name resolved through the imports visible in `scope` (its
+    /// function's own imports first, then the module's; a later import wins, as at run time),
+    /// when that name is imported: `path.exists` after `from os import path` is
+    /// `os.path.exists`. Computed, not stored: a project has hundreds of thousands of calls.
+    pub fn resolved<'i>(
+        &self,
+        scope: &FunctionId,
+        imports: impl DoubleEndedIterator<Item = ImportBinding<'i>> + Clone,
+    ) -> Option<String> {
+        let (head, rest) = match self.callee.split_once('.') {
+            Some((h, r)) => (h, Some(r)),
+            None => (self.callee.as_str(), None),
+        };
+        let bound = |wanted: &dyn Fn(&FunctionId) -> bool| {
+            imports
+                .clone()
+                .rev()
+                .find(|i| i.local == head && wanted(i.scope))
+        };
+        let import = bound(&|s| s == scope).or_else(|| bound(&|s| s.as_str() == "<module>"))?;
+        Some(match rest {
+            Some(rest) => format!("{}.{rest}", import.target),
+            None => import.target.to_owned(),
+        })
+    }
+}
+
+/// One name an import binds, as [`CallSite::resolved`] reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct ImportBinding<'a> {
+    pub local: &'a str,
+    pub target: &'a str,
+    pub scope: &'a FunctionId,
+}
+
+impl Import {
+    /// The binding this import makes (none for `from m import *`).
+    pub fn binding(&self) -> Option<ImportBinding<'_>> {
+        (!self.wildcard).then_some(ImportBinding {
+            local: &self.local,
+            target: &self.target,
+            scope: &self.scope,
+        })
+    }
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -149,10 +196,10 @@ pub struct Loop {
 /// A write to an attribute of `self` (or `cls`) in a method body.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct FieldWrite {
-    pub field: String,
+    pub field: CompactString,
     pub kind: FieldWriteKind,
     /// The parameter whose value is stored unchanged (`self.x = x`).
-    pub from_param: Option<String>,
+    pub from_param: Option<CompactString>,
     pub range: TextRange,
 }
 
@@ -181,15 +228,16 @@ pub struct Function {
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct FunctionSyntax {
     pub kind: FunctionKind,
-    pub name: String,
-    /// Python's `__qualname__` (`Stack.push`, `outer.<locals>.inner`).
-    pub qualname: String,
+    pub name: CompactString,
+    /// Python's `__qualname__` (`Stack.push`, `outer.<locals>.inner`); the same text as the
+    /// function's ID when its name is bound once, and then shared with it.
+    pub qualname: Arc<str>,
     /// The qualified name of the class whose body defines this function directly.
     pub class: Option<String>,
-    pub params: Vec<Param>,
+    pub params: ThinVec<Param>,
     pub returns: Option<String>,
     /// Decorators' source text without `@`.
-    pub decorators: Vec<String>,
+    pub decorators: ThinVec<String>,
     pub is_async: bool,
     pub is_generator: bool,
     /// The whole definition, decorators included.
@@ -200,14 +248,14 @@ pub struct FunctionSyntax {
     /// FNV-1a hash of the definition's tokens (comments and layout ignored): two functions with
     /// the same code have the same hash wherever they stand and however they are laid out.
     pub text_hash: u64,
-    pub decisions: Vec<Decision>,
-    pub calls: Vec<CallSite>,
-    pub asserts: Vec<Assert>,
-    pub loops: Vec<Loop>,
+    pub decisions: ThinVec<Decision>,
+    pub calls: ThinVec<CallSite>,
+    pub asserts: ThinVec<Assert>,
+    pub loops: ThinVec<Loop>,
     /// Writes to `self.<field>` (methods only).
-    pub field_writes: Vec<FieldWrite>,
+    pub field_writes: ThinVec<FieldWrite>,
     /// Reads of `self.<field>` (methods only), deduplicated, in first-read order.
-    pub field_reads: Vec<String>,
+    pub field_reads: ThinVec<CompactString>,
 }
 
 impl FunctionSyntax {
@@ -262,7 +310,7 @@ pub struct ClassField {
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Property {
-    pub name: String,
+    pub name: CompactString,
     pub has_setter: bool,
     pub has_deleter: bool,
 }
@@ -271,7 +319,7 @@ pub struct Property {
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct MethodWrite {
     /// The method's name (`__init__`, `push`).
-    pub method: String,
+    pub method: CompactString,
     pub write: FieldWrite,
 }
 
@@ -292,7 +340,7 @@ pub struct ClassSyntax {
     pub range: TextRange,
     pub name_range: TextRange,
     /// Names of the methods defined in the body, in source order.
-    pub methods: Vec<String>,
+    pub methods: Vec<CompactString>,
     pub fields: Vec<ClassField>,
     pub properties: Vec<Property>,
     /// Writes to `self.<field>` by each method (ranges relative to the class anchor).

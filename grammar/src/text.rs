@@ -100,6 +100,7 @@ impl LineIndex {
                 .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
                 .map(|(i, _)| i as u32 + 1),
         );
+        starts.shrink_to_fit();
         LineIndex {
             starts,
             len: text.len() as u32,

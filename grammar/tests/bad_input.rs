@@ -76,7 +76,7 @@ fn deeply_nested_definitions() {
     let module = parse(&text);
     assert_eq!(module.functions.len(), 301);
     let last = module.functions.last().unwrap();
-    assert!(last.id.0.ends_with("f298.<locals>.f299"));
+    assert!(last.id.as_str().ends_with("f298.<locals>.f299"));
     assert_eq!(last.syntax.decisions.len(), 1);
 }
 

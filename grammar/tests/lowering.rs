@@ -23,7 +23,7 @@ fn render(text: &str) -> String {
             "import {} = {}{}",
             i.local,
             i.target,
-            if i.scope.0 == "<module>" {
+            if i.scope.as_str() == "<module>" {
                 String::new()
             } else {
                 format!(" (in {})", i.scope)
@@ -73,8 +73,7 @@ fn render(text: &str) -> String {
                 "  call {} {}{}",
                 abs(c.range),
                 c.callee,
-                c.resolved
-                    .as_ref()
+                c.resolved(&f.id, module.imports.iter().filter_map(|i| i.binding()))
                     .map(|r| format!(" => {r}"))
                     .unwrap_or_default()
             )
@@ -325,7 +324,7 @@ fn ids_survive_edits_above() {
     let ids = |m: &Module| -> Vec<String> {
         m.functions
             .iter()
-            .filter(|f| f.id.0 == "f")
+            .filter(|f| f.id.as_str() == "f")
             .flat_map(|f| f.syntax.decisions.iter().map(|d| d.id.0.clone()))
             .collect()
     };
@@ -341,7 +340,7 @@ fn ids_survive_edits_above() {
     let f = |m: &Module| {
         m.functions
             .iter()
-            .find(|f| f.id.0 == "f")
+            .find(|f| f.id.as_str() == "f")
             .unwrap()
             .syntax
             .clone()

@@ -79,8 +79,11 @@ impl ParseCache {
                 .map(|i| entries.remove(i).1)
         };
         let edited = !self.seen.lock().expect("parse cache lock").insert(file);
+        if !edited {
+            return lacuna_grammar::parse(text);
+        }
         let (module, next) = lacuna_grammar::parse_after(text, previous.as_ref());
-        if let Some(next) = next.filter(|_| edited) {
+        if let Some(next) = next {
             let mut entries = self.entries.lock().expect("parse cache lock");
             if entries.len() >= Self::CAPACITY {
                 entries.remove(0);

@@ -8,7 +8,8 @@ use crate::model::class::ClassModel;
 use crate::model::function::FunctionModel;
 use crate::workspace::{FileContents, module_name};
 use lacuna_grammar::{
-    Anchor, ClassSyntax, FunctionId, FunctionKind, FunctionSyntax, LineIndex, Module, TextRange,
+    Anchor, ClassSyntax, FunctionId, FunctionKind, FunctionSyntax, ImportBinding, LineIndex,
+    Module, TextRange,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -160,13 +161,6 @@ pub fn class_model(db: &dyn Db, class: ClassNode<'_>) -> Arc<ClassModel> {
     Arc::new(ClassModel::new(syntax, &methods))
 }
 
-/// The hash of a function's normalised text (signature, decorators and body; comments and
-/// layout ignored).
-#[salsa::tracked(returns(copy))]
-pub fn body_hash(db: &dyn Db, function: FunctionNode<'_>) -> u64 {
-    function.syntax(db).text_hash
-}
-
 /// The workspace functions `function` calls, as far as syntax can resolve them.
 #[salsa::tracked(returns(ref))]
 pub fn callees<'db>(db: &'db dyn Db, function: FunctionNode<'db>) -> Vec<FunctionNode<'db>> {
@@ -182,21 +176,14 @@ pub fn callees<'db>(db: &'db dyn Db, function: FunctionNode<'db>) -> Vec<Functio
             .copied()
             .find(|f| f.id(db).as_str() == id)
     };
+    let bindings = imports.iter().map(|(local, target, scope)| ImportBinding {
+        local,
+        target,
+        scope,
+    });
     for call in &syntax.calls {
-        // Names imported inside the function shadow the module's.
-        let mut call = call.clone();
-        if call.resolved.is_none() {
-            let head = call.callee.split('.').next().unwrap_or(&call.callee);
-            let import = imports
-                .iter()
-                .rev()
-                .find(|(local, _, scope)| local == head && (scope == own || scope.0 == "<module>"));
-            if let Some((_, target, _)) = import {
-                let rest = &call.callee[head.len()..];
-                call.resolved = Some(format!("{target}{rest}"));
-            }
-        }
-        let found = call_targets(syntax, &call)
+        let resolved = call.resolved(own, bindings.clone());
+        let found = call_targets(syntax, call, resolved.as_deref())
             .into_iter()
             .find_map(|target| match target {
                 CallTarget::Local(id) => lookup(file, &id),
@@ -214,12 +201,15 @@ pub fn callees<'db>(db: &'db dyn Db, function: FunctionNode<'db>) -> Vec<Functio
             out.push(callee);
         }
     }
+    // Kept for as long as the database: no spare capacity.
+    out.shrink_to_fit();
     out
 }
 
 /// A function's fingerprint: its own text and the text of every workspace function it calls,
 /// directly or not. Exploration results are keyed by it: a function is *impacted* by an edit when
-/// its fingerprint changes.
+/// its fingerprint changes. A function's text is its syntax's hash (`text_hash`: signature,
+/// decorators and body, comments and layout ignored), which changes whenever its syntax does.
 #[salsa::tracked(returns(copy))]
 pub fn fingerprint(db: &dyn Db, function: FunctionNode<'_>) -> u64 {
     let mut seen = FxHashSet::default();
@@ -230,12 +220,12 @@ pub fn fingerprint(db: &dyn Db, function: FunctionNode<'_>) -> u64 {
             continue;
         }
         if f != function {
-            hashes.push(body_hash(db, f));
+            hashes.push(f.syntax(db).text_hash);
         }
         stack.extend(callees(db, f).iter().copied());
     }
     hashes.sort_unstable();
-    let mut bytes = body_hash(db, function).to_le_bytes().to_vec();
+    let mut bytes = function.syntax(db).text_hash.to_le_bytes().to_vec();
     for h in hashes {
         bytes.extend_from_slice(&h.to_le_bytes());
     }
@@ -246,7 +236,7 @@ pub fn fingerprint(db: &dyn Db, function: FunctionNode<'_>) -> u64 {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionSummary {
     pub id: FunctionId,
-    pub qualname: String,
+    pub qualname: Arc<str>,
     pub kind: FunctionKind,
     /// 1-based line of the `def` (its first decorator when it has any).
     pub line: u32,
@@ -345,5 +335,6 @@ pub fn static_report(db: &dyn Db, file: SourceFile) -> Arc<StaticReport> {
         });
     }
     report.diagnostics.sort_by_key(|d| (d.range.start, d.code));
+    report.functions.shrink_to_fit();
     Arc::new(report)
 }

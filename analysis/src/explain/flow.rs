@@ -218,7 +218,7 @@ pub fn receiver_fields(f: &FunctionUnderTest) -> Vec<String> {
         .syntax
         .field_reads
         .iter()
-        .map(|field| (me.name.clone(), field.clone()))
+        .map(|field| (me.name.to_string(), field.to_string()))
         .collect();
     through_methods(f, direct)
         .into_iter()
@@ -245,8 +245,8 @@ fn through_methods(f: &FunctionUnderTest, fields: Vec<(String, String)>) -> Vec<
         module
             .functions
             .iter()
-            .find(|m| m.syntax.qualname == qualname && m.syntax.kind == FunctionKind::Def)
-            .map(|m| m.syntax.field_reads.clone())
+            .find(|m| *m.syntax.qualname == *qualname && m.syntax.kind == FunctionKind::Def)
+            .map(|m| m.syntax.field_reads.iter().map(|r| r.to_string()).collect())
     };
     let mut out: Vec<(String, String)> = vec![];
     let mut expanded: Vec<String> = vec![];
@@ -664,7 +664,7 @@ pub(crate) mod tests {
         FunctionUnderTest {
             id: function.id.clone(),
             module: "m".into(),
-            qualname: function.syntax.qualname.clone(),
+            qualname: function.syntax.qualname.to_string(),
             call: Default::default(),
             file: "m.py".into(),
             syntax: function.syntax.clone(),

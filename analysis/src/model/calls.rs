@@ -14,10 +14,16 @@ pub enum CallTarget {
 }
 
 /// The candidate targets of one call made by `caller`, most specific first.
-pub fn call_targets(caller: &FunctionSyntax, call: &CallSite) -> Vec<CallTarget> {
+/// `resolved` is the callee with its first name resolved through the caller's imports
+/// ([`CallSite::resolved`]).
+pub fn call_targets(
+    caller: &FunctionSyntax,
+    call: &CallSite,
+    resolved: Option<&str>,
+) -> Vec<CallTarget> {
     let mut out = vec![];
     let callee = call.callee.as_str();
-    if let Some(resolved) = &call.resolved {
+    if let Some(resolved) = resolved {
         // `mod.func`, `pkg.mod.Class.method`: any split point may be the module boundary.
         let parts: Vec<&str> = resolved.split('.').collect();
         let leading_dots = resolved.chars().take_while(|c| *c == '.').count();
@@ -55,7 +61,7 @@ pub fn call_targets(caller: &FunctionSyntax, call: &CallSite) -> Vec<CallTarget>
     }
     // A plain name: a function nested in an enclosing scope, then a module-level function or
     // class.
-    let mut scope = caller.qualname.as_str();
+    let mut scope: &str = &caller.qualname;
     loop {
         out.push(CallTarget::Local(format!("{scope}.<locals>.{callee}")));
         match scope.rfind(".<locals>.") {

@@ -92,7 +92,7 @@ impl ClassModel {
                     && field.assignable.is_none()
                 {
                     field.assignable = Some(Assignable::Constructor {
-                        param: param.clone(),
+                        param: param.to_string(),
                     });
                 }
                 continue;
@@ -103,7 +103,9 @@ impl ClassModel {
                 field.assignable = Some(Assignable::Setter { property });
             }
             if !field.writers.iter().any(|(m, _)| *m == w.method) {
-                field.writers.push((w.method.clone(), w.write.kind.clone()));
+                field
+                    .writers
+                    .push((w.method.to_string(), w.write.kind.clone()));
             }
         }
         for (name, syntax) in methods {
@@ -125,7 +127,7 @@ impl ClassModel {
                         ParamKind::Positional | ParamKind::PositionalOnly | ParamKind::KeywordOnly
                     )
                 })
-                .map(|p| p.name.clone())
+                .map(|p| p.name.to_string())
                 .collect()
         };
         let mut public_methods = vec![];

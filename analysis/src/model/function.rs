@@ -3,7 +3,7 @@
 
 use super::mcdc::McdcTable;
 use crate::config::Mcdc;
-use lacuna_grammar::{Decision, DecisionId, FunctionSyntax, Unmodelled};
+use lacuna_grammar::{Decision, DecisionId, FunctionSyntax, ThinVec, Unmodelled};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionModel {
@@ -13,10 +13,10 @@ pub struct FunctionModel {
     /// (decision, condition, value) triples counted under the configuration.
     pub obligations: usize,
     /// Decisions present in the source that have no boolean model.
-    pub unmodelled: Vec<(DecisionId, Unmodelled)>,
+    pub unmodelled: ThinVec<(DecisionId, Unmodelled)>,
     /// The MC/DC table of each decision, in the order of `FunctionSyntax::decisions`; `None`
     /// for unmodelled decisions and loops.
-    pub tables: Vec<Option<McdcTable>>,
+    pub tables: ThinVec<Option<McdcTable>>,
 }
 
 impl FunctionModel {

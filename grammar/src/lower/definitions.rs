@@ -5,6 +5,7 @@ use super::source::{Source, collapse_whitespace, named_children, range};
 use crate::syntax::{
     ClassField, ClassKind, FieldWrite, FieldWriteKind, Param, ParamKind, Property,
 };
+use compact_str::CompactString;
 use tree_sitter::Node;
 
 /// Methods of the builtin containers (and `collections`) that change their receiver: calling
@@ -96,10 +97,10 @@ pub(super) fn params(source: &Source<'_>, parameters: Option<Node<'_>>) -> Vec<P
             _ => (collapse_whitespace(source.text(p)), positional, None, None),
         };
         out.push(Param {
-            name,
+            name: name.into(),
             kind,
-            annotation,
-            default,
+            annotation: annotation.map(Into::into),
+            default: default.map(Into::into),
         });
     }
     out
@@ -209,7 +210,7 @@ pub(super) fn class_body_fields(
                 .map(|a| named_children(a).len())
                 .unwrap_or(0);
             properties.push(Property {
-                name,
+                name: name.into(),
                 has_setter: args >= 2,
                 has_deleter: args >= 3,
             });
@@ -262,7 +263,7 @@ pub(super) fn field_writes(
         n.filter(|n| n.kind() == "identifier")
             .map(|n| source.text(n))
             .filter(|t| params.iter().any(|p| p.name == *t))
-            .map(str::to_owned)
+            .map(CompactString::from)
     };
     let mut out = vec![];
     match node.kind() {
@@ -293,7 +294,7 @@ pub(super) fn field_writes(
                 };
                 if let Some(field) = receiver_field(source, *target, receiver) {
                     out.push(FieldWrite {
-                        field: field.to_owned(),
+                        field: field.into(),
                         kind: if aug {
                             FieldWriteKind::AugAssign
                         } else {
@@ -308,7 +309,7 @@ pub(super) fn field_writes(
                         .and_then(|v| receiver_field(source, v, receiver))
                 {
                     out.push(FieldWrite {
-                        field: field.to_owned(),
+                        field: field.into(),
                         kind: FieldWriteKind::Subscript,
                         from_param: None,
                         range: range(node),
@@ -336,7 +337,7 @@ pub(super) fn field_writes(
                         continue;
                     };
                     out.push(FieldWrite {
-                        field: field.to_owned(),
+                        field: field.into(),
                         kind,
                         from_param: None,
                         range: range(node),
@@ -357,7 +358,7 @@ pub(super) fn field_writes(
                 && MUTATING_METHODS.contains(&source.text(method))
             {
                 out.push(FieldWrite {
-                    field: field.to_owned(),
+                    field: field.into(),
                     kind: FieldWriteKind::Mutate(source.text(method).to_owned()),
                     from_param: None,
                     range: range(node),
@@ -374,7 +375,7 @@ pub(super) fn field_writes(
                 {
                     let field = source.text(*name).trim_matches(|c| c == '"' || c == '\'');
                     out.push(FieldWrite {
-                        field: field.to_owned(),
+                        field: field.into(),
                         kind: FieldWriteKind::Assign,
                         from_param: is_param(Some(*value)),
                         range: range(node),

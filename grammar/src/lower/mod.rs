@@ -4,6 +4,7 @@
 //! bounded, so no input — however deeply nested — can overflow the stack. Code inside ERROR
 //! nodes is still modelled; the error itself is reported once, at its outermost node.
 
+mod compact;
 mod decisions;
 mod definitions;
 mod imports;
@@ -13,10 +14,12 @@ use crate::decision::{BranchSide, Condition, Decision, DecisionKind};
 use crate::ids::{DecisionId, FunctionId};
 use crate::syntax::*;
 use crate::text::{Anchor, TextRange};
+use compact::Compact;
 use rustc_hash::{FxHashMap, FxHashSet};
 use source::{Source, Visit, range};
 use std::cell::RefCell;
 use std::sync::Arc;
+use thin_vec::ThinVec;
 use tree_sitter::{Node, Parser};
 
 /// Most syntax errors reported for one file; past this, the rest add nothing.
@@ -35,7 +38,7 @@ thread_local! {
 /// Parses Python source and builds its typed view. Never fails: what does not parse is
 /// reported in [`Module::syntax_errors`] and the rest is modelled.
 pub fn parse(text: &str) -> Module {
-    parse_after(text, None).0
+    parse_tree(text, None).0
 }
 
 /// A parse kept to make the next parse of an edited version of the same file incremental.
@@ -51,6 +54,16 @@ pub fn parse_after(
     text: &str,
     previous: Option<&PreviousParse>,
 ) -> (Module, Option<PreviousParse>) {
+    let (module, tree) = parse_tree(text, previous);
+    let next = tree.map(|tree| PreviousParse {
+        text: std::sync::Arc::from(text),
+        tree,
+    });
+    (module, next)
+}
+
+/// The module, and the tree it was lowered from (`None` when the parser gave up).
+fn parse_tree(text: &str, previous: Option<&PreviousParse>) -> (Module, Option<tree_sitter::Tree>) {
     // Python reads a lone `\r` as a line break (as the LSP does); tree-sitter's grammar does
     // not. Replaced by `\n`, byte for byte, every offset stays the same.
     let normalised;
@@ -72,11 +85,7 @@ pub fn parse_after(
         tree = PARSER.with(|p| p.borrow_mut().parse(text, None));
     }
     let module = lower_tree(text, tree.as_ref());
-    let next = tree.map(|tree| PreviousParse {
-        text: std::sync::Arc::from(text),
-        tree,
-    });
-    (module, next)
+    (module, tree)
 }
 
 fn has_lone_cr(text: &str) -> bool {
@@ -339,29 +348,30 @@ impl KindSet {
 impl<'a> Lowerer<'a> {
     fn new(text: &'a str, root: Node<'_>) -> Self {
         let source = Source { text };
+        let body: Arc<str> = Arc::from("<module>");
         let module = Function {
-            id: FunctionId("<module>".to_owned()),
+            id: FunctionId(body.clone()),
             anchor: Anchor::default(),
             syntax: Arc::new(FunctionSyntax {
                 kind: FunctionKind::Module,
-                name: "<module>".to_owned(),
-                qualname: "<module>".to_owned(),
+                name: "<module>".into(),
+                qualname: body,
                 class: None,
-                params: vec![],
+                params: ThinVec::new(),
                 returns: None,
-                decorators: vec![],
+                decorators: ThinVec::new(),
                 is_async: false,
                 is_generator: false,
                 range: range(root),
                 name_range: TextRange::new(0, 0),
                 body: range(root),
                 text_hash: source.token_hash(root, &|n| is_definition(n)),
-                decisions: vec![],
-                calls: vec![],
-                asserts: vec![],
-                loops: vec![],
-                field_writes: vec![],
-                field_reads: vec![],
+                decisions: ThinVec::new(),
+                calls: ThinVec::new(),
+                asserts: ThinVec::new(),
+                loops: ThinVec::new(),
+                field_writes: ThinVec::new(),
+                field_reads: ThinVec::new(),
             }),
         };
         Lowerer {
@@ -399,13 +409,13 @@ impl<'a> Lowerer<'a> {
         &mut self.functions[index]
     }
 
-    fn unique_id(&mut self, qualname: &str) -> FunctionId {
-        let count = self.qualnames.entry(qualname.to_owned()).or_insert(0);
+    fn unique_id(&mut self, qualname: &Arc<str>) -> FunctionId {
+        let count = self.qualnames.entry(qualname.to_string()).or_insert(0);
         *count += 1;
         if *count == 1 {
-            FunctionId(qualname.to_owned())
+            FunctionId(qualname.clone())
         } else {
-            FunctionId(format!("{qualname}#{count}"))
+            FunctionId::new(format!("{qualname}#{count}"))
         }
     }
 
@@ -424,7 +434,7 @@ impl<'a> Lowerer<'a> {
             return;
         };
         let name = self.source.text(name_node).to_owned();
-        let qualname = format!("{}{name}", self.scope().prefix);
+        let qualname: Arc<str> = format!("{}{name}", self.scope().prefix).into();
         let id = self.unique_id(&qualname);
         let anchor = Anchor {
             offset: outer.start_byte() as u32,
@@ -438,13 +448,13 @@ impl<'a> Lowerer<'a> {
         let is_async = source::token_child(node, "async").is_some();
         let syntax = FunctionSyntax {
             kind: FunctionKind::Def,
-            name: name.clone(),
+            name: name.as_str().into(),
             qualname: qualname.clone(),
             class,
             returns: node
                 .child_by_field_name("return_type")
                 .map(|t| self.source.collapsed(t)),
-            decorators,
+            decorators: decorators.into(),
             is_async,
             is_generator: false,
             range: rel(range(outer)),
@@ -454,20 +464,20 @@ impl<'a> Lowerer<'a> {
                 .map(|b| rel(range(b)))
                 .unwrap_or_default(),
             text_hash: self.source.token_hash(outer, &|_| false),
-            decisions: vec![],
-            calls: vec![],
-            asserts: vec![],
-            loops: vec![],
-            field_writes: vec![],
-            field_reads: vec![],
-            params,
+            decisions: ThinVec::new(),
+            calls: ThinVec::new(),
+            asserts: ThinVec::new(),
+            loops: ThinVec::new(),
+            field_writes: ThinVec::new(),
+            field_reads: ThinVec::new(),
+            params: params.into(),
         };
         let receiver = match class_index {
             Some(c) if !syntax.is_staticmethod() => syntax
                 .params
                 .first()
                 .filter(|p| matches!(p.kind, ParamKind::Positional | ParamKind::PositionalOnly))
-                .map(|p| (p.name.clone(), c)),
+                .map(|p| (p.name.to_string(), c)),
             Some(_) => None,
             None => self.current().receiver.clone(),
         };
@@ -568,18 +578,19 @@ impl<'a> Lowerer<'a> {
             }),
         };
         self.classes.push(ClassBuilder { class });
+        let qualname: Arc<str> = qualname.into();
         let id = self.unique_id(&qualname);
         let body_function = Function {
             id,
             anchor,
             syntax: Arc::new(FunctionSyntax {
                 kind: FunctionKind::ClassBody,
-                name,
+                name: name.into(),
                 qualname: qualname.clone(),
                 class: None,
-                params: vec![],
+                params: ThinVec::new(),
                 returns: None,
-                decorators,
+                decorators: decorators.into(),
                 is_async: false,
                 is_generator: false,
                 range: rel(range(outer)),
@@ -588,12 +599,12 @@ impl<'a> Lowerer<'a> {
                 text_hash: body
                     .map(|b| self.source.token_hash(b, &|n| is_definition(n)))
                     .unwrap_or_default(),
-                decisions: vec![],
-                calls: vec![],
-                asserts: vec![],
-                loops: vec![],
-                field_writes: vec![],
-                field_reads: vec![],
+                decisions: ThinVec::new(),
+                calls: ThinVec::new(),
+                asserts: ThinVec::new(),
+                loops: ThinVec::new(),
+                field_writes: ThinVec::new(),
+                field_reads: ThinVec::new(),
             }),
         };
         self.functions.push(FunctionBuilder {
@@ -642,10 +653,9 @@ impl<'a> Lowerer<'a> {
                     .into_iter()
                     .enumerate()
                     .map(|(i, (r, text, branches))| Condition {
-                        id: id.condition(i as u16),
                         index: i as u16,
                         range: TextRange::new(r.start - anchor, r.end - anchor),
-                        text,
+                        text: text.into(),
                         branches: branches
                             .into_iter()
                             .map(|b| TextRange::new(b.start - anchor, b.end - anchor))
@@ -658,12 +668,10 @@ impl<'a> Lowerer<'a> {
         };
         let sides = [
             BranchSide {
-                id: id.side(true),
                 outcome: true,
                 target: targets[0],
             },
             BranchSide {
-                id: id.side(false),
                 outcome: false,
                 target: targets[1],
             },
@@ -677,7 +685,7 @@ impl<'a> Lowerer<'a> {
                 keyword,
                 expr,
                 unmodelled,
-                conditions,
+                conditions: conditions.into(),
                 sides,
             });
     }
@@ -696,8 +704,7 @@ impl<'a> Lowerer<'a> {
         Arc::make_mut(&mut self.current().function.syntax)
             .calls
             .push(CallSite {
-                callee,
-                resolved: None,
+                callee: callee.into(),
                 range: r,
                 arg_count,
             });
@@ -716,7 +723,7 @@ impl<'a> Lowerer<'a> {
                 && !definitions::is_store_target(node)
                 && !syntax.field_reads.iter().any(|r| r == field)
             {
-                syntax.field_reads.push(field.to_owned());
+                syntax.field_reads.push(field.into());
             }
             return;
         }
@@ -788,33 +795,6 @@ impl<'a> Lowerer<'a> {
     }
 
     fn finish(mut self) -> Module {
-        // Resolve callees through the imports visible in each function: its own, then the
-        // module's.
-        for builder in &mut self.functions {
-            let id = &builder.function.id;
-            for call in &mut Arc::make_mut(&mut builder.function.syntax).calls {
-                let (head, rest) = match call.callee.split_once('.') {
-                    Some((h, r)) => (h, Some(r)),
-                    None => (call.callee.as_str(), None),
-                };
-                let import = self
-                    .imports
-                    .iter()
-                    .rev()
-                    .filter(|i| !i.wildcard && i.local == head)
-                    .find(|i| &i.scope == id)
-                    .or_else(|| {
-                        self.imports
-                            .iter()
-                            .rev()
-                            .find(|i| !i.wildcard && i.local == head && i.scope.0 == "<module>")
-                    });
-                call.resolved = import.map(|i| match rest {
-                    Some(rest) => format!("{}.{rest}", i.target),
-                    None => i.target.clone(),
-                });
-            }
-        }
         // Each class learns the field writes of its methods, relative to the class anchor.
         for builder in &self.functions {
             let Some((_, class)) = &builder.receiver else {
@@ -833,7 +813,7 @@ impl<'a> Lowerer<'a> {
                     .strip_prefix(&format!("{}.", class.syntax.qualname))
                     .and_then(|rest| rest.split('.').next())
                     .unwrap_or(&builder.function.syntax.name)
-                    .to_owned()
+                    .into()
             };
             for w in &builder.function.syntax.field_writes {
                 let shift = builder.function.anchor.offset - class.anchor.offset;
@@ -845,10 +825,24 @@ impl<'a> Lowerer<'a> {
                 });
             }
         }
+        for builder in &mut self.functions {
+            Arc::make_mut(&mut builder.function.syntax).compact();
+            builder.function.id.compact();
+        }
+        for builder in &mut self.classes {
+            Arc::make_mut(&mut builder.class.syntax).compact();
+        }
+        self.imports.compact();
+        self.errors.compact();
+        // Collected in place, these would keep the builders' larger allocations.
+        let mut functions: Vec<Function> = self.functions.into_iter().map(|b| b.function).collect();
+        functions.shrink_to_fit();
+        let mut classes: Vec<Class> = self.classes.into_iter().map(|b| b.class).collect();
+        classes.shrink_to_fit();
         Module {
             imports: self.imports,
-            functions: self.functions.into_iter().map(|b| b.function).collect(),
-            classes: self.classes.into_iter().map(|b| b.class).collect(),
+            functions,
+            classes,
             syntax_errors: self.errors,
         }
     }

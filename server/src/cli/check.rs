@@ -266,7 +266,7 @@ impl McdcDecision {
             decision
                 .conditions
                 .get(c as usize)
-                .map_or_else(String::new, |c| c.text.clone())
+                .map_or_else(String::new, |c| c.text.to_string())
         };
         McdcDecision {
             id: decision.id.as_str().to_owned(),
@@ -274,7 +274,11 @@ impl McdcDecision {
             column: at.col + 1,
             source,
             text,
-            conditions: decision.conditions.iter().map(|c| c.text.clone()).collect(),
+            conditions: decision
+                .conditions
+                .iter()
+                .map(|c| c.text.to_string())
+                .collect(),
             shown: o.shown.iter().map(|o| (o.condition, o.value)).collect(),
             suite: 0,
             suite_shown: vec![],

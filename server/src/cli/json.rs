@@ -5,6 +5,7 @@ use super::check::{CheckedFile, RunStats, Totals};
 use lacuna_analysis::diagnostic::Diagnostic;
 use lacuna_grammar::{FunctionKind, LineIndex, TextRange};
 use serde::Serialize;
+use std::io::Write;
 use std::path::Path;
 
 pub const VERSION: u32 = 1;
@@ -17,7 +18,7 @@ struct Document<'a> {
     /// With `--shard`: `i/n`; `lacuna merge` joins the shards' documents.
     #[serde(skip_serializing_if = "Option::is_none")]
     shard: Option<String>,
-    files: Vec<File<'a>>,
+    files: Files<'a>,
     summary: Summary,
     /// With generation: what the run cost as a whole.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -370,161 +371,8 @@ pub fn print(
         diagnostics: totals.diagnostics,
         candidates: None,
     };
-    let files: Vec<File<'_>> = files
-        .iter()
-        .map(|f| File {
-            path: f.display.to_string_lossy().into_owned(),
-            functions: f
-                .functions()
-                .map(|s| {
-                    let figures = f.figures(s);
-                    let g = f.generated(&s.id);
-                    if let Some(g) = g {
-                        let c = summary.candidates.get_or_insert_with(Candidates::default);
-                        c.external_calls.total += g.external_calls.len();
-                        c.external_calls.identified += g
-                            .external_calls
-                            .iter()
-                            .filter(|(_, c)| c.identified)
-                            .count();
-                        c.object_fields.total += g.object_fields.len();
-                        c.object_fields.identified +=
-                            g.object_fields.iter().filter(|c| c.identified).count();
-                    }
-                    Function {
-                        name: s.id.as_str(),
-                        kind: match s.kind {
-                            FunctionKind::Module => "module",
-                            FunctionKind::ClassBody => "class",
-                            FunctionKind::Def => "function",
-                        },
-                        line: s.line,
-                        branches: Total {
-                            total: figures.sides,
-                            covered: figures.covered,
-                            excluded: figures.excluded,
-                        },
-                        decisions: s.model.decisions,
-                        conditions: s.model.conditions,
-                        obligations: Total {
-                            total: figures.obligations,
-                            covered: figures.shown,
-                            excluded: 0,
-                        },
-                        fingerprint: format!("{:016x}", s.fingerprint),
-                        executions: g.map(|g| g.executions),
-                        tests: g.map(|g| g.tests),
-                        time_ms: g.map(|g| g.time_ms),
-                        solver_queries: g.map(|g| g.solver_queries),
-                        not_explored: g.and_then(|g| g.failure.as_deref()),
-                        unread_annotations: g
-                            .map(|g| g.unread_annotations.iter().map(String::as_str).collect())
-                            .unwrap_or_default(),
-                        not_emitted: g
-                            .map(|g| {
-                                g.not_emitted
-                                    .iter()
-                                    .map(|(test, reason)| JsonNotEmitted { test, reason })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                        stopped_by: g.map(|g| g.stopped_by.as_str()),
-                        stop_reason: g.and_then(|g| g.stop_reason.as_deref()),
-                        outcome: stats.map(|_| match g {
-                            Some(g) if g.failure.is_none() => "explored",
-                            Some(g) if g.stopped_by == super::check::StoppedBy::Unchanged => {
-                                "unchanged"
-                            }
-                            Some(_) => "not-explored",
-                            None if s.model.branch_sides == 0 => "trivial",
-                            None => "not-explored",
-                        }),
-                        sides: g
-                            .map(|g| {
-                                g.sides
-                                    .iter()
-                                    .map(|s| JsonSide {
-                                        decision: &s.decision,
-                                        kind: s.kind,
-                                        line: s.line,
-                                        side: if s.side { "true" } else { "false" },
-                                        covered: s.covered,
-                                        target_line: s.target_line,
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                        suite: g
-                            .and_then(|g| g.suite)
-                            .map(|(branches, obligations)| JsonSuite {
-                                branches,
-                                obligations,
-                            }),
-                        mcdc: g
-                            .map(|g| {
-                                g.mcdc
-                                    .iter()
-                                    .map(|m| JsonMcdc {
-                                        decision: &m.id,
-                                        line: m.line,
-                                        column: m.column,
-                                        source: &m.source,
-                                        conditions: &m.conditions,
-                                        covered: m.covered,
-                                        total: m.total,
-                                        shown: m
-                                            .shown
-                                            .iter()
-                                            .map(|&(condition, value)| JsonObligation {
-                                                condition,
-                                                value,
-                                            })
-                                            .collect(),
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                        external_calls: g
-                            .map(|g| {
-                                g.external_calls
-                                    .iter()
-                                    .map(|(path, c)| JsonExternalCall {
-                                        callee: &c.callee,
-                                        path: path
-                                            .as_ref()
-                                            .map(|p| p.to_string_lossy().into_owned()),
-                                        line: c.pos.map(|p| p.0),
-                                        external: c.kind.as_str(),
-                                        calls: c.calls,
-                                        raised: c.raised,
-                                        identified: c.identified,
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                        object_fields: g
-                            .map(|g| {
-                                g.object_fields
-                                    .iter()
-                                    .map(|c| JsonObjectField {
-                                        class: &c.class,
-                                        field: &c.field,
-                                        writers: &c.writers,
-                                        identified: c.identified,
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                    }
-                })
-                .collect(),
-            diagnostics: f
-                .diagnostics()
-                .into_iter()
-                .map(|d| diagnostic(f, d))
-                .collect(),
-        })
-        .collect();
+    summary.candidates = candidates(files);
+    let files = Files { files, stats };
     let document = Document {
         version: VERSION,
         lacuna: env!("CARGO_PKG_VERSION"),
@@ -580,10 +428,188 @@ pub fn print(
             }
         }),
     };
-    let stdout = std::io::stdout().lock();
-    serde_json::to_writer_pretty(stdout, &document)?;
-    println!();
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut stdout, &document)?;
+    writeln!(stdout)?;
+    stdout.flush()?;
     Ok(())
+}
+
+/// The files of the document, each built as it is written: the document of a large project is
+/// never held whole in memory.
+struct Files<'a> {
+    files: &'a [CheckedFile],
+    stats: Option<&'a RunStats>,
+}
+
+impl Serialize for Files<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.files.iter().map(|f| file(f, self.stats)))
+    }
+}
+
+/// How many of the candidates of Covana's problems (external calls, object fields) the run's
+/// explanations name, over every explored function.
+fn candidates(files: &[CheckedFile]) -> Option<Candidates> {
+    let mut out: Option<Candidates> = None;
+    for f in files {
+        for s in f.functions() {
+            let Some(g) = f.generated(&s.id) else {
+                continue;
+            };
+            let c = out.get_or_insert_with(Candidates::default);
+            c.external_calls.total += g.external_calls.len();
+            c.external_calls.identified += g
+                .external_calls
+                .iter()
+                .filter(|(_, c)| c.identified)
+                .count();
+            c.object_fields.total += g.object_fields.len();
+            c.object_fields.identified += g.object_fields.iter().filter(|c| c.identified).count();
+        }
+    }
+    out
+}
+
+fn file<'a>(f: &'a CheckedFile, stats: Option<&RunStats>) -> File<'a> {
+    File {
+        path: f.display.to_string_lossy().into_owned(),
+        functions: f
+            .functions()
+            .map(|s| {
+                let figures = f.figures(s);
+                let g = f.generated(&s.id);
+                Function {
+                    name: s.id.as_str(),
+                    kind: match s.kind {
+                        FunctionKind::Module => "module",
+                        FunctionKind::ClassBody => "class",
+                        FunctionKind::Def => "function",
+                    },
+                    line: s.line,
+                    branches: Total {
+                        total: figures.sides,
+                        covered: figures.covered,
+                        excluded: figures.excluded,
+                    },
+                    decisions: s.model.decisions,
+                    conditions: s.model.conditions,
+                    obligations: Total {
+                        total: figures.obligations,
+                        covered: figures.shown,
+                        excluded: 0,
+                    },
+                    fingerprint: format!("{:016x}", s.fingerprint),
+                    executions: g.map(|g| g.executions),
+                    tests: g.map(|g| g.tests),
+                    time_ms: g.map(|g| g.time_ms),
+                    solver_queries: g.map(|g| g.solver_queries),
+                    not_explored: g.and_then(|g| g.failure.as_deref()),
+                    unread_annotations: g
+                        .map(|g| g.unread_annotations.iter().map(String::as_str).collect())
+                        .unwrap_or_default(),
+                    not_emitted: g
+                        .map(|g| {
+                            g.not_emitted
+                                .iter()
+                                .map(|(test, reason)| JsonNotEmitted { test, reason })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    stopped_by: g.map(|g| g.stopped_by.as_str()),
+                    stop_reason: g.and_then(|g| g.stop_reason.as_deref()),
+                    outcome: stats.map(|_| match g {
+                        Some(g) if g.failure.is_none() => "explored",
+                        Some(g) if g.stopped_by == super::check::StoppedBy::Unchanged => {
+                            "unchanged"
+                        }
+                        Some(_) => "not-explored",
+                        None if s.model.branch_sides == 0 => "trivial",
+                        None => "not-explored",
+                    }),
+                    sides: g
+                        .map(|g| {
+                            g.sides
+                                .iter()
+                                .map(|s| JsonSide {
+                                    decision: &s.decision,
+                                    kind: s.kind,
+                                    line: s.line,
+                                    side: if s.side { "true" } else { "false" },
+                                    covered: s.covered,
+                                    target_line: s.target_line,
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    suite: g
+                        .and_then(|g| g.suite)
+                        .map(|(branches, obligations)| JsonSuite {
+                            branches,
+                            obligations,
+                        }),
+                    mcdc: g
+                        .map(|g| {
+                            g.mcdc
+                                .iter()
+                                .map(|m| JsonMcdc {
+                                    decision: &m.id,
+                                    line: m.line,
+                                    column: m.column,
+                                    source: &m.source,
+                                    conditions: &m.conditions,
+                                    covered: m.covered,
+                                    total: m.total,
+                                    shown: m
+                                        .shown
+                                        .iter()
+                                        .map(|&(condition, value)| JsonObligation {
+                                            condition,
+                                            value,
+                                        })
+                                        .collect(),
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    external_calls: g
+                        .map(|g| {
+                            g.external_calls
+                                .iter()
+                                .map(|(path, c)| JsonExternalCall {
+                                    callee: &c.callee,
+                                    path: path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                                    line: c.pos.map(|p| p.0),
+                                    external: c.kind.as_str(),
+                                    calls: c.calls,
+                                    raised: c.raised,
+                                    identified: c.identified,
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    object_fields: g
+                        .map(|g| {
+                            g.object_fields
+                                .iter()
+                                .map(|c| JsonObjectField {
+                                    class: &c.class,
+                                    field: &c.field,
+                                    writers: &c.writers,
+                                    identified: c.identified,
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                }
+            })
+            .collect(),
+        diagnostics: f
+            .diagnostics()
+            .into_iter()
+            .map(|d| diagnostic(f, d))
+            .collect(),
+    }
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -113,11 +113,11 @@ pub fn existing_factory(text: &str, class: &str) -> Option<(String, TextRange)> 
                 .returns
                 .as_deref()
                 .is_some_and(|r| r.trim().trim_matches(['"', '\'']).rsplit('.').next() == short);
-            s.class.is_none() && s.qualname == s.name && (s.name == wanted || marked && builds)
+            s.class.is_none() && *s.qualname == *s.name && (s.name == wanted || marked && builds)
         })
         .map(|f| {
             (
-                f.syntax.name.clone(),
+                f.syntax.name.to_string(),
                 f.syntax.name_range.absolute(f.anchor),
             )
         })
@@ -259,7 +259,7 @@ impl<'t> Factory<'t> {
         let module = lacuna_grammar::parse(text);
         let f = module.functions.iter().find(|f| {
             let s = &f.syntax;
-            s.class.is_none() && s.qualname == s.name && s.name == name
+            s.class.is_none() && *s.qualname == *s.name && s.name == name
         })?;
         let range = f.syntax.range.absolute(f.anchor);
         Some(Factory {

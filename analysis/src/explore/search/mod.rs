@@ -536,7 +536,7 @@ mod tests {
         FunctionUnderTest {
             id: function.id.clone(),
             module: "m".into(),
-            qualname: function.syntax.qualname.clone(),
+            qualname: function.syntax.qualname.to_string(),
             file: "m.py".into(),
             syntax: function.syntax.clone(),
             anchor: function.anchor,
