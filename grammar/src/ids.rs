@@ -52,6 +52,13 @@ impl FunctionId {
     }
 }
 
+/// Looked up by its text in maps keyed by ID (it hashes and compares as its text).
+impl std::borrow::Borrow<str> for FunctionId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for FunctionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

@@ -80,6 +80,30 @@ pub fn file_functions(db: &dyn Db, file: SourceFile) -> Vec<FunctionNode<'_>> {
         .collect()
 }
 
+/// Where each function of a file stands in [`file_functions`], by ID: the call graph looks
+/// callees up here, so that a file of n functions costs n look-ups, not n².
+#[salsa::tracked(returns(ref))]
+pub fn function_positions(db: &dyn Db, file: SourceFile) -> Arc<FxHashMap<FunctionId, usize>> {
+    Arc::new(
+        parsed(db, file)
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.id.clone(), i))
+            .collect(),
+    )
+}
+
+/// The function of `file` whose ID is `id`.
+pub fn function_by_id<'db>(
+    db: &'db dyn Db,
+    file: SourceFile,
+    id: &str,
+) -> Option<FunctionNode<'db>> {
+    let position = *function_positions(db, file).get(id)?;
+    file_functions(db, file).get(position).copied()
+}
+
 #[salsa::tracked(returns(ref))]
 pub fn file_classes(db: &dyn Db, file: SourceFile) -> Vec<ClassNode<'_>> {
     parsed(db, file)
@@ -170,12 +194,7 @@ pub fn callees<'db>(db: &'db dyn Db, function: FunctionNode<'db>) -> Vec<Functio
     let imports = file_imports(db, file);
     let own = function.id(db);
     let mut out: Vec<FunctionNode<'db>> = vec![];
-    let lookup = |file: SourceFile, id: &str| {
-        file_functions(db, file)
-            .iter()
-            .copied()
-            .find(|f| f.id(db).as_str() == id)
-    };
+    let lookup = |file: SourceFile, id: &str| function_by_id(db, file, id);
     let bindings = imports.iter().map(|(local, target, scope)| ImportBinding {
         local,
         target,
