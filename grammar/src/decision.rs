@@ -4,7 +4,7 @@
 //! Pure data: no tree-sitter types leak out of here. Ranges are relative to the enclosing
 //! function's anchor.
 
-use crate::ids::{BranchSideId, ConditionId, DecisionId};
+use crate::ids::DecisionId;
 use crate::text::TextRange;
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
@@ -182,17 +182,6 @@ impl Decision {
     }
 
     /// The (condition, value) pairs of masking MC/DC: two per condition.
-    /// The stable ID of the side taken when the decision is `outcome` (derived, not stored:
-    /// a project has hundreds of thousands of them).
-    pub fn side_id(&self, outcome: bool) -> BranchSideId {
-        self.id.side(outcome)
-    }
-
-    /// The stable ID of condition `index`.
-    pub fn condition_id(&self, index: u16) -> ConditionId {
-        self.id.condition(index)
-    }
-
     pub fn obligation_count(&self) -> usize {
         2 * self.conditions.len()
     }

@@ -18,8 +18,8 @@ pub use ids::{BranchSideId, ConditionId, DecisionId, FunctionId};
 pub use syntax::*;
 pub use text::{Anchor, LineCol, LineIndex, TextRange};
 /// The lists of a function's syntax: most are empty, and an empty `ThinVec` is one pointer.
-pub use thin_vec::{ThinVec, thin_vec};
+pub use thin_vec::ThinVec;
 
 mod lower;
 
-pub use lower::{PreviousParse, parse, parse_after};
+pub use lower::{PART_BYTES, PreviousParse, parse, parse_after, parse_in_parts};

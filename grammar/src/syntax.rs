@@ -78,13 +78,14 @@ pub struct Import {
     pub scope: FunctionId,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FunctionKind {
     /// The module's top-level code.
     Module,
     /// A class body.
     ClassBody,
+    #[default]
     Def,
 }
 
@@ -224,8 +225,9 @@ pub struct Function {
     pub syntax: Arc<FunctionSyntax>,
 }
 
-/// Everything about a function that does not depend on where it stands in the file.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+/// Everything about a function that does not depend on where it stands in the file. Its
+/// `Default` is a header with nothing in it: lowering starts from one and fills the lists in.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub struct FunctionSyntax {
     pub kind: FunctionKind,
     pub name: CompactString,

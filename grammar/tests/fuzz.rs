@@ -1,7 +1,8 @@
-//! Property tests on random text: lowering and incremental re-parsing never panic, and an
-//! incremental re-parse gives the model a fresh parse gives.
+//! Property tests on random text: lowering, incremental re-parsing and parsing in parts never
+//! panic; an incremental re-parse gives the model a fresh parse gives, and so does a parse in
+//! parts of a text without syntax errors.
 
-use lacuna_grammar::{parse, parse_after};
+use lacuna_grammar::{parse, parse_after, parse_in_parts};
 use proptest::prelude::*;
 
 /// Python-looking text: tokens that open and close blocks, decisions and strings, in any order.
@@ -77,6 +78,15 @@ proptest! {
             prop_assert_eq!(incremental.functions.len(), fresh.functions.len());
             prop_assert_eq!(incremental.syntax_errors.len(), fresh.syntax_errors.len());
             previous = next;
+        }
+    }
+
+    #[test]
+    fn parsing_in_parts_never_panics_and_agrees(text in python(), part_bytes in 1usize..64) {
+        let parts = parse_in_parts(&text, part_bytes);
+        let whole = parse(&text);
+        if whole.syntax_errors.is_empty() {
+            prop_assert_eq!(parts, whole);
         }
     }
 }

@@ -8,6 +8,7 @@ mod compact;
 mod decisions;
 mod definitions;
 mod imports;
+mod parts;
 mod source;
 
 use crate::decision::{BranchSide, Condition, Decision, DecisionKind};
@@ -19,7 +20,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use source::{Source, Visit, range};
 use std::cell::RefCell;
 use std::sync::Arc;
-use thin_vec::ThinVec;
 use tree_sitter::{Node, Parser};
 
 /// Most syntax errors reported for one file; past this, the rest add nothing.
@@ -40,6 +40,23 @@ thread_local! {
 pub fn parse(text: &str) -> Module {
     parse_tree(text, None).0
 }
+
+/// What [`parse`] does with a file past [`PART_BYTES`]: parse it one run of top-level
+/// statements at a time, each part about `part_bytes` long, lowering each part before the next
+/// is parsed, so that tree-sitter's tree never holds more than a part. On a file without syntax
+/// errors the module is the one a whole parse gives.
+pub fn parse_in_parts(text: &str, part_bytes: usize) -> Module {
+    let normalised;
+    let text = if has_lone_cr(text) {
+        normalised = without_lone_cr(text);
+        normalised.as_str()
+    } else {
+        text
+    };
+    lower_in_parts(text, part_bytes)
+}
+
+pub use parts::PART_BYTES;
 
 /// A parse kept to make the next parse of an edited version of the same file incremental.
 pub struct PreviousParse {
@@ -73,6 +90,10 @@ fn parse_tree(text: &str, previous: Option<&PreviousParse>) -> (Module, Option<t
     } else {
         text
     };
+    if text.len() > PART_BYTES {
+        // No tree is kept: keeping one is what parsing in parts avoids.
+        return (lower_in_parts(text, PART_BYTES), None);
+    }
     let old_tree = previous.map(|p| {
         let mut tree = p.tree.clone();
         tree.edit(&text_edit(&p.text, text));
@@ -161,8 +182,56 @@ fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>) -> Module {
             ..Module::default()
         };
     };
-    let mut lowerer = Lowerer::new(text, tree.root_node());
-    source::walk(tree.root_node(), &mut lowerer);
+    let root = tree.root_node();
+    let source = Source { text };
+    let text_hash = source.token_hash(root, &|n| is_definition(n));
+    let mut lowerer = Lowerer::new(text, range(root), text_hash);
+    source::walk(root, &mut lowerer);
+    finish_and_recover(lowerer)
+}
+
+/// Parses and lowers `text` part by part (see [`parts`]).
+fn lower_in_parts(text: &str, part_bytes: usize) -> Module {
+    let mut lowerer = Lowerer::new(text, TextRange::default(), 0);
+    let mut text_hash = source::TOKEN_HASH_START;
+    let mut extent: Option<TextRange> = None;
+    let parsed = PARSER.with(|parser| {
+        parts::parse_in_parts(&mut parser.borrow_mut(), text, part_bytes, |part| {
+            // Node IDs are only unique within one tree.
+            lowerer.structural.clear();
+            if part.tree.root_node().child_count() == 0 {
+                // An empty module's hash is that of its one (empty) token, as a whole parse has it.
+                text_hash =
+                    lowerer
+                        .source
+                        .token_hash_from(text_hash, part.tree.root_node(), &|n| is_definition(n));
+            }
+            for statement in part.statements() {
+                text_hash = lowerer
+                    .source
+                    .token_hash_from(text_hash, statement, &|n| is_definition(n));
+                source::walk(statement, &mut lowerer);
+            }
+            let root = part.tree.root_node();
+            extent = Some(TextRange::new(
+                extent.map_or(root.start_byte() as u32, |e| e.start),
+                root.end_byte() as u32,
+            ));
+        })
+    });
+    if !parsed {
+        return lower_tree(text, None);
+    }
+    let module = Arc::make_mut(&mut lowerer.functions[0].function.syntax);
+    let extent = extent.unwrap_or_default();
+    module.range = extent;
+    module.body = extent;
+    module.text_hash = text_hash;
+    finish_and_recover(lowerer)
+}
+
+fn finish_and_recover(mut lowerer: Lowerer<'_>) -> Module {
+    let text = lowerer.source.text;
     let regions = std::mem::take(&mut lowerer.error_regions);
     let mut module = lowerer.finish();
     recover_definitions(text, &mut module, &regions);
@@ -346,7 +415,8 @@ impl KindSet {
 }
 
 impl<'a> Lowerer<'a> {
-    fn new(text: &'a str, root: Node<'_>) -> Self {
+    /// A lowerer for `text`, whose module spans `module` with the given token hash.
+    fn new(text: &'a str, module: TextRange, text_hash: u64) -> Self {
         let source = Source { text };
         let body: Arc<str> = Arc::from("<module>");
         let module = Function {
@@ -356,22 +426,10 @@ impl<'a> Lowerer<'a> {
                 kind: FunctionKind::Module,
                 name: "<module>".into(),
                 qualname: body,
-                class: None,
-                params: ThinVec::new(),
-                returns: None,
-                decorators: ThinVec::new(),
-                is_async: false,
-                is_generator: false,
-                range: range(root),
-                name_range: TextRange::new(0, 0),
-                body: range(root),
-                text_hash: source.token_hash(root, &|n| is_definition(n)),
-                decisions: ThinVec::new(),
-                calls: ThinVec::new(),
-                asserts: ThinVec::new(),
-                loops: ThinVec::new(),
-                field_writes: ThinVec::new(),
-                field_reads: ThinVec::new(),
+                range: module,
+                body: module,
+                text_hash,
+                ..FunctionSyntax::default()
             }),
         };
         Lowerer {
@@ -384,7 +442,8 @@ impl<'a> Lowerer<'a> {
             classes: vec![],
             imports: vec![],
             scopes: vec![Scope {
-                node: root.id(),
+                // The module scope is never popped: no node's ID is needed.
+                node: usize::MAX,
                 function: 0,
                 prefix: String::new(),
                 class: None,
@@ -456,7 +515,6 @@ impl<'a> Lowerer<'a> {
                 .map(|t| self.source.collapsed(t)),
             decorators: decorators.into(),
             is_async,
-            is_generator: false,
             range: rel(range(outer)),
             name_range: rel(range(name_node)),
             body: node
@@ -464,13 +522,8 @@ impl<'a> Lowerer<'a> {
                 .map(|b| rel(range(b)))
                 .unwrap_or_default(),
             text_hash: self.source.token_hash(outer, &|_| false),
-            decisions: ThinVec::new(),
-            calls: ThinVec::new(),
-            asserts: ThinVec::new(),
-            loops: ThinVec::new(),
-            field_writes: ThinVec::new(),
-            field_reads: ThinVec::new(),
             params: params.into(),
+            ..FunctionSyntax::default()
         };
         let receiver = match class_index {
             Some(c) if !syntax.is_staticmethod() => syntax
@@ -587,24 +640,14 @@ impl<'a> Lowerer<'a> {
                 kind: FunctionKind::ClassBody,
                 name: name.into(),
                 qualname: qualname.clone(),
-                class: None,
-                params: ThinVec::new(),
-                returns: None,
                 decorators: decorators.into(),
-                is_async: false,
-                is_generator: false,
                 range: rel(range(outer)),
                 name_range: rel(range(name_node)),
                 body: body.map(|b| rel(range(b))).unwrap_or_default(),
                 text_hash: body
                     .map(|b| self.source.token_hash(b, &|n| is_definition(n)))
                     .unwrap_or_default(),
-                decisions: ThinVec::new(),
-                calls: ThinVec::new(),
-                asserts: ThinVec::new(),
-                loops: ThinVec::new(),
-                field_writes: ThinVec::new(),
-                field_reads: ThinVec::new(),
+                ..FunctionSyntax::default()
             }),
         };
         self.functions.push(FunctionBuilder {

@@ -22,6 +22,16 @@ impl<'a> Source<'a> {
     /// FNV-1a hash of the token texts under `node`, each followed by a separator, comments
     /// dropped; subtrees for which `skip` answers true are left out.
     pub fn token_hash(&self, node: Node<'_>, skip: &dyn Fn(Node<'_>) -> bool) -> u64 {
+        self.token_hash_from(TOKEN_HASH_START, node, skip)
+    }
+
+    /// [`Self::token_hash`] continued from `hash`, the hash of the tokens before `node`.
+    pub fn token_hash_from(
+        &self,
+        hash: u64,
+        node: Node<'_>,
+        skip: &dyn Fn(Node<'_>) -> bool,
+    ) -> u64 {
         struct Tokens<'s, 'a> {
             source: &'s Source<'a>,
             skip: &'s dyn Fn(Node<'_>) -> bool,
@@ -45,12 +55,15 @@ impl<'a> Source<'a> {
         let mut tokens = Tokens {
             source: self,
             skip,
-            hash: 0xcbf2_9ce4_8422_2325,
+            hash,
         };
         walk(node, &mut tokens);
         tokens.hash
     }
 }
+
+/// The hash of no tokens (FNV-1a's offset basis).
+pub(super) const TOKEN_HASH_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// A pre-order visitor with exit events, driven by [`walk`] without recursion, so that deeply
 /// nested source cannot overflow the stack.
