@@ -5,6 +5,7 @@ mod budget;
 mod cache;
 mod ci;
 mod report;
+mod solver;
 mod suspicious;
 
 use std::path::{Path, PathBuf};

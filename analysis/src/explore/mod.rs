@@ -5,6 +5,7 @@
 pub mod coverage;
 pub mod exploration;
 pub mod inputs;
+pub mod isolated;
 pub mod mutate;
 pub mod regex;
 pub mod rng;

@@ -12,6 +12,18 @@ use rustc_hash::FxHashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
+/// Whether `op` over `args` is nonlinear arithmetic: a product of two non-literal factors, a
+/// division or modulo by a non-literal, a power of a non-literal base.
+fn is_nonlinear(op: &Op, args: &[Expr]) -> bool {
+    let literal = |e: &Expr| matches!(e, Expr::Int(_) | Expr::Real(_) | Expr::Bool(_));
+    match op {
+        Op::Mul => args.iter().filter(|a| !literal(a)).count() >= 2,
+        Op::TrueDiv | Op::FloorDiv | Op::Mod => args.get(1).is_some_and(|d| !literal(d)),
+        Op::Pow => args.first().is_some_and(|b| !literal(b)),
+        _ => false,
+    }
+}
+
 /// A set of assertions in SMT-LIB form, with the variables they declare.
 #[derive(Clone, Debug, Default)]
 pub struct Smt {
@@ -21,6 +33,8 @@ pub struct Smt {
     pub assertions: Vec<String>,
     /// Every variable, with its sort, in first-use order.
     pub vars: Vec<(Arc<str>, Sort)>,
+    /// Some assertion is nonlinear ([`Translator::take_nonlinear`]).
+    pub nonlinear: bool,
 }
 
 /// What stops an expression from being translated.
@@ -43,6 +57,9 @@ pub struct Translator {
     vars: FxHashMap<Arc<str>, Sort>,
     order: Vec<(Arc<str>, Sort)>,
     unsupported: Vec<Arc<str>>,
+    /// Whether a term translated since the last [`Translator::take_nonlinear`] multiplies or
+    /// divides two non-literal terms.
+    nonlinear: bool,
 }
 
 impl Translator {
@@ -59,6 +76,14 @@ impl Translator {
             )));
         }
         Ok(text)
+    }
+
+    /// Whether an assertion translated since the last call is nonlinear (a product, quotient,
+    /// modulo or power of non-literal terms): z3 4.8's nonlinear arithmetic can run past its
+    /// time limit, so such a query is solved in a process that can be stopped
+    /// ([`super::isolated`]).
+    pub fn take_nonlinear(&mut self) -> bool {
+        std::mem::take(&mut self.nonlinear)
     }
 
     /// The declarations of every variable seen so far, each followed, on a line of its own, by
@@ -155,6 +180,9 @@ impl Translator {
         let malformed =
             || Untranslatable::Malformed(format!("`{}` with {} arguments", op.name(), args.len()));
         let t = self.terms(args)?;
+        if is_nonlinear(op, args) {
+            self.nonlinear = true;
+        }
         Ok(match (op, t.as_slice()) {
             (Op::Add, [(a, Sort::Str), (b, Sort::Str)]) | (Op::StrConcat, [(a, _), (b, _)]) => {
                 (format!("(str.++ {a} {b})"), Sort::Str)
@@ -589,6 +617,33 @@ pub fn unescape_z3_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn products_and_quotients_of_two_unknowns_are_nonlinear() {
+        let (x, y) = (Expr::var("x", Sort::Real), Expr::var("y", Sort::Real));
+        let app = |op: Op, args: Vec<Expr>| Expr::App { op, args };
+        let gt = |e: Expr| app(Op::Gt, vec![e, Expr::Real(2.0)]);
+        let nonlinear = |e: Expr| {
+            let mut t = Translator::default();
+            t.assertion(&gt(e)).unwrap();
+            t.take_nonlinear()
+        };
+        assert!(nonlinear(app(Op::Mul, vec![x.clone(), y.clone()])));
+        assert!(nonlinear(app(
+            Op::TrueDiv,
+            vec![Expr::Real(1.0), y.clone()]
+        )));
+        assert!(nonlinear(app(
+            Op::Pow,
+            vec![x.clone(), Expr::Int("2".into())]
+        )));
+        assert!(!nonlinear(app(Op::Mul, vec![Expr::Real(3.0), y.clone()])));
+        assert!(!nonlinear(app(
+            Op::TrueDiv,
+            vec![x.clone(), Expr::Real(4.0)]
+        )));
+        assert!(!nonlinear(app(Op::Add, vec![x, y])));
+    }
 
     #[test]
     fn literals() {

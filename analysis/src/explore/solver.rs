@@ -6,6 +6,7 @@
 //!
 //! `z3::Solver` is not `Send`: a `Solver` lives and dies on the thread that explores a function.
 
+use super::isolated;
 use super::signature::Domains;
 use super::smt::{Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
 use super::value::ModelValue;
@@ -46,12 +47,17 @@ pub struct SolverStats {
     pub time: Duration,
 }
 
+/// z3's memory cap in megabytes, as last set (0: none).
+static MEMORY_LIMIT_MB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 pub struct Solver {
     timeout_ms: u64,
     /// The domains of the variables that stand for value types' constructor arguments: every
     /// query keeps them within.
     domains: Domains,
     cache: FxHashMap<QueryKey, Answer>,
+    /// The process nonlinear queries are solved in.
+    isolated: isolated::Worker,
     pub stats: SolverStats,
 }
 
@@ -61,6 +67,7 @@ impl Solver {
             timeout_ms,
             domains: Domains::default(),
             cache: FxHashMap::default(),
+            isolated: isolated::Worker::default(),
             stats: SolverStats::default(),
         }
     }
@@ -69,8 +76,7 @@ impl Solver {
     /// more is given up ("max. memory exceeded", an `Unknown` answer) instead of taking the
     /// machine's memory. z3's limit is process-wide; it is set again only when it changes.
     pub fn limit_memory(mb: u64) {
-        static LIMIT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        if LIMIT.swap(mb, std::sync::atomic::Ordering::SeqCst) != mb {
+        if MEMORY_LIMIT_MB.swap(mb, std::sync::atomic::Ordering::SeqCst) != mb {
             z3::set_global_param("memory_max_size", &mb.to_string());
         }
     }
@@ -97,17 +103,18 @@ impl Solver {
             self.stats.cache_hits += 1;
             return answer.clone();
         }
-        let z3 = self.new_z3();
         let texts: Vec<&str> = smt.assertions.iter().map(String::as_str).collect();
-        let answer = match parse(&smt.declarations, &texts) {
-            Ok(parsed) => {
-                for term in parsed.domains.iter().chain(&parsed.assertions) {
-                    z3.assert(term);
-                }
-                self.run(&z3, &smt)
+        let start = Instant::now();
+        let answer = if smt.nonlinear && isolated::available() {
+            {
+                let request = self.request(&smt.declarations, &texts, &smt.vars);
+                self.isolated.solve(&request)
             }
-            Err(why) => Answer::Unknown(why),
+        } else {
+            solve_in_process(&smt.declarations, &texts, &smt.vars, self.timeout_ms)
         };
+        self.stats.queries += 1;
+        self.stats.time += start.elapsed();
         self.cache.insert(key, answer.clone());
         answer
     }
@@ -117,13 +124,21 @@ impl Solver {
     /// between them. An index whose condition cannot be translated answers `Unsupported`.
     pub fn negations(&mut self, prefix: &[Expr], flip: &[usize]) -> Vec<(usize, Answer)> {
         let mut translator = Translator::default();
-        let mut translated: Vec<Result<String, Untranslatable>> =
-            prefix.iter().map(|e| translator.assertion(e)).collect();
+        let mut nonlinear = Vec::with_capacity(prefix.len());
+        let mut translated: Vec<Result<String, Untranslatable>> = prefix
+            .iter()
+            .map(|e| {
+                let t = translator.assertion(e);
+                nonlinear.push(translator.take_nonlinear() && t.is_ok());
+                t
+            })
+            .collect();
         let (declarations, vars) = translator.finish(&self.domains);
         let smt = Smt {
             declarations,
             assertions: vec![],
             vars,
+            nonlinear: false,
         };
         let mut flips: Vec<usize> = flip.iter().copied().filter(|&i| i < prefix.len()).collect();
         flips.sort_unstable();
@@ -181,10 +196,28 @@ impl Solver {
                 out.push((i, Answer::Unknown("z3 rejected the query".to_owned())));
                 continue;
             };
-            z3.push();
-            z3.assert(term.not());
-            let answer = self.run(&z3, &smt);
-            z3.pop(1);
+            let answer = if isolated::available() && nonlinear[..=i].contains(&true) {
+                // The query, whole, in a process that can be stopped.
+                let mut texts: Vec<&str> = translated[..i]
+                    .iter()
+                    .filter_map(|t| t.as_ref().ok().map(String::as_str))
+                    .collect();
+                texts.push(&negated);
+                let start = Instant::now();
+                let answer = {
+                    let request = self.request(&smt.declarations, &texts, &smt.vars);
+                    self.isolated.solve(&request)
+                };
+                self.stats.queries += 1;
+                self.stats.time += start.elapsed();
+                answer
+            } else {
+                z3.push();
+                z3.assert(term.not());
+                let answer = self.run(&z3, &smt);
+                z3.pop(1);
+                answer
+            };
             self.cache.insert(key, answer.clone());
             out.push((i, answer));
         }
@@ -192,29 +225,75 @@ impl Solver {
     }
 
     fn new_z3(&self) -> z3::Solver {
-        let z3 = z3::Solver::new();
-        let mut params = z3::Params::new();
-        params.set_u32("timeout", self.timeout_ms.min(u64::from(u32::MAX)) as u32);
-        z3.set_params(&params);
-        z3
+        new_z3(self.timeout_ms)
     }
 
     fn run(&mut self, z3: &z3::Solver, smt: &Smt) -> Answer {
         let start = Instant::now();
-        let result = z3.check();
+        let answer = outcome(z3, &smt.vars);
         self.stats.queries += 1;
         self.stats.time += start.elapsed();
-        match result {
-            z3::SatResult::Unsat => Answer::Unsat,
-            z3::SatResult::Unknown => Answer::Unknown(
-                z3.get_reason_unknown()
-                    .unwrap_or_else(|| "unknown".to_owned()),
-            ),
-            z3::SatResult::Sat => match z3.get_model() {
-                Some(model) => Answer::Sat(extract(&model, &smt.vars)),
-                None => Answer::Unknown("no model".to_owned()),
-            },
+        answer
+    }
+
+    fn request(
+        &self,
+        declarations: &str,
+        assertions: &[&str],
+        vars: &[(Arc<str>, Sort)],
+    ) -> isolated::Request {
+        isolated::Request {
+            declarations: declarations.to_owned(),
+            assertions: assertions.iter().map(|a| (*a).to_owned()).collect(),
+            vars: vars
+                .iter()
+                .map(|(name, sort)| (name.to_string(), (*sort).into()))
+                .collect(),
+            timeout_ms: self.timeout_ms,
+            memory_mb: MEMORY_LIMIT_MB.load(std::sync::atomic::Ordering::SeqCst),
         }
+    }
+}
+
+fn new_z3(timeout_ms: u64) -> z3::Solver {
+    let z3 = z3::Solver::new();
+    let mut params = z3::Params::new();
+    params.set_u32("timeout", timeout_ms.min(u64::from(u32::MAX)) as u32);
+    z3.set_params(&params);
+    z3
+}
+
+/// Checks what `z3` holds and reads the model's values of `vars`.
+fn outcome(z3: &z3::Solver, vars: &[(Arc<str>, Sort)]) -> Answer {
+    match z3.check() {
+        z3::SatResult::Unsat => Answer::Unsat,
+        z3::SatResult::Unknown => Answer::Unknown(
+            z3.get_reason_unknown()
+                .unwrap_or_else(|| "unknown".to_owned()),
+        ),
+        z3::SatResult::Sat => match z3.get_model() {
+            Some(model) => Answer::Sat(extract(&model, vars)),
+            None => Answer::Unknown("no model".to_owned()),
+        },
+    }
+}
+
+/// One query, parsed and solved on this thread with z3's `timeout_ms`.
+pub fn solve_in_process(
+    declarations: &str,
+    assertions: &[&str],
+    vars: &[(Arc<str>, Sort)],
+    timeout_ms: u64,
+) -> Answer {
+    let z3 = new_z3(timeout_ms);
+    match parse(declarations, assertions) {
+        Ok(parsed) => {
+            for term in parsed.domains.iter().chain(&parsed.assertions) {
+                z3.assert(term);
+            }
+            outcome(&z3, vars)
+        }
+        Err(why) => Answer::Unknown(why),
     }
 }
 
@@ -350,11 +429,13 @@ pub fn translate(assertions: &[Expr], domains: &Domains) -> Result<Smt, Untransl
     if !unsupported.is_empty() {
         return Err(Untranslatable::Unsupported(unsupported));
     }
+    let nonlinear = translator.take_nonlinear();
     let (declarations, vars) = translator.finish(domains);
     Ok(Smt {
         declarations,
         assertions: texts,
         vars,
+        nonlinear,
     })
 }
 

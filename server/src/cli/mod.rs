@@ -34,6 +34,10 @@ pub enum Command {
     /// Join the outputs of `lacuna check --shard i/n` (JSON documents or SARIF logs) into the
     /// output of one unsharded run, printed on standard output.
     Merge(MergeArgs),
+    /// Answers one solver query read on standard input (the process a nonlinear query is
+    /// solved in, so that it can be stopped at its deadline).
+    #[command(name = "solve-query", hide = true)]
+    SolveQuery,
 }
 
 #[derive(clap::Args, Debug)]
@@ -193,7 +197,15 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    use lacuna_analysis::explore::isolated;
+    if !matches!(args.command, Command::SolveQuery) {
+        // Nonlinear queries go to a process of this binary that can be stopped.
+        if let Ok(exe) = std::env::current_exe() {
+            isolated::isolate_with(exe);
+        }
+    }
     match args.command {
+        Command::SolveQuery => Ok(isolated::serve()),
         Command::Check(check) => check::run(*check),
         Command::Merge(merge) => match &merge.lcov {
             Some(out) => merge::lcov(&merge.files, out),
