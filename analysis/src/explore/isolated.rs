@@ -201,6 +201,9 @@ fn answer_of(response: Response) -> Answer {
 /// time is capped by the kernel (`RLIMIT_CPU`) at what it has used plus the query's deadline,
 /// so that it ends even if the process that started it is gone.
 pub fn serve() -> ExitCode {
+    // Stopped by the kernel at its processor-time cap, it leaves no core file behind (its
+    // working directory is the project's).
+    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
     let stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lines() {
