@@ -46,14 +46,7 @@ pub fn parse(text: &str) -> Module {
 /// is parsed, so that tree-sitter's tree never holds more than a part. On a file without syntax
 /// errors the module is the one a whole parse gives.
 pub fn parse_in_parts(text: &str, part_bytes: usize) -> Module {
-    let normalised;
-    let text = if has_lone_cr(text) {
-        normalised = without_lone_cr(text);
-        normalised.as_str()
-    } else {
-        text
-    };
-    lower_in_parts(text, part_bytes)
+    lower_in_parts(&lone_cr_as_newline(text), part_bytes)
 }
 
 pub use parts::PART_BYTES;
@@ -81,15 +74,8 @@ pub fn parse_after(
 
 /// The module, and the tree it was lowered from (`None` when the parser gave up).
 fn parse_tree(text: &str, previous: Option<&PreviousParse>) -> (Module, Option<tree_sitter::Tree>) {
-    // Python reads a lone `\r` as a line break (as the LSP does); tree-sitter's grammar does
-    // not. Replaced by `\n`, byte for byte, every offset stays the same.
-    let normalised;
-    let text = if has_lone_cr(text) {
-        normalised = without_lone_cr(text);
-        normalised.as_str()
-    } else {
-        text
-    };
+    let normalised = lone_cr_as_newline(text);
+    let text: &str = &normalised;
     if text.len() > PART_BYTES {
         // No tree is kept: keeping one is what parsing in parts avoids.
         return (lower_in_parts(text, PART_BYTES), None);
@@ -107,6 +93,17 @@ fn parse_tree(text: &str, previous: Option<&PreviousParse>) -> (Module, Option<t
     }
     let module = lower_tree(text, tree.as_ref());
     (module, tree)
+}
+
+/// `text` as tree-sitter should read it: Python reads a lone `\r` as a line break (as the LSP
+/// does), tree-sitter's grammar does not, so each becomes `\n` — byte for byte, every offset
+/// stays the same. Borrowed when there is none.
+fn lone_cr_as_newline(text: &str) -> std::borrow::Cow<'_, str> {
+    if has_lone_cr(text) {
+        std::borrow::Cow::Owned(without_lone_cr(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 fn has_lone_cr(text: &str) -> bool {
