@@ -4,16 +4,18 @@
   function its parameters, at each exit its parameters again, the return value or the exception
   type, as variables over access paths (`self._items`, `len(self._items)`, `type(x)`,
   `x is None`) to depth 2: every distinct sample of each test with the number of calls that
-  gave it (up to a bound per point and one over all points; a point that had to leave a sample
-  out says it is incomplete, and no invariant is learned from it, since the sample left out could
-  break it), with the count of calls seen;
+  gave it, counted as the calls come, with the count of calls seen. Bounds: `SAMPLES` per point,
+  `TOTAL_VARIABLES` over all points and `TEST_VARIABLES` for the test under way, so memory stays
+  bounded whatever a test does. A point that had to leave a sample out says it is incomplete,
+  and no invariant is learned from it (the sample left out could break it); its later calls are
+  only counted, not read;
 - the coverage profile of each invocation (the branch sides it took), distinct profiles with
   counts;
 - call sequences on objects of project classes (Palus's dynamic model): the constructor with its
   arguments, then the methods called on the same object from outside it, in order;
 - per test, the functions it reached (test impact).
 
-A test's records are buffered and kept only if the test passes; each sample of a program point
+A test's records are held apart and kept only if the test passes; each sample of a program point
 names the test it came from, and an exit sample the branch sides its invocation took (for
 conditional invariants). For a generated input (`execute` with `observe`) the same records
 are kept per invocation instead: entry sample, exit sample and coverage profile together, as
@@ -25,7 +27,10 @@ builtin containers, names only of types.
 import sys
 
 SAMPLES = 1000        # distinct samples kept per program point
-TOTAL_SAMPLES = 100000  # distinct samples kept over all points (memory stays bounded)
+# Variables kept over all the samples of all points, and buffered for the test under way: what
+# bounds the worker's memory, whatever the suite's size and the size of its objects.
+TOTAL_VARIABLES = 300000
+TEST_VARIABLES = 100000
 PROFILES = 64         # distinct coverage profiles kept per function
 SEQUENCES = 20        # distinct call sequences kept per class
 SEQUENCE_CALLS = 30   # calls kept per sequence
@@ -51,8 +56,14 @@ def _type_name(t):
     return name if module == "builtins" else "%s.%s" % (module, name)
 
 
+_EXACT = {t: t for t in _CONTAINERS + (bool, int, float)}
+
+
 def _builtin_base(value):
     """The builtin type a value is (or subclasses without changing its length), or None."""
+    base = _EXACT.get(type(value))
+    if base is not None:
+        return base
     for t in _CONTAINERS + (bool, int, float):
         if isinstance(value, t):
             return t
@@ -72,26 +83,30 @@ def _fields(value):
 class Observer:
     """Program points, profiles, sequences and impact of one suite run."""
 
-    def __init__(self, is_project_class, excluded_code, invocations=False,
-                 concrete=lambda value: value):
-        self._is_project_class = is_project_class
+    def __init__(self, is_project_class, excluded_code, invocations=False, concrete=None):
+        self._project_class = is_project_class
+        self._classes = {}    # type -> whether it is a project class
+        # What a value stands for (the value behind the agent's proxy), or None: itself.
         self._concrete = concrete
         self._invocations = invocations
         self._excluded_code = excluded_code
-        self.points = {}      # (function, kind) -> {"calls", "samples"}
-        self.kept = [0]       # distinct samples kept over all points
+        self.points = {}      # (function, kind) -> point (`_point()`)
+        self.kept = [0]       # variables kept over all points
         self.profiles = {}    # function -> {profile tuple: count}
         self.sequences = {}   # class -> {key: [sequence, count]}
         self.sequence_seen = {}  # class -> number of sequences seen
         self.functions = {}   # function -> file
-        self._frames = {}     # id(frame) -> (function, sides set)
+        self._names = {}      # code -> function (False: not project code)
+        self._frames = {}     # id(frame) -> (function, sides set, entry sample)
         self._test = None
 
     # -- one test ---------------------------------------------------------------------------
 
     def begin_test(self, name=None):
-        self._test = {"name": name, "points": [], "profiles": [], "objects": {},
-                      "reached": set(), "invocations": []}
+        # `points`: (function, kind) -> the test's point (`_point()`), samples counted as they
+        # come; `buffered`: the variables those hold.
+        self._test = {"name": name, "points": {}, "buffered": [0], "profiles": {},
+                      "objects": {}, "reached": set(), "invocations": []}
         self._frames.clear()
 
     def end_test(self, passed):
@@ -102,15 +117,16 @@ class Observer:
         if test is None:
             return []
         if passed:
-            for key, sample, sides in test["points"]:
+            name = test["name"]
+            for key, mine in test["points"].items():
                 point = self.points.get(key)
                 if point is None:
                     point = self.points[key] = _point()
-                _keep_sample(point, sample, sides, test["name"], self.kept)
-            for function, profile in test["profiles"]:
+                _merge_point(point, mine, name, self.kept)
+            for (function, profile), count in test["profiles"].items():
                 profiles = self.profiles.setdefault(function, {})
                 if profile in profiles or len(profiles) < PROFILES:
-                    profiles[profile] = profiles.get(profile, 0) + 1
+                    profiles[profile] = profiles.get(profile, 0) + count
             for _, seq in test["objects"].values():
                 self._keep_sequence(seq)
         return sorted(test["reached"])
@@ -125,30 +141,76 @@ class Observer:
         elif len(kept) < SEQUENCES:
             kept[key] = [seq, 1]
 
+    def _wanted(self, test, key):
+        """The test's point `key`, or None when a sample of it would be of no use: the point
+        is incomplete already (no invariant is learned from it), so its calls are only
+        counted."""
+        mine = test["points"].get(key)
+        if mine is None:
+            mine = test["points"][key] = _point()
+        point = self.points.get(key)
+        if not mine["complete"] or (point is not None and not point["complete"]):
+            mine["calls"] += 1
+            mine["complete"] = False
+            return None
+        return mine
+
     # -- frames -----------------------------------------------------------------------------
+
+    def _is_project_class(self, cls):
+        known = self._classes.get(cls)
+        if known is None:
+            if len(self._classes) > 10000:
+                self._classes.clear()
+            known = self._classes[cls] = bool(self._project_class(cls))
+        return known
 
     def _function(self, frame):
         code = frame.f_code
-        module = frame.f_globals.get("__name__")
-        if not isinstance(module, str):
-            module = "?"
-        name = getattr(code, "co_qualname", code.co_name)
-        function = "%s:%s" % (module, name)
-        if function not in self.functions:
-            self.functions[function] = code.co_filename
+        function = self._names.get(code)
+        if function is None:
+            module = frame.f_globals.get("__name__")
+            if not isinstance(module, str):
+                module = "?"
+            name = getattr(code, "co_qualname", code.co_name)
+            function = self._names[code] = "%s:%s" % (module, name)
+            if function not in self.functions:
+                self.functions[function] = code.co_filename
         return function
 
     def enter(self, frame):
+        try:
+            self._enter(frame)
+        except Exception:  # what user code does must never depend on what is recorded
+            self._frames.pop(id(frame), None)
+
+    def _enter(self, frame):
         test = self._test
-        if test is None or self._excluded_code(frame.f_code):
+        if test is None:
             return
-        function = self._function(frame)
+        function = self._names.get(frame.f_code)
+        if function is None:
+            if self._excluded_code(frame.f_code):
+                self._names[frame.f_code] = False
+                return
+            function = self._function(frame)
+        elif function is False:
+            return
         test["reached"].add(function)
         params = _parameters(frame)
-        sample = self._variables(params)
-        self._frames[id(frame)] = (function, set(), sample)
-        test["points"].append(((function, "entry"), sample, []))
-        self._sequence_call(frame, params)
+        sample = None
+        if self._invocations:
+            if len(test["invocations"]) < INVOCATIONS:
+                sample = self._variables(params)
+        else:
+            mine = self._wanted(test, (function, "entry"))
+            if mine is not None:
+                sample = self._variables(params)
+                _count(mine, sample, (), test["buffered"])
+        receiver = params[0][1] if params and params[0][0] == "self" else None
+        self._frames[id(frame)] = (function, set(), sample, receiver)
+        if receiver is not None:
+            self._sequence_call(frame, receiver, params)
 
     def branch(self, frame, jump, taken):
         entry = self._frames.get(id(frame))
@@ -156,26 +218,39 @@ class Observer:
             entry[1].add((tuple(jump.pos), bool(jump.value(taken))))
 
     def exit(self, frame, value, exception):
+        try:
+            self._exit(frame, value, exception)
+        except Exception:  # as in `enter`
+            pass
+
+    def _exit(self, frame, value, exception):
         entry = self._frames.pop(id(frame), None)
         test = self._test
         if entry is None or test is None:
             return
-        function, sides, entry_sample = entry
+        function, sides, entry_sample, _ = entry
+        profile = tuple(sorted(sides))
+        key = (function, profile)
+        test["profiles"][key] = test["profiles"].get(key, 0) + 1
+        if self._invocations:
+            if entry_sample is not None and len(test["invocations"]) < INVOCATIONS:
+                test["invocations"].append({
+                    "function": function, "entry": _wire_sample(entry_sample),
+                    "exit": _wire_sample(self._exit_sample(frame, value, exception)),
+                    "sides": [list(pos) + [taken] for pos, taken in profile]})
+            return
+        mine = self._wanted(test, (function, "exit"))
+        if mine is not None:
+            _count(mine, self._exit_sample(frame, value, exception), profile, test["buffered"])
+
+    def _exit_sample(self, frame, value, exception):
         variables = _parameters(frame)
         if exception is not None:
             out = self._variables(variables)
-            out["type(exception)"] = {"kind": "str", "value": _type_name(type(exception))}
-        else:
-            variables.append(("return", value))
-            out = self._variables(variables)
-        profile = tuple(sorted(sides))
-        test["points"].append(((function, "exit"), out,
-                               [list(pos) + [taken] for pos, taken in profile]))
-        test["profiles"].append((function, profile))
-        if self._invocations and len(test["invocations"]) < INVOCATIONS:
-            test["invocations"].append({
-                "function": function, "entry": entry_sample, "exit": out,
-                "sides": [list(pos) + [taken] for pos, taken in profile]})
+            out["type(exception)"] = ("str", _type_name(type(exception)))
+            return out
+        variables.append(("return", value))
+        return self._variables(variables)
 
     def invocations(self):
         """The invocations of the test under way, in the order they returned."""
@@ -184,6 +259,7 @@ class Observer:
     # -- variables ----------------------------------------------------------------------------
 
     def _variables(self, named):
+        """{variable: (kind, value)}, in the order read."""
         out = {}
         for name, value in named:
             self._describe(name, value, 0, out)
@@ -192,26 +268,28 @@ class Observer:
     def _describe(self, path, value, depth, out):
         if len(out) >= VARIABLES:
             return
-        value = self._concrete(value)
+        if self._concrete is not None:
+            value = self._concrete(value)
         t = type(value)
-        out["type(%s)" % path] = {"kind": "str", "value": _type_name(t)}
-        out["%s is None" % path] = {"kind": "bool", "value": value is None}
+        names = _names(path)
+        out[names[0]] = ("str", _type_name(t))
+        out[names[1]] = ("bool", value is None)
         if value is None:
             return
         base = _builtin_base(value)
         if base is bool:
-            out[path] = {"kind": "bool", "value": bool(value)}
+            out[path] = ("bool", bool(value))
         elif base is int:
-            text = int.__repr__(value)
-            if len(text) <= 30:
-                out[path] = {"kind": "int", "value": text}
+            text = _int_text(value)
+            if text is not None:
+                out[path] = ("int", text)
         elif base is float:
-            out[path] = {"kind": "float", "value": float.__repr__(value)}
+            out[path] = ("float", float.__repr__(value))
         elif base is not None:
             n = base.__len__(value)
-            out["len(%s)" % path] = {"kind": "int", "value": str(n)}
+            out[names[2]] = ("int", str(n))
             if base is str and n <= SHORT_STR:
-                out[path] = {"kind": "str", "value": str.__str__(value)}
+                out[path] = ("str", str.__str__(value))
         elif depth < DEPTH and self._is_project_class(t):
             fields = _fields(value)
             if fields:
@@ -219,19 +297,15 @@ class Observer:
                     if i >= FIELDS:
                         break
                     if isinstance(name, str):
-                        self._describe("%s.%s" % (path, name), field, depth + 1, out)
+                        self._describe(_field_path(path, name), field, depth + 1, out)
 
     # -- call sequences ---------------------------------------------------------------------
 
-    def _sequence_call(self, frame, params):
-        if not params or params[0][0] != "self":
-            return
-        obj = params[0][1]
+    def _sequence_call(self, frame, obj, params):
         if not self._is_project_class(type(obj)):
             return
         objects = self._test["objects"]
-        caller = frame.f_back
-        if caller is not None and caller.f_locals.get("self") is obj:
+        if self._from_inside(frame.f_back, obj):
             return  # a call from inside the object: part of the outer call
         name = frame.f_code.co_name
         args = [self._argument(v) for _, v in params[1:]]
@@ -251,6 +325,18 @@ class Observer:
             if len(calls) < SEQUENCE_CALLS:
                 calls.append({"method": name, "args": args})
 
+    def _from_inside(self, caller, obj):
+        """Whether `caller` is code of `obj` itself: a method of it, or code nested in one that
+        reads its `self`."""
+        if caller is None:
+            return False
+        held = self._frames.get(id(caller))
+        if held is not None and held[3] is not None:
+            return held[3] is obj
+        if "self" in caller.f_code.co_freevars or held is None:
+            return caller.f_locals.get("self") is obj
+        return False
+
     def _argument(self, value):
         held = self._test["objects"].get(id(value)) if self._test else None
         if held is not None and held[0] is value:
@@ -261,8 +347,8 @@ class Observer:
         if base is bool:
             return {"kind": "bool", "value": bool(value)}
         if base is int:
-            text = int.__repr__(value)
-            return {"kind": "int", "value": text} if len(text) <= 30 else {"kind": "int"}
+            text = _int_text(value)
+            return {"kind": "int", "value": text} if text is not None else {"kind": "int"}
         if base is float:
             return {"kind": "float", "value": float.__repr__(value)}
         if base is str and str.__len__(value) <= SHORT_STR:
@@ -299,34 +385,97 @@ class Observer:
         return {"functions": functions, "sequences": sequences}
 
 
+def _int_text(value):
+    """The decimal text of an int of at most 30 digits, else None (without converting a huge
+    one: past `sys.get_int_max_str_digits()` that raises)."""
+    if int.bit_length(value) > 100:
+        return None
+    text = int.__repr__(value)
+    return text if len(text) <= 30 else None
+
+
+_PATHS = {}
+
+
+def _names(path):
+    """The variables of a path: its type, whether it is None, its length (made once)."""
+    names = _PATHS.get(path)
+    if names is None:
+        if len(_PATHS) > 100000:
+            _PATHS.clear()
+        names = _PATHS[path] = ("type(%s)" % path, "%s is None" % path, "len(%s)" % path)
+    return names
+
+
+_FIELD_PATHS = {}
+
+
+def _field_path(path, name):
+    key = (path, name)
+    full = _FIELD_PATHS.get(key)
+    if full is None:
+        if len(_FIELD_PATHS) > 100000:
+            _FIELD_PATHS.clear()
+        full = _FIELD_PATHS[key] = "%s.%s" % (path, name)
+    return full
+
+
 def _point():
     return {"calls": 0, "samples": [], "tests": [], "sides": [], "counts": [], "index": {},
             "complete": True}
 
 
-def _keep_sample(point, sample, sides, test, kept):
-    """Counts a call of a program point: a sample the same test gave before adds to its count,
-    a new one is kept with its test, or marks the point incomplete when it holds enough. (Kept
-    per test, so that a test run again replaces exactly what it gave.)"""
+def _count(point, sample, profile, buffered):
+    """Counts a call of a test's program point as it comes: a sample the test gave before adds
+    to its count; a new one is kept, or, past the bounds (`SAMPLES` for the point,
+    `TEST_VARIABLES` for the test), marks the point incomplete."""
     point["calls"] += 1
-    key = (test, tuple(sorted((name, v["kind"], v["value"]) for name, v in sample.items())),
-           tuple(tuple(side) for side in sides))
+    items = tuple(sample.items())
+    key = (items, profile)
     i = point["index"].get(key)
     if i is not None:
         point["counts"][i] += 1
-    elif len(point["samples"]) < SAMPLES and kept[0] < TOTAL_SAMPLES:
-        kept[0] += 1
+    elif len(point["samples"]) < SAMPLES and buffered[0] + len(items) <= TEST_VARIABLES:
+        buffered[0] += len(items)
         point["index"][key] = len(point["samples"])
-        point["samples"].append(sample)
-        point["tests"].append(test)
-        point["sides"].append(sides)
+        point["samples"].append(items)
+        point["sides"].append(profile)
         point["counts"].append(1)
     else:
         point["complete"] = False
 
 
+def _merge_point(point, mine, test, kept):
+    """Adds a passing test's point (`_count`ed) to the suite's: each of its samples is kept with
+    its test and count, within `SAMPLES` for the point and `TOTAL_VARIABLES` over all points;
+    a point that cannot keep one, or whose test could not, is incomplete."""
+    point["calls"] += mine["calls"]
+    if not mine["complete"]:
+        point["complete"] = False
+    for sample, sides, count in zip(mine["samples"], mine["sides"], mine["counts"]):
+        if len(point["samples"]) < SAMPLES and kept[0] + len(sample) <= TOTAL_VARIABLES:
+            kept[0] += len(sample)
+            point["samples"].append(sample)
+            point["tests"].append(test)
+            point["sides"].append(sides)
+            point["counts"].append(count)
+        else:
+            point["complete"] = False
+
+
+def _wire_sample(sample):
+    """A sample (a dict, or its items as kept) as the protocol gives it."""
+    items = sample.items() if isinstance(sample, dict) else sample
+    return {name: {"kind": kind, "value": value} for name, (kind, value) in items}
+
+
 def _wire_point(point):
-    return {name: value for name, value in point.items() if name != "index"}
+    return {"calls": point["calls"], "complete": point["complete"],
+            "samples": [_wire_sample(s) for s in point["samples"]],
+            "tests": point["tests"],
+            "sides": [[list(pos) + [taken] for pos, taken in profile]
+                      for profile in point["sides"]],
+            "counts": point["counts"]}
 
 
 def _parameters(frame):

@@ -315,6 +315,26 @@ def code_objects(code):
         stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
 
 
+def lines_of_offsets(code, offsets):
+    """The source lines of the instructions at `offsets`."""
+    offsets = set(offsets)
+    lines = set()
+    if not offsets:
+        return lines
+    if hasattr(code, "co_lines"):
+        for start, end, line in code.co_lines():
+            if line is not None and any(start <= o < end for o in offsets):
+                lines.add(line)
+    else:
+        line = None
+        for ins in dis.get_instructions(code):
+            if ins.starts_line:
+                line = ins.starts_line
+            if ins.offset in offsets and line is not None:
+                lines.add(line)
+    return lines
+
+
 _offsets = {}
 
 

@@ -66,6 +66,8 @@ class Recorder:
     def take_condition(self, frame, offsets):
         """The condition recorded in `frame` at one of `offsets` (the jump and the instructions
         that test its value), removed from the pending set; None when the value was concrete."""
+        if not self._pending:
+            return None
         for offset in offsets:
             index = self._pending.pop((id(frame), offset), None)
             if index is not None:

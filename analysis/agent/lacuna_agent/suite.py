@@ -104,7 +104,7 @@ class SuitePlugin:
             record["message"] = current["message"]
         if passed:
             record["reached"] = reached
-            run = runtime._serialise(rec, observation)
+            run = runtime._serialise(rec, observation, distinct_frames=True)
             run["status"] = "returned"
             record["run"] = run
         self.counts[outcome] = self.counts.get(outcome, 0) + 1

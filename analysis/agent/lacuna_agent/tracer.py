@@ -46,6 +46,7 @@ class Tracer:
         self._max_events = max_events
         self._codes = {}
         self._sites = {}
+        self._opcode_lines = {}
         self._observation = None
         self._recorder = None
         # What the suite's run records at function entries and exits (observe.Observer), or None.
@@ -81,6 +82,17 @@ class Tracer:
                 info = False
             self._codes[code] = info
         return info
+
+    def opcode_lines(self, code):
+        """The lines whose instructions the tracer must see one by one (3.9-3.11): those of
+        conditional jumps and of the stores of value sites. Elsewhere line events suffice."""
+        lines = self._opcode_lines.get(code)
+        if lines is None:
+            jumps = self.jumps(code) or {}
+            stores = [o for o, site in self.value_sites(code).items() if site.store is not None]
+            lines = self._opcode_lines[code] = frozenset(
+                positions.lines_of_offsets(code, list(jumps) + stores))
+        return lines
 
     def value_sites(self, code):
         sites = self._sites.get(code)
@@ -251,17 +263,26 @@ class Tracer:
     # -- sys.settrace (3.9-3.11) ------------------------------------------------------------
 
     def _global_trace(self, frame, event, arg):
+        # Called at every call of every function of the process: project code is told apart
+        # by one lookup.
         if event != "call":
             return None
-        jumps = self.jumps(frame.f_code)
+        jumps = self._codes.get(frame.f_code)
+        if jumps is None:
+            jumps = self.jumps(frame.f_code)
         if jumps is False:
             return None
+        # Opcode events are on for a frame only on the lines that need them (and from a jump
+        # or a store to the next instruction, wherever it is): a line event turns them on or
+        # off before the opcode event of the line's first instruction.
         frame.f_trace_opcodes = True
         code = frame.f_code
         filename = code.co_filename
+        gate = self.opcode_lines(code)
         pending = [None]
         stored = [None]
         raised = [None]
+        gated = [True]
         observer = self.observer
         if observer is not None:
             observer.enter(frame)
@@ -282,13 +303,20 @@ class Tracer:
                 if jump is not None:
                     pending[0] = None
                     record_branch(frame, code, jump, lasti == jump.target)
-                pending[0] = jumps.get(lasti)
+                jump = pending[0] = jumps.get(lasti)
                 if sites:
                     site = sites.get(lasti)
                     if site is not None and site.store is not None:
                         stored[0] = site
+                if jump is None and stored[0] is None and not gated[0]:
+                    frame.f_trace_opcodes = False
             elif event == "line":
-                record_line(filename, frame.f_lineno)
+                raised[0] = None
+                line = frame.f_lineno
+                record_line(filename, line)
+                gated[0] = line in gate
+                frame.f_trace_opcodes = gated[0] or pending[0] is not None \
+                    or stored[0] is not None
             elif event == "return":
                 pending[0] = None
                 if observer is not None:
@@ -302,6 +330,8 @@ class Tracer:
             elif event == "exception":
                 pending[0] = None
                 stored[0] = None
+                # The next instruction, if the frame handles it, says so.
+                frame.f_trace_opcodes = True
                 if observer is not None:
                     raised[0] = observe_exception(arg)
             return local

@@ -1,53 +1,164 @@
 """The suite's program points: every call counts, each test's distinct samples are kept once
-with their counts, and a point that had to leave a sample out says so."""
+with their counts as they come, a point that had to leave a sample out says so, and memory stays
+within the bounds however many calls a test makes."""
+
+import sys
 
 from lacuna_agent import observe
 
 
-def sample(value, result):
-    return {"value": {"kind": "int", "value": str(value)},
-            "return": {"kind": "int", "value": str(result)}}
+def observer(**kwargs):
+    return observe.Observer(lambda cls: False, lambda code: False, **kwargs)
+
+
+def scaled(o, value):
+    """A project function under observation: its entry and exit are recorded."""
+    frame = sys._getframe()
+    o.enter(frame)
+    result = max(value, 0)
+    o.exit(frame, result, None)
+    return result
+
+
+def run_test(o, name, values, passed=True):
+    o.begin_test(name)
+    for v in values:
+        scaled(o, v)
+    return o.end_test(passed)
+
+
+def exit_point(o):
+    (function,) = [f for f in o.serialise()["functions"] if f["function"].endswith("scaled")]
+    return function["exit"]
 
 
 def test_repeated_calls_are_counted_and_a_rare_call_is_kept():
-    point, kept = observe._point(), [0]
-    for _ in range(300):
-        observe._keep_sample(point, sample(5, 5), [], "t.py::test_in_range", kept)
-    observe._keep_sample(point, sample(-20, 0), [], "t.py::test_negative", kept)
-    wire = observe._wire_point(point)
+    o = observer()
+    run_test(o, "t.py::test_in_range", [5] * 300)
+    run_test(o, "t.py::test_negative", [-20])
+    wire = exit_point(o)
     assert wire["calls"] == 301
     assert wire["counts"] == [300, 1]
     assert wire["tests"] == ["t.py::test_in_range", "t.py::test_negative"]
     assert wire["complete"] is True
+    assert wire["samples"][1]["value"] == {"kind": "int", "value": "-20"}
+    assert wire["samples"][1]["return"] == {"kind": "int", "value": "0"}
     assert "index" not in wire
 
 
 def test_the_same_sample_from_two_tests_is_kept_for_each():
-    point, kept = observe._point(), [0]
-    observe._keep_sample(point, sample(1, 1), [], "t.py::a", kept)
-    observe._keep_sample(point, sample(1, 1), [], "t.py::b", kept)
-    assert point["counts"] == [1, 1]
+    o = observer()
+    run_test(o, "t.py::a", [1])
+    run_test(o, "t.py::b", [1])
+    assert exit_point(o)["counts"] == [1, 1]
+
+
+def test_a_failing_test_shows_nothing():
+    o = observer()
+    run_test(o, "t.py::a", [1])
+    run_test(o, "t.py::b", [7, 8], passed=False)
+    wire = exit_point(o)
+    assert wire["calls"] == 1
+    assert wire["tests"] == ["t.py::a"]
 
 
 def test_a_full_point_is_incomplete(monkeypatch):
     monkeypatch.setattr(observe, "SAMPLES", 3)
-    point, kept = observe._point(), [0]
-    for v in range(3):
-        observe._keep_sample(point, sample(v, v), [], "t.py::a", kept)
-    assert point["complete"] is True
-    observe._keep_sample(point, sample(1, 1), [], "t.py::a", kept)
-    assert point["complete"] is True
-    observe._keep_sample(point, sample(9, 9), [], "t.py::a", kept)
-    assert point["complete"] is False
-    assert point["calls"] == 5
+    o = observer()
+    run_test(o, "t.py::a", [0, 1, 2, 1])
+    assert exit_point(o)["complete"] is True
+    run_test(o, "t.py::b", [9])
+    wire = exit_point(o)
+    assert wire["complete"] is False
+    assert wire["calls"] == 5
 
 
 def test_the_bound_over_all_points_makes_the_next_point_incomplete(monkeypatch):
-    monkeypatch.setattr(observe, "TOTAL_SAMPLES", 2)
-    kept = [0]
-    first, second = observe._point(), observe._point()
-    observe._keep_sample(first, sample(1, 1), [], "t.py::a", kept)
-    observe._keep_sample(first, sample(2, 2), [], "t.py::a", kept)
-    observe._keep_sample(second, sample(3, 3), [], "t.py::a", kept)
-    assert first["complete"] is True
-    assert second["complete"] is False
+    # A sample of `scaled` has 5 variables at its entry (`type(o)`, `o is None`, `type(value)`,
+    # `value is None`, `value`) and 8 at its exit (`return` too); entries are kept first.
+    monkeypatch.setattr(observe, "TOTAL_VARIABLES", 5 + 5 + 8)
+    o = observer()
+    run_test(o, "t.py::a", [1, 2])
+    functions = {f["function"].split(":")[-1]: f for f in o.serialise()["functions"]}
+    scaled_ = functions["scaled"]
+    assert scaled_["entry"]["complete"] is True
+    assert len(scaled_["entry"]["samples"]) == 2
+    assert scaled_["exit"]["complete"] is False
+    assert len(scaled_["exit"]["samples"]) == 1
+
+
+def test_a_test_with_many_calls_holds_no_more_than_the_bounds(monkeypatch):
+    """The samples of the test under way are counted as they come: 100,000 calls with distinct
+    values leave at most `SAMPLES` samples buffered, and every call is counted."""
+    monkeypatch.setattr(observe, "SAMPLES", 50)
+    described = [0]
+
+    def concrete(value):
+        described[0] += 1
+        return value
+
+    o = observer(concrete=concrete)
+    o.begin_test("t.py::many")
+    for v in range(100000):
+        scaled(o, v)
+        if v == 1000:
+            buffered = o._test["points"][(o._function(sys._getframe()).rsplit(":", 1)[0]
+                                           + ":scaled", "exit")]
+            assert len(buffered["samples"]) == 50
+            assert buffered["complete"] is False
+    o.end_test(True)
+    wire = exit_point(o)
+    assert wire["calls"] == 100000
+    assert len(wire["samples"]) == 50
+    assert wire["complete"] is False
+    # Once a point is incomplete its calls are only counted, not described.
+    assert described[0] < 2 * 3 * 60
+
+
+def test_a_point_left_incomplete_by_an_earlier_test_is_not_described_again(monkeypatch):
+    monkeypatch.setattr(observe, "SAMPLES", 2)
+    described = [0]
+
+    def concrete(value):
+        described[0] += 1
+        return value
+
+    o = observer(concrete=concrete)
+    run_test(o, "t.py::a", [1, 2, 3])
+    before = described[0]
+    run_test(o, "t.py::b", range(1000))
+    assert described[0] == before
+    assert exit_point(o)["calls"] == 1003
+
+
+def test_profiles_are_counted_per_test_as_they_come():
+    o = observer()
+    run_test(o, "t.py::a", [1] * 10)
+    run_test(o, "t.py::b", [1] * 5)
+    (function,) = [f for f in o.serialise()["functions"] if f["function"].endswith("scaled")]
+    assert function["profiles"] == [{"sides": [], "count": 15}]
+
+
+def test_an_integer_too_long_to_print_is_observed_without_its_digits():
+    """Printing an int past `sys.get_int_max_str_digits()` raises: the observation must not
+    raise into the test (pyasn1's tests pass tag ids of 10**5000)."""
+    o = observer()
+    run_test(o, "t.py::huge", [10 ** 5000])
+    wire = exit_point(o)
+    assert wire["calls"] == 1
+    (sample,) = wire["samples"]
+    assert sample["type(value)"] == {"kind": "str", "value": "int"}
+    assert "value" not in sample
+
+
+def test_an_observation_that_fails_leaves_the_code_running(monkeypatch):
+    o = observer()
+
+    def broken(*args):
+        raise RuntimeError("an observation failed")
+
+    monkeypatch.setattr(o, "_describe", broken)
+    o.begin_test("t.py::broken")
+    assert scaled(o, 3) == 3
+    assert o._frames == {}
+    o.end_test(True)
