@@ -61,7 +61,7 @@ impl From<String> for NotDescribed {
 }
 
 /// A function with branch sides that is not explored, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Skipped {
     pub file: SourceFile,
     pub function: lacuna_grammar::FunctionId,
@@ -71,6 +71,10 @@ pub struct Skipped {
     /// `LCN107` "not explored: <reason>" on the function's name (on its first decision for
     /// module and class bodies), absolute.
     pub diagnostic: crate::diagnostic::Diagnostic,
+    /// The function as the project's own suite reaches it (by its own qualified name), for
+    /// the suite's coverage: a generator, a constructor or a nested function the generator
+    /// does not call is still run by the project's tests. None when its module has no name.
+    pub observed_as: Option<FunctionUnderTest>,
 }
 
 /// Starts the pool for a project. Its workers are confined by the kernel (see `sandbox`); the
@@ -465,6 +469,18 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 Some(why) => Err(why.clone()),
                 None => explorable(&checked).map_err(str::to_owned),
             };
+            let under_test = |qualname: String, call: Call| FunctionUnderTest {
+                id: node.id(db).clone(),
+                module: module.to_owned(),
+                qualname,
+                call,
+                file: path.clone(),
+                anchor: node.anchor(db),
+                lines: lines.clone(),
+                syntax: syntax.clone(),
+                tables: function_model(db, node).tables.to_vec(),
+                text: text.clone(),
+            };
             if let Err(reason) = verdict {
                 // A function without branch sides is not a gap.
                 if let Some(diagnostic) = crate::explain::not_explored::not_explored(
@@ -479,11 +495,13 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                         reason: reason.clone(),
                         branch_sides: crate::explain::not_explored::branch_sides(&syntax),
                         diagnostic,
+                        observed_as: unimportable
+                            .is_none()
+                            .then(|| under_test(syntax.qualname.to_string(), Call::default())),
                     });
                 }
                 continue;
             }
-            let tables = function_model(db, node).tables.to_vec();
             let range = syntax.range.absolute(node.anchor(db));
             let source = text
                 .get(range.start as usize..range.end as usize)
@@ -492,18 +510,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
             out.push((
                 file,
                 node.id(db).clone(),
-                FunctionUnderTest {
-                    id: node.id(db).clone(),
-                    module: module.to_owned(),
-                    qualname: called_as,
-                    call,
-                    file: path.clone(),
-                    anchor: node.anchor(db),
-                    lines: lines.clone(),
-                    syntax,
-                    tables,
-                    text: text.clone(),
-                },
+                under_test(called_as, call),
                 source,
             ));
         }
@@ -737,7 +744,7 @@ pub fn signature(
         guidance: facts.guidance.clone(),
         observed: facts
             .observed
-            .get(&format!("{}:{}", target.module, target.qualname))
+            .get(&target.observed_name())
             .cloned()
             .unwrap_or_default(),
         unread: response["unread"]

@@ -573,7 +573,7 @@ impl SuiteRuns {
     /// covered, by test id, in the order the tests ran.
     pub fn coverage_by_test(&self, f: &FunctionUnderTest) -> Vec<(&str, BTreeSet<(usize, bool)>)> {
         let index = ConditionIndex::new(f);
-        let key = format!("{}:{}", f.module, f.qualname);
+        let key = f.observed_name();
         self.runs
             .iter()
             .filter(|(_, reached, _)| reached.contains(&key))
@@ -589,7 +589,7 @@ impl SuiteRuns {
         let index = ConditionIndex::new(f);
         let mut out = SuiteCoverage::default();
         let mut independence: FxHashMap<usize, Independence> = FxHashMap::default();
-        let key = format!("{}:{}", f.module, f.qualname);
+        let key = f.observed_name();
         for (_, reached, run) in &self.runs {
             if !reached.contains(&key) {
                 continue;

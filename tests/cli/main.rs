@@ -6,6 +6,7 @@ mod cache;
 mod ci;
 mod report;
 mod solver;
+mod suite;
 mod suspicious;
 
 use std::path::{Path, PathBuf};

@@ -30,6 +30,16 @@ pub struct FunctionUnderTest {
     pub text: Arc<str>,
 }
 
+impl FunctionUnderTest {
+    /// `module:qualname` as the agent names the function's code when it runs (`co_qualname`):
+    /// what the suite's observations, its tests' reached functions and an observed run's
+    /// invocations are keyed by. Not `qualname`, which is how a test reaches it
+    /// (`Customer.tier.setter`).
+    pub fn observed_name(&self) -> String {
+        format!("{}:{}", self.module, self.syntax.qualname)
+    }
+}
+
 /// Where a condition is: decision index and condition index.
 pub type ConditionRef = (usize, u16);
 

@@ -90,7 +90,7 @@ pub fn observe(
     exploration: &Exploration,
     kept: Option<&BTreeSet<usize>>,
 ) -> Vec<ObservedTest> {
-    let function = format!("{}:{}", target.module, target.qualname);
+    let function = target.observed_name();
     let mut out = vec![];
     for (i, t) in exploration.tests.iter().enumerate() {
         if matches!(t.outcome, Outcome::Failed(_))
@@ -461,7 +461,7 @@ pub fn function_diagnostics(
     settings: &Settings,
     root: &Path,
 ) -> Vec<Diagnostic> {
-    let key = format!("{}:{}", target.module, target.qualname);
+    let key = target.observed_name();
     if exploration.failure.is_some() || !has_invariants(observations, &key, settings) {
         return vec![];
     }

@@ -1107,7 +1107,13 @@ fn generate(
         let Some(i) = sources.iter().position(|&f| f == s.file) else {
             continue;
         };
-        // Its sides, none covered, for the coverage files.
+        // Its sides for the coverage files: none covered by generated tests, those the
+        // project's own tests take.
+        let own = s
+            .observed_as
+            .as_ref()
+            .map(|target| suite.coverage(target))
+            .unwrap_or_default();
         let sides = lacuna_analysis::db::file_functions(db, s.file)
             .iter()
             .find(|f| f.id(db) == &s.function)
@@ -1119,17 +1125,22 @@ fn generate(
                     line_index(db, s.file),
                     &text,
                     &|_, _| false,
-                    &|_, _| false,
+                    &|d, side| own.sides.contains(&(d, side)),
                 )
             })
             .unwrap_or_default();
-        checked[i].generated.push(GeneratedFunction::unexplored(
+        let mut function = GeneratedFunction::unexplored(
             s.function.to_string(),
             sides,
             StoppedBy::NotExplored,
             s.reason,
             vec![s.diagnostic],
-        ));
+        );
+        if !suite.tests.is_empty() {
+            let shown = own.independence.values().map(|i| i.len()).sum();
+            function.suite = Some((own.sides.len(), shown));
+        }
+        checked[i].generated.push(function);
     }
     Ok(stats)
 }
@@ -1219,7 +1230,7 @@ fn suspicious_assertions(
     let sites_of = |files: Option<&[emit::TestFile]>| {
         let mut sites: BTreeMap<(String, String, usize), EmittedAt> = BTreeMap::new();
         for r in results {
-            let key = format!("{}:{}", r.target.module, r.target.qualname);
+            let key = r.target.observed_name();
             if r.exploration.failure.is_some() || !observed_functions.contains(key.as_str()) {
                 continue;
             }
@@ -1288,7 +1299,7 @@ fn suspicious_assertions(
     let target_of = |function: &str| {
         results
             .iter()
-            .find(|r| format!("{}:{}", r.target.module, r.target.qualname) == function)
+            .find(|r| r.target.observed_name() == function)
     };
     // The rank beside each suspicious assertion, in the files written.
     if let (Some(dir), Some(files)) = (dir, files.as_deref_mut()) {

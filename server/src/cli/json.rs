@@ -215,6 +215,9 @@ struct JsonSide<'a> {
     covered: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     target_line: Option<u32>,
+    /// Whether the project's own passing tests take it (when the suite ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suite: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -538,6 +541,7 @@ fn file<'a>(f: &'a CheckedFile, stats: Option<&RunStats>) -> File<'a> {
                                     side: if s.side { "true" } else { "false" },
                                     covered: s.covered,
                                     target_line: s.target_line,
+                                    suite: g.suite.map(|_| s.suite_covered),
                                 })
                                 .collect()
                         })

@@ -103,7 +103,7 @@ fn execute(run: Run, outbox: &Outbox, stop: &AtomicBool) -> Ran {
     // Sides covered, by test then function.
     let mut covered: BTreeMap<&str, BTreeMap<String, Sides>> = BTreeMap::new();
     for f in &run.functions {
-        let key = format!("{}:{}", f.module, f.qualname);
+        let key = f.observed_name();
         for (test, sides) in runs.coverage_by_test(f) {
             let sides = sides
                 .into_iter()

@@ -106,12 +106,10 @@ pub fn of(files: &[CheckedFile], of: CoverageOf) -> Vec<FileCoverage> {
                     continue;
                 };
                 let explored = g.failure.is_none();
-                let taken = |s: &super::super::check::SideRecord| {
-                    explored
-                        && match of {
-                            CoverageOf::Generated => s.covered,
-                            CoverageOf::Suite => s.suite_covered,
-                        }
+                // The project's own tests run whatever the generator did not explore.
+                let taken = |s: &super::super::check::SideRecord| match of {
+                    CoverageOf::Generated => explored && s.covered,
+                    CoverageOf::Suite => s.suite_covered,
                 };
                 out.functions.push(FunctionCoverage {
                     name: g.id.clone(),
@@ -151,7 +149,8 @@ pub fn of(files: &[CheckedFile], of: CoverageOf) -> Vec<FileCoverage> {
                                 group: d.conditions.len(),
                                 index: c as u16,
                                 value,
-                                shown: explored && shown.contains(&(c as u16, value)),
+                                shown: (explored || of == CoverageOf::Suite)
+                                    && shown.contains(&(c as u16, value)),
                                 expression: text.split_whitespace().collect::<Vec<_>>().join(" "),
                             });
                         }

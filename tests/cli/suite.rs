@@ -1,0 +1,182 @@
+//! The project's own suite as `lacuna check` observes it, against coverage.py: the branch sides
+//! Lacuna says the passing tests take are the arcs coverage.py records when pytest runs those
+//! same tests, side by side, on `examples/` and on the ledger fixture (fixtures, parametrize, a
+//! test class, a `unittest.TestCase`, a generator only the suite runs).
+
+use super::{example, stderr};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+/// What one project's comparison found.
+#[derive(Debug, Default)]
+struct Comparison {
+    /// Sides matched to one of coverage.py's arcs.
+    compared: usize,
+    /// Of those, the sides the suite takes.
+    taken: usize,
+    /// Sides coverage.py has no arc of their own for (asserts, conditional expressions,
+    /// comprehension conditions, two decisions on a line).
+    unattributable: usize,
+    /// `function line side: lacuna … coverage.py …` for every side the two disagree on.
+    differences: Vec<String>,
+    /// Functions with a side compared.
+    functions: BTreeSet<String>,
+}
+
+fn compare(root: &Path) -> Comparison {
+    let home = tempfile::tempdir().unwrap();
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--format", "json"]),
+        home.path(),
+    )
+    .current_dir(root)
+    .output()
+    .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let passing: Vec<&str> = doc["suite"]["tests"]
+        .as_array()
+        .expect("the suite ran")
+        .iter()
+        .filter(|t| t["outcome"] == "passed")
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert!(!passing.is_empty());
+
+    // coverage.py on the tests Lacuna saw pass, and on nothing else.
+    let data = home.path().join(".coverage");
+    let json = home.path().join("coverage.json");
+    let run = Command::new(example::python())
+        .args(["-m", "coverage", "run", "--branch", "--data-file"])
+        .arg(&data)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(&passing)
+        .env("HOME", home.path())
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "the passing tests pass under coverage.py:\n{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let report = Command::new(example::python())
+        .args(["-m", "coverage", "json", "--data-file"])
+        .arg(&data)
+        .arg("-o")
+        .arg(&json)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{}", stderr(&report));
+    let coverage: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+
+    let mut found = Comparison::default();
+    for file in doc["files"].as_array().unwrap() {
+        let path = file["path"].as_str().unwrap();
+        let Some(theirs) = coverage["files"].get(path) else {
+            continue;
+        };
+        let arcs = |key: &str| -> Vec<(i64, i64)> {
+            theirs[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| (a[0].as_i64().unwrap(), a[1].as_i64().unwrap()))
+                .collect()
+        };
+        let executed: BTreeSet<(i64, i64)> = arcs("executed_branches").into_iter().collect();
+        let mut by_line: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
+        for arc in arcs("executed_branches")
+            .into_iter()
+            .chain(arcs("missing_branches"))
+        {
+            by_line.entry(arc.0).or_default().push(arc);
+        }
+        let functions = file["functions"].as_array().unwrap();
+        let mut decisions_on_line: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
+        let sides_of = |f: &serde_json::Value| f["sides"].as_array().cloned().unwrap_or_default();
+        for s in functions.iter().flat_map(sides_of) {
+            decisions_on_line
+                .entry(s["line"].as_i64().unwrap())
+                .or_default()
+                .insert(s["decision"].as_str().unwrap().to_owned());
+        }
+        for f in functions {
+            let name = f["name"].as_str().unwrap();
+            let sides = sides_of(f);
+            let mut by_decision: BTreeMap<&str, Vec<&serde_json::Value>> = BTreeMap::new();
+            for s in &sides {
+                by_decision
+                    .entry(s["decision"].as_str().unwrap())
+                    .or_default()
+                    .push(s);
+            }
+            for pair in by_decision.values() {
+                let line = pair[0]["line"].as_i64().unwrap();
+                let candidates = by_line.get(&line).cloned().unwrap_or_default();
+                let kind = pair[0]["kind"].as_str().unwrap();
+                // The true side's first line picks its arc: `target_line`, or for a loop the
+                // first line below it that an arc goes to.
+                let first = pair[0]["target_line"].as_i64().or_else(|| {
+                    (kind == "for" || kind == "while")
+                        .then(|| candidates.iter().map(|a| a.1).filter(|&b| b > line).min())
+                        .flatten()
+                });
+                let hit: Vec<&(i64, i64)> =
+                    candidates.iter().filter(|a| Some(a.1) == first).collect();
+                if pair.len() != 2
+                    || candidates.len() != 2
+                    || decisions_on_line[&line].len() != 1
+                    || hit.len() != 1
+                {
+                    found.unattributable += pair.len();
+                    continue;
+                }
+                let other = candidates.iter().find(|a| *a != hit[0]).unwrap();
+                for (side, arc) in pair.iter().zip([hit[0], other]) {
+                    let lacuna = side["suite"]
+                        .as_bool()
+                        .unwrap_or_else(|| panic!("{name} has no suite coverage: {side}"));
+                    let theirs = executed.contains(arc);
+                    found.compared += 1;
+                    found.taken += usize::from(lacuna);
+                    found.functions.insert(name.to_owned());
+                    if lacuna != theirs {
+                        found.differences.push(format!(
+                            "{path} {name} line {line} {kind} {}: lacuna {lacuna}, coverage.py {theirs} (arc {arc:?})",
+                            side["side"]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_suites_branch_coverage_is_coverage_pys_on_the_same_passing_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = compare(&example::suite_project(dir.path()));
+    assert!(ledger.differences.is_empty(), "{:#?}", ledger.differences);
+    // The conditional expression of `write_statement` has no arc of its own; a generator only
+    // the suite runs is compared too.
+    assert_eq!(
+        (ledger.compared, ledger.taken, ledger.unattributable),
+        (12, 11, 2),
+        "{ledger:#?}"
+    );
+    assert!(ledger.functions.contains("Account.history"), "{ledger:#?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let examples = compare(&example::example_project(dir.path()));
+    assert!(
+        examples.differences.is_empty(),
+        "{:#?}",
+        examples.differences
+    );
+    assert!(examples.compared >= 20, "{examples:#?}");
+}
