@@ -180,3 +180,40 @@ fn the_suites_branch_coverage_is_coverage_pys_on_the_same_passing_tests() {
     );
     assert!(examples.compared >= 20, "{examples:#?}");
 }
+
+/// `--suite-only` runs the project's own tests and reports what they take of every function,
+/// generating nothing.
+#[test]
+fn the_suite_alone_reports_what_the_projects_tests_take() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = example::suite_project(dir.path());
+    let run = |format: &str| {
+        let out = example::isolate(
+            Command::new(env!("CARGO_BIN_EXE_lacuna")).args([
+                "check",
+                "--suite-only",
+                "--format",
+                format,
+            ]),
+            home.path(),
+        )
+        .current_dir(&root)
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        out.stdout
+    };
+    let doc: serde_json::Value = serde_json::from_slice(&run("json")).unwrap();
+    assert_eq!(doc["generation"]["executions"], 0, "{}", doc["generation"]);
+    let outcomes: BTreeMap<&str, &str> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["functions"].as_array().unwrap())
+        .filter_map(|f| Some((f["name"].as_str()?, f["outcome"].as_str()?)))
+        .collect();
+    assert_eq!(outcomes["fee"], "suite-only", "{outcomes:?}");
+    assert_eq!(outcomes["Account.history"], "suite-only", "{outcomes:?}");
+    insta::assert_snapshot!(String::from_utf8(run("text")).unwrap());
+}

@@ -104,17 +104,13 @@ impl Solver {
             return answer.clone();
         }
         let texts: Vec<&str> = smt.assertions.iter().map(String::as_str).collect();
-        let start = Instant::now();
         let answer = if smt.nonlinear && isolated::available() {
-            {
-                let request = self.request(&smt.declarations, &texts, &smt.vars);
-                self.isolated.solve(&request)
-            }
+            let request = self.request(&smt.declarations, &texts, &smt.vars);
+            self.timed(|s| s.isolated.solve(&request))
         } else {
-            solve_in_process(&smt.declarations, &texts, &smt.vars, self.timeout_ms)
+            let timeout = self.timeout_ms;
+            self.timed(|_| solve_in_process(&smt.declarations, &texts, &smt.vars, timeout))
         };
-        self.stats.queries += 1;
-        self.stats.time += start.elapsed();
         self.cache.insert(key, answer.clone());
         answer
     }
@@ -203,18 +199,12 @@ impl Solver {
                     .filter_map(|t| t.as_ref().ok().map(String::as_str))
                     .collect();
                 texts.push(&negated);
-                let start = Instant::now();
-                let answer = {
-                    let request = self.request(&smt.declarations, &texts, &smt.vars);
-                    self.isolated.solve(&request)
-                };
-                self.stats.queries += 1;
-                self.stats.time += start.elapsed();
-                answer
+                let request = self.request(&smt.declarations, &texts, &smt.vars);
+                self.timed(|s| s.isolated.solve(&request))
             } else {
                 z3.push();
                 z3.assert(term.not());
-                let answer = self.run(&z3, &smt);
+                let answer = self.timed(|_| outcome(&z3, &smt.vars));
                 z3.pop(1);
                 answer
             };
@@ -228,9 +218,10 @@ impl Solver {
         new_z3(self.timeout_ms)
     }
 
-    fn run(&mut self, z3: &z3::Solver, smt: &Smt) -> Answer {
+    /// Runs one query, counted with its time in the solver's statistics.
+    fn timed(&mut self, query: impl FnOnce(&mut Self) -> Answer) -> Answer {
         let start = Instant::now();
-        let answer = outcome(z3, &smt.vars);
+        let answer = query(self);
         self.stats.queries += 1;
         self.stats.time += start.elapsed();
         answer

@@ -150,14 +150,7 @@ fn text_edit(old: &str, new: &str) -> tree_sitter::InputEdit {
         suffix -= 1;
     }
     let point = |text: &str, offset: usize| {
-        let before = &text.as_bytes()[..offset];
-        let row = before.iter().filter(|&&b| b == b'\n').count();
-        let column = offset
-            - before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-        tree_sitter::Point { row, column }
+        point_after(text, 0, tree_sitter::Point { row: 0, column: 0 }, offset)
     };
     tree_sitter::InputEdit {
         start_byte: prefix,
@@ -166,6 +159,26 @@ fn text_edit(old: &str, new: &str) -> tree_sitter::InputEdit {
         start_position: point(old, prefix),
         old_end_position: point(old, o.len() - suffix),
         new_end_position: point(new, n.len() - suffix),
+    }
+}
+
+/// The position of byte `end`, counted from `start` at `from`.
+pub(crate) fn point_after(
+    text: &str,
+    start: usize,
+    from: tree_sitter::Point,
+    end: usize,
+) -> tree_sitter::Point {
+    let bytes = &text.as_bytes()[start..end];
+    match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(last) => tree_sitter::Point {
+            row: from.row + bytes.iter().filter(|&&b| b == b'\n').count(),
+            column: bytes.len() - last - 1,
+        },
+        None => tree_sitter::Point {
+            row: from.row,
+            column: from.column + bytes.len(),
+        },
     }
 }
 

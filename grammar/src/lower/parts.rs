@@ -69,7 +69,7 @@ fn parse_parts(
     let forced_at = part_bytes.saturating_mul(MAX_GROWTH).max(MIN_FORCED_BYTES);
     loop {
         let end = line_end_after(text, start.0 + size);
-        let end_point = point_after(text, start.0, start.1, end);
+        let end_point = super::point_after(text, start.0, start.1, end);
         let tree = parse_range(parser, text, start, (end, end_point), None)?;
         if end == text.len() {
             lower(&Part { tree });
@@ -176,19 +176,4 @@ fn line_end_after(text: &str, at: usize) -> usize {
         .iter()
         .position(|&b| b == b'\n')
         .map_or(text.len(), |i| at + i + 1)
-}
-
-/// The position of byte `end`, counted from `start` at `from`.
-fn point_after(text: &str, start: usize, from: Point, end: usize) -> Point {
-    let bytes = &text.as_bytes()[start..end];
-    match bytes.iter().rposition(|&b| b == b'\n') {
-        Some(last) => Point {
-            row: from.row + bytes.iter().filter(|&&b| b == b'\n').count(),
-            column: bytes.len() - last - 1,
-        },
-        None => Point {
-            row: from.row,
-            column: from.column + bytes.len(),
-        },
-    }
 }

@@ -186,6 +186,8 @@ pub enum StoppedBy {
     NotExplored,
     /// Not explored: unchanged since `--changed-since`'s revision, and nothing stored for it.
     Unchanged,
+    /// Not explored: `--suite-only`.
+    SuiteOnly,
 }
 
 impl StoppedBy {
@@ -200,6 +202,7 @@ impl StoppedBy {
             StoppedBy::Exhausted => "exhausted",
             StoppedBy::NotExplored => "not-explored",
             StoppedBy::Unchanged => "unchanged",
+            StoppedBy::SuiteOnly => "suite-only",
         }
     }
 
@@ -586,6 +589,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 shard: part.as_deref(),
                 cache: cache.as_deref(),
                 changed_since: args.changed_since.as_deref(),
+                suite_only: args.suite_only,
                 project: &project_files,
             },
         )?)
@@ -657,6 +661,8 @@ struct Scope<'a> {
     cache: Option<&'a Path>,
     /// `--changed-since`.
     changed_since: Option<&'a str>,
+    /// `--suite-only`: the project's own tests run, nothing is explored.
+    suite_only: bool,
     /// Every file of the project.
     project: &'a [PathBuf],
 }
@@ -788,6 +794,10 @@ fn generate(
     {
         let store = cache.as_ref().and_then(super::cache::Cache::open);
         for (i, t) in targets.into_iter().enumerate() {
+            if scope.suite_only {
+                unchanged.push(t);
+                continue;
+            }
             let fingerprint = fingerprint_of(t.0, &t.1);
             if let (Some(cache), Some(store)) = (&cache, &store)
                 && let Some(stored) =
@@ -1003,18 +1013,7 @@ fn generate(
             id: result.function.to_string(),
             covered: report.covered,
             obligations,
-            suite: (!suite.tests.is_empty()).then(|| {
-                let shown = report
-                    .obligations
-                    .iter()
-                    .map(|o| {
-                        own.independence
-                            .get(&o.decision)
-                            .map_or(0, |i| i.len().min(o.total))
-                    })
-                    .sum();
-                (own.sides.len(), shown)
-            }),
+            suite: (!suite.tests.is_empty()).then(|| suite_figures(&report, &own)),
             mcdc: report
                 .obligations
                 .iter()
@@ -1079,7 +1078,8 @@ fn generate(
             object_fields: report.object_fields,
         });
     }
-    // Unchanged since the revision, with nothing stored: not explored, and said so.
+    // Unchanged since the revision, with nothing stored, or left out by `--suite-only`: not
+    // explored, and said so.
     for (file, function, target, _) in unchanged {
         let Some(i) = sources.iter().position(|&f| f == file) else {
             continue;
@@ -1093,14 +1093,25 @@ fn generate(
             &|_, _| false,
             &|d, side| own.sides.contains(&(d, side)),
         );
-        let revision = scope.changed_since.unwrap_or_default();
-        checked[i].generated.push(GeneratedFunction::unexplored(
-            function.to_string(),
-            sides,
-            StoppedBy::Unchanged,
-            format!("unchanged since {revision}, and the results store has no exploration of it"),
-            vec![],
-        ));
+        let (stopped_by, reason) = match scope.changed_since {
+            _ if scope.suite_only => (
+                StoppedBy::SuiteOnly,
+                "`--suite-only`: only the project's own tests ran".to_owned(),
+            ),
+            revision => (
+                StoppedBy::Unchanged,
+                format!(
+                    "unchanged since {}, and the results store has no exploration of it",
+                    revision.unwrap_or_default()
+                ),
+            ),
+        };
+        let mut unexplored =
+            GeneratedFunction::unexplored(function.to_string(), sides, stopped_by, reason, vec![]);
+        if !suite.tests.is_empty() {
+            unexplored.suite = Some(unexplored_suite_figures(&target, &own, &config));
+        }
+        checked[i].generated.push(unexplored);
     }
     // Every function has an outcome: those not explored say why, and their sides count.
     for s in skipped {
@@ -1136,13 +1147,41 @@ fn generate(
             s.reason,
             vec![s.diagnostic],
         );
-        if !suite.tests.is_empty() {
-            let shown = own.independence.values().map(|i| i.len()).sum();
-            function.suite = Some((own.sides.len(), shown));
+        if let Some(target) = s.observed_as.as_ref().filter(|_| !suite.tests.is_empty()) {
+            function.suite = Some(unexplored_suite_figures(target, &own, &config));
         }
         checked[i].generated.push(function);
     }
     Ok(stats)
+}
+
+/// The branch sides the project's own tests take of a function, and the MC/DC obligations of
+/// its `report` they show.
+fn suite_figures(
+    report: &explain::FunctionReport,
+    own: &lacuna_analysis::suite::SuiteCoverage,
+) -> (usize, usize) {
+    let shown = report
+        .obligations
+        .iter()
+        .map(|o| {
+            own.independence
+                .get(&o.decision)
+                .map_or(0, |i| i.len().min(o.total))
+        })
+        .sum();
+    (own.sides.len(), shown)
+}
+
+/// [`suite_figures`] of a function not explored: its obligations are those of an exploration
+/// that ran nothing.
+fn unexplored_suite_figures(
+    target: &lacuna_analysis::explore::coverage::FunctionUnderTest,
+    own: &lacuna_analysis::suite::SuiteCoverage,
+    config: &Config,
+) -> (usize, usize) {
+    let nothing = lacuna_analysis::explore::exploration::Exploration::default();
+    suite_figures(&explain::explain(target, &nothing, &config.mcdc), own)
 }
 
 /// One `LCN108` per missing dependency or module that fails to import, in the file of the

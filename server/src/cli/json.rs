@@ -526,6 +526,9 @@ fn file<'a>(f: &'a CheckedFile, stats: Option<&RunStats>) -> File<'a> {
                         Some(g) if g.stopped_by == super::check::StoppedBy::Unchanged => {
                             "unchanged"
                         }
+                        Some(g) if g.stopped_by == super::check::StoppedBy::SuiteOnly => {
+                            "suite-only"
+                        }
                         Some(_) => "not-explored",
                         None if s.model.branch_sides == 0 => "trivial",
                         None => "not-explored",

@@ -36,7 +36,7 @@ pub enum Command {
     Merge(MergeArgs),
     /// Answers one solver query read on standard input (the process a nonlinear query is
     /// solved in, so that it can be stopped at its deadline).
-    #[command(name = "solve-query", hide = true)]
+    #[command(name = lacuna_analysis::explore::isolated::SUBCOMMAND, hide = true)]
     SolveQuery,
 }
 
@@ -140,6 +140,11 @@ pub struct CheckArgs {
     /// Neither read nor write the results store: explore every function.
     #[arg(long)]
     pub no_cache: bool,
+    /// Run only the project's own tests (under pytest, observed) and report what they cover:
+    /// every function's branch sides and MC/DC obligations as the suite takes them, its tests'
+    /// outcomes; generate and explore nothing.
+    #[arg(long, conflicts_with_all = ["static_only", "emit_tests", "changed_since", "budget"])]
+    pub suite_only: bool,
     /// Explore only the functions whose fingerprint differs from the one they had at the git
     /// revision REF (pull-request mode); the others are reported from the store, or as
     /// unchanged when it has nothing for them.

@@ -42,6 +42,20 @@ pub fn print(files: &[CheckedFile]) {
             }
             let figures = file.figures(f);
             let generated = file.generated(&f.id);
+            if let Some(g) = generated.filter(|g| g.stopped_by == StoppedBy::SuiteOnly) {
+                let (sides, shown) = g.suite.unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "  {}:{}  your tests take {sides}/{} branch sides, show {shown}/{} MC/DC obligations ({} decisions, {} conditions)",
+                    f.id,
+                    f.line,
+                    figures.sides,
+                    figures.obligations,
+                    f.model.decisions,
+                    f.model.conditions,
+                );
+                continue;
+            }
             let coverage = match (generated, figures.covered) {
                 (Some(g), Some(covered)) if g.failure.is_none() => format!(
                     "{covered}/{} branch sides covered ({} executions, {} tests, {} ms{}), ",
@@ -94,7 +108,22 @@ pub fn print(files: &[CheckedFile]) {
         }
     }
     let f = totals.figures;
+    let suite_only = files
+        .iter()
+        .flat_map(|file| &file.generated)
+        .any(|g| g.stopped_by == StoppedBy::SuiteOnly);
     let (branches, obligations) = match (f.covered, f.shown) {
+        _ if suite_only => {
+            let (sides, shown) = files
+                .iter()
+                .flat_map(|file| &file.generated)
+                .filter_map(|g| g.suite)
+                .fold((0, 0), |(a, b), (s, o)| (a + s, b + o));
+            (
+                format!("{sides}/{} branch sides taken by your tests", f.sides),
+                format!("{shown}/{} MC/DC obligations shown by them", f.obligations),
+            )
+        }
         (Some(covered), Some(shown)) => (
             format!("{covered}/{} branch sides covered", f.sides),
             format!("{shown}/{} MC/DC obligations shown", f.obligations),
