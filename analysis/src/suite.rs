@@ -14,7 +14,7 @@
 //! test that kills its worker (`os._exit`, a crash) is reported as `crashed`, and the run
 //! resumes in a new worker without the tests already run.
 
-use crate::agent::protocol::{Execution, Status};
+use crate::agent::protocol::{Event, Execution, Position, Status};
 use crate::agent::{Pool, WorkerError};
 use crate::config::Config;
 use crate::explore::coverage::{ConditionIndex, FunctionUnderTest, observe};
@@ -331,9 +331,28 @@ pub struct SuiteRuns {
     pub observations: Observations,
     /// Why the suite could not run, or not completely.
     pub failure: Option<String>,
-    /// The passing tests' runs: the test's id, the functions it reached, its run.
-    runs: Vec<(String, BTreeSet<String>, Execution)>,
+    /// The passing tests' runs: the test's id, the functions it reached (by [`Self::names`]),
+    /// and its frames (by [`Self::frames`]).
+    runs: Vec<(String, Vec<u32>, Vec<u32>)>,
+    /// The distinct frames of the passing tests' runs: one frame's branch, loop and value
+    /// events, as a run of their own (the suite's coverage and MC/DC are unions over frames,
+    /// so a frame that repeats another's events adds nothing and is kept once), with its
+    /// file canonicalised.
+    frames: Vec<(PathBuf, Execution)>,
+    frame_ids: FxHashMap<FrameKey, u32>,
+    /// Function names (`module:qualname`), interned.
+    names: Vec<String>,
+    name_ids: FxHashMap<String, u32>,
+    /// Reported file names, canonicalised once.
+    canonical: FxHashMap<String, PathBuf>,
 }
+
+/// What tells one frame's events from another's: its file, and each event's kind, position,
+/// outcome and link (the suite's runs have no symbolic expressions).
+type FrameKey = (
+    u32,
+    Vec<(u8, Option<Position>, bool, Option<u32>, Option<Position>)>,
+);
 
 /// What the suite covers of one function.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -526,8 +545,10 @@ impl SuiteRuns {
             && run.status == Status::Returned
             && (!run.events.is_empty() || !run.lines.is_empty())
         {
-            self.runs
-                .push((t.id.clone(), t.reached.iter().cloned().collect(), run));
+            let mut reached: Vec<u32> = t.reached.iter().map(|n| self.name_id(n)).collect();
+            reached.sort_unstable();
+            let frames = self.frames_of(run);
+            self.runs.push((t.id.clone(), reached, frames));
         }
         self.tests.push(TestResult {
             id: t.id,
@@ -536,6 +557,118 @@ impl SuiteRuns {
             message: t.message.map(|m| cut(&m, 2000)),
             reached: t.reached,
         });
+    }
+
+    fn name_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.name_ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.name_ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// The ids of a run's frames, each kept once over the whole suite.
+    fn frames_of(&mut self, mut run: Execution) -> Vec<u32> {
+        let mut groups: Vec<(usize, Vec<Event>)> = vec![];
+        let mut group_of: FxHashMap<(usize, u64), usize> = FxHashMap::default();
+        run.lines.clear();
+        for event in std::mem::take(&mut run.events) {
+            let (file, frame) = match &event {
+                Event::Branch { f, frame, .. }
+                | Event::Loop { f, frame, .. }
+                | Event::Value { f, frame, .. } => (*f, *frame),
+                _ => continue,
+            };
+            let g = *group_of.entry((file, frame)).or_insert_with(|| {
+                groups.push((file, vec![]));
+                groups.len() - 1
+            });
+            groups[g].1.push(event);
+        }
+        let mut ids = Vec::with_capacity(groups.len());
+        for (file, mut events) in groups {
+            let Some(name) = run.files.get(file) else {
+                continue;
+            };
+            let file_id = self.name_id(name);
+            let steps = events
+                .iter_mut()
+                .map(|e| match e {
+                    Event::Branch {
+                        f,
+                        pos,
+                        taken,
+                        link,
+                        ..
+                    } => {
+                        *f = 0;
+                        (0, *pos, *taken, *link, None)
+                    }
+                    Event::Loop {
+                        f,
+                        pos,
+                        taken,
+                        stmt,
+                        ..
+                    } => {
+                        *f = 0;
+                        (1, *pos, *taken, None, *stmt)
+                    }
+                    Event::Value { f, pos, value, .. } => {
+                        *f = 0;
+                        (2, *pos, *value, None, None)
+                    }
+                    _ => (3, None, false, None, None),
+                })
+                .collect();
+            let key = (file_id, steps);
+            let id = match self.frame_ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let canonical = self
+                        .canonical
+                        .entry(name.clone())
+                        .or_insert_with(|| std::fs::canonicalize(name).unwrap_or(name.into()))
+                        .clone();
+                    let frame = Execution {
+                        files: vec![canonical.to_string_lossy().into_owned()],
+                        events,
+                        lines: BTreeMap::new(),
+                        ..run.clone()
+                    };
+                    let id = self.frames.len() as u32;
+                    self.frames.push((canonical, frame));
+                    self.frame_ids.insert(key, id);
+                    id
+                }
+            };
+            ids.push(id);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The frames of `f`'s file among `frames`, as [`observe`] sees them.
+    fn observe_frames<'a>(
+        &'a self,
+        f: &'a FunctionUnderTest,
+        index: &'a ConditionIndex,
+        frames: impl Iterator<Item = u32> + 'a,
+    ) -> impl Iterator<Item = crate::explore::coverage::Observed> + 'a {
+        frames
+            .map(|id| &self.frames[id as usize])
+            .filter(|(file, _)| *file == f.file)
+            .map(|(_, run)| observe(f, index, run))
+    }
+
+    /// Whether a test's reached functions (by id) include `function`.
+    fn reaches(&self, reached: &[u32], function: &str) -> bool {
+        self.name_ids
+            .get(function)
+            .is_some_and(|id| reached.binary_search(id).is_ok())
     }
 
     /// One message for the modules the suite's files could not import: the first missing
@@ -576,9 +709,12 @@ impl SuiteRuns {
         let key = f.observed_name();
         self.runs
             .iter()
-            .filter(|(_, reached, _)| reached.contains(&key))
-            .map(|(id, _, run)| {
-                let sides = observe(f, &index, run).sides.into_iter().collect();
+            .filter(|(_, reached, _)| self.reaches(reached, &key))
+            .map(|(id, _, frames)| {
+                let sides = self
+                    .observe_frames(f, &index, frames.iter().copied())
+                    .flat_map(|o| o.sides)
+                    .collect();
                 (id.as_str(), sides)
             })
             .collect()
@@ -590,11 +726,13 @@ impl SuiteRuns {
         let mut out = SuiteCoverage::default();
         let mut independence: FxHashMap<usize, Independence> = FxHashMap::default();
         let key = f.observed_name();
-        for (_, reached, run) in &self.runs {
-            if !reached.contains(&key) {
-                continue;
-            }
-            let observed = observe(f, &index, run);
+        let frames: BTreeSet<u32> = self
+            .runs
+            .iter()
+            .filter(|(_, reached, _)| self.reaches(reached, &key))
+            .flat_map(|(_, _, frames)| frames.iter().copied())
+            .collect();
+        for observed in self.observe_frames(f, &index, frames.into_iter()) {
             out.sides.extend(observed.sides.iter().copied());
             for (d, shown) in observed.independence {
                 independence.entry(d).or_default().union(shown);

@@ -54,7 +54,7 @@ fn passing_tests_are_observed_and_the_others_only_counted() {
     assert_eq!(
         counts,
         [
-            (Outcome::Passed, 10),
+            (Outcome::Passed, 11),
             (Outcome::Failed, 1),
             (Outcome::Skipped, 1),
             (Outcome::Xfailed, 1)

@@ -17,10 +17,12 @@ Audit hooks cannot be removed, so the hook stays installed and is switched on an
 
 import os
 import signal
+import socket
 import sys
 
 from . import recorder
 
+_AF_UNIX = getattr(socket, "AF_UNIX", None)
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 # Attempts recorded per execution: a run that loops over deletions reports the first few.
@@ -146,6 +148,12 @@ class Sandbox:
                     self._refuse(event, str(path))
             if not all(self._writable(p, scratch_only=True) for p in args[:2]):
                 self._effect(event, str(args[1]) if len(args) > 1 else "", False)
+        elif event == "socket.__new__" and len(args) > 1 and args[1] == _AF_UNIX:
+            # A unix socket object: the ends of a `socket.socketpair()` (asyncio's and trio's
+            # event loops wake themselves through one). It reaches nothing outside the process
+            # on its own: `connect`, `bind` and `sendto` are refused below, and the kernel's
+            # filter refuses the `socket` system call itself.
+            return
         elif event.startswith("socket.") and event not in ("socket.gethostname",):
             detail = " ".join(str(a) for a in args[:2])
             if not self.allow_network:

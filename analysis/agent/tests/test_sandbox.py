@@ -73,3 +73,29 @@ def test_allowed_writes_outside_scratch_are_recorded(sandbox, tmp_path):
     with active(sandbox), open(allowed / "report.txt", "w") as f:
         f.write("x")
     assert [(e["event"], e["refused"]) for e in sandbox.effects] == [("open", False)]
+
+
+def test_an_event_loop_wakes_itself_but_no_socket_reaches_out(sandbox, tmp_path):
+    """asyncio's (and trio's) event loop wakes itself through `socket.socketpair()`: the pair's
+    ends are allowed; an internet socket, and a unix socket's `connect`, are refused."""
+    import asyncio
+    import socket
+
+    async def answer():
+        await asyncio.sleep(0)
+        return 42
+
+    with active(sandbox):
+        assert asyncio.run(answer()) == 42
+        a, b = socket.socketpair()
+        a.sendall(b"ping")
+        assert b.recv(4) == b"ping"
+        a.close()
+        b.close()
+    with pytest.raises(PermissionError), active(sandbox):
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    with active(sandbox):
+        unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with pytest.raises(PermissionError), active(sandbox):
+        unix.connect(str(tmp_path / "daemon.sock"))
+    unix.close()
