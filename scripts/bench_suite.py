@@ -320,13 +320,35 @@ def arcs_by_context(data: Path, passing: set[str]) -> dict[str, dict[str, set]]:
     contexts = dict(con.execute("select id, context from context"))
     files = dict(con.execute("select id, path from file"))
     out: dict[str, dict[str, set]] = {}
+    first_lines: dict[str, object] = {}
     for file_id, context_id, a, b in con.execute("select file_id, context_id, fromno, tono from arc"):
-        entry = out.setdefault(os.path.realpath(files[file_id]), {"tests": set(), "outside": set(), "other": set()})
+        path = os.path.realpath(files[file_id])
+        entry = out.setdefault(path, {"tests": set(), "outside": set(), "other": set()})
         ctx = contexts[context_id]
         key = "tests" if ctx == "tests" else ("outside" if ctx == "" else "other")
-        entry[key].add((a, b))
+        # The data holds the arcs as the tracer saw them; `coverage json` reports them between
+        # the first lines of multi-line statements (a branch into `x = [\n  …]` lands on the
+        # line of its first element): map them the same way.
+        first = first_lines.get(path)
+        if first is None:
+            first = first_lines[path] = first_line_map(path)
+        entry[key].add((first(a), first(b)))
     con.close()
     return out
+
+
+def first_line_map(path: str):
+    """coverage.py's mapping of a line to the first line of its statement (`PythonParser`), or
+    the identity when coverage.py cannot be imported or the file cannot be parsed."""
+    try:
+        from coverage.parser import PythonParser
+        parser = PythonParser(filename=path)
+        parser.parse_source()
+        return lambda n: parser.first_line(n) if n > 0 else -parser.first_line(-n)
+    except Exception as e:
+        print(f"warning: arcs of {path} compared as recorded ({e}); run the harness with an "
+              "interpreter that has coverage.py", file=sys.stderr)
+        return lambda n: n
 
 
 def parse_lcov(path: Path) -> dict[str, dict]:
