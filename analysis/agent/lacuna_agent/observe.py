@@ -25,6 +25,7 @@ builtin containers, names only of types.
 """
 
 import sys
+import weakref
 
 SAMPLES = 1000        # distinct samples kept per program point
 # Variables kept over all the samples of all points, and buffered for the test under way: what
@@ -106,7 +107,7 @@ class Observer:
         # `points`: (function, kind) -> the test's point (`_point()`), samples counted as they
         # come; `buffered`: the variables those hold.
         self._test = {"name": name, "points": {}, "buffered": [0], "profiles": {},
-                      "objects": {}, "reached": set(), "invocations": []}
+                      "objects": {}, "sequences": [], "reached": set(), "invocations": []}
         self._frames.clear()
 
     def end_test(self, passed):
@@ -127,7 +128,7 @@ class Observer:
                 profiles = self.profiles.setdefault(function, {})
                 if profile in profiles or len(profiles) < PROFILES:
                     profiles[profile] = profiles.get(profile, 0) + count
-            for _, seq in test["objects"].values():
+            for seq in test["sequences"]:
                 self._keep_sequence(seq)
         return sorted(test["reached"])
 
@@ -318,12 +319,32 @@ class Observer:
                 seq["constructor"] = args
             else:
                 seq["calls"].append({"method": name, "args": args})
-            # The object is held until the test ends, so that its id stays its own.
-            objects[id(obj)] = (obj, seq)
+            objects[id(obj)] = self._follow(obj, seq)
         else:
             calls = held[1]["calls"]
             if len(calls) < SEQUENCE_CALLS:
                 calls.append({"method": name, "args": args})
+
+    def _follow(self, obj, seq):
+        """The entry of an object whose calls `seq` records: a weak reference, so that
+        following an object never keeps it alive (code that waits for an object to be
+        collected behaves as without Lacuna); when it dies, its entry leaves the test's objects
+        before its id can be reused (its sequence stays in the test's). An object that cannot
+        be referenced weakly is held until the test ends, so that its id stays its own."""
+        test = self._test
+        key = id(obj)
+        entry = [None, seq]
+        test["sequences"].append(seq)
+
+        def gone(_ref):
+            if test["objects"].get(key) is entry:
+                del test["objects"][key]
+
+        try:
+            entry[0] = weakref.ref(obj, gone)
+        except TypeError:
+            entry[0] = lambda: obj
+        return entry
 
     def _from_inside(self, caller, obj):
         """Whether `caller` is code of `obj` itself: a method of it, or code nested in one that
@@ -331,15 +352,19 @@ class Observer:
         if caller is None:
             return False
         held = self._frames.get(id(caller))
-        if held is not None and held[3] is not None:
+        if held is None:
+            # Not project code: a test, a library. (Its `f_locals` is not read: that would
+            # keep a snapshot of its variables alive.)
+            return False
+        if held[3] is not None:
             return held[3] is obj
-        if "self" in caller.f_code.co_freevars or held is None:
+        if "self" in caller.f_code.co_freevars:
             return caller.f_locals.get("self") is obj
         return False
 
     def _argument(self, value):
         held = self._test["objects"].get(id(value)) if self._test else None
-        if held is not None and held[0] is value:
+        if held is not None and held[0]() is value:
             return {"kind": "object", "class": held[1]["class"]}
         if value is None:
             return {"kind": "none"}

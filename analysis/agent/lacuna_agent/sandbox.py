@@ -50,6 +50,20 @@ _CHECKED = _DESTRUCTIVE | frozenset((
     "ctypes.wstring_at", "ctypes.cdata"))
 
 
+def _at(path, dir_fd):
+    """The path an `*at` call reaches: a relative `path` under the directory `dir_fd` is open
+    on (`shutil.rmtree` removes entries by descriptor), else `path` itself."""
+    if dir_fd is None or dir_fd < 0 or isinstance(path, int):
+        return path
+    try:
+        name = os.fsdecode(path)
+        if os.path.isabs(name):
+            return path
+        return os.path.join(os.readlink("/proc/self/fd/%d" % dir_fd), name)
+    except (OSError, TypeError, ValueError):
+        return path
+
+
 class Blocked(PermissionError):
     pass
 
@@ -131,7 +145,15 @@ class Sandbox:
             elif writing and not self._writable(path, scratch_only=True):
                 self._effect(event, "%s (write)" % (path,), False)
         elif event in _DESTRUCTIVE:
-            for path in (args[:2] if event in ("os.rename", "shutil.move") else args[:1]):
+            if event == "os.rename":
+                paths = [_at(args[0], args[2]), _at(args[1], args[3])]
+            elif event in ("os.remove", "os.rmdir"):
+                paths = [_at(args[0], args[1])]
+            elif event == "shutil.move":
+                paths = args[:2]
+            else:
+                paths = args[:1]
+            for path in paths:
                 if not self._writable(path):
                     self._refuse(event, str(path))
             self._effect(event, str(args[0]) if args else "", False)

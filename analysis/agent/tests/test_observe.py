@@ -162,3 +162,31 @@ def test_an_observation_that_fails_leaves_the_code_running(monkeypatch):
     assert scaled(o, 3) == 3
     assert o._frames == {}
     o.end_test(True)
+
+
+def test_following_an_object_does_not_keep_it_alive():
+    """Code that waits for an object to be collected (a weak reference's callback removing a
+    module, a cache entry) behaves as it does without Lacuna; the object's calls are still
+    recorded."""
+    import gc
+    import weakref
+
+    class Loader:
+        def load(self, name):
+            frame = sys._getframe()
+            o.enter(frame)
+            o.exit(frame, name, None)
+            return name
+
+    o = observe.Observer(lambda cls: cls is Loader, lambda code: False)
+    o.begin_test("t.py::weak")
+    loader = Loader()
+    loader.load("a")
+    collected = []
+    weakref.finalize(loader, collected.append, True)
+    del loader
+    gc.collect()
+    assert collected == [True]
+    o.end_test(True)
+    (sequence,) = o.serialise()["sequences"]
+    assert sequence["calls"] == [{"method": "load", "args": [{"kind": "str", "value": "a"}]}]

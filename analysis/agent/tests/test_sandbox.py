@@ -99,3 +99,23 @@ def test_an_event_loop_wakes_itself_but_no_socket_reaches_out(sandbox, tmp_path)
     with pytest.raises(PermissionError), active(sandbox):
         unix.connect(str(tmp_path / "daemon.sock"))
     unix.close()
+
+
+def test_a_tree_removed_by_descriptor_in_scratch_is_allowed(sandbox, tmp_path):
+    """`shutil.rmtree` removes entries relative to a directory descriptor (pytest's `tmp_path`
+    cleanup does): allowed in the scratch directory, refused outside it."""
+    os.makedirs("tree/sub")
+    with open("tree/sub/dump.txt", "w") as f:
+        f.write("x")
+    tree = os.path.abspath("tree")
+    # The suite runs from the project's root, not from the scratch directory.
+    os.chdir(tmp_path)
+    with active(sandbox):
+        shutil.rmtree(tree)
+    assert not os.path.exists(tree)
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "sub" / "canary.txt").write_text("alive")
+    with pytest.raises(PermissionError), active(sandbox):
+        shutil.rmtree(outside)
+    assert (outside / "sub" / "canary.txt").read_text() == "alive"
