@@ -1,7 +1,9 @@
 """A project's own pytest suite observed by Lacuna: overhead and fidelity against plain pytest and
 coverage.py, on the suites three real PyPI projects ship in their sdists.
 
-    python scripts/bench_suite.py --work DIR --lacuna BIN [--repeat 2] [--budget 60] [--only NAME...]
+    .venv/bin/python scripts/bench_suite.py --work DIR --lacuna BIN [--repeat 2] [--budget 60] [--only NAME...]
+
+(an interpreter with coverage.py: its parser maps recorded arcs as its reports do).
 
 For each project (pinned below: one with thousands of parametrised tests, one whose tests lean on
 fixtures from `conftest.py`, one written as `unittest.TestCase` classes) the script fetches the
@@ -342,12 +344,15 @@ def first_line_map(path: str):
     the identity when coverage.py cannot be imported or the file cannot be parsed."""
     try:
         from coverage.parser import PythonParser
+    except ImportError:
+        print(f"warning: arcs of {path} compared as recorded: run the harness with an "
+              "interpreter that has coverage.py", file=sys.stderr)
+        return lambda n: n
+    try:
         parser = PythonParser(filename=path)
         parser.parse_source()
         return lambda n: parser.first_line(n) if n > 0 else -parser.first_line(-n)
-    except Exception as e:
-        print(f"warning: arcs of {path} compared as recorded ({e}); run the harness with an "
-              "interpreter that has coverage.py", file=sys.stderr)
+    except Exception:  # not Python (a template coverage.py recorded)
         return lambda n: n
 
 
