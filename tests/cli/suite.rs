@@ -217,3 +217,36 @@ fn the_suite_alone_reports_what_the_projects_tests_take() {
     assert_eq!(outcomes["Account.history"], "suite-only", "{outcomes:?}");
     insta::assert_snapshot!(String::from_utf8(run("text")).unwrap());
 }
+
+/// `--suite-only` where `tests` names nothing that exists says so and fails, instead of
+/// reporting that no test takes anything.
+#[test]
+fn the_suite_alone_without_tests_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("words.py"),
+        "def plural(n):\n    if n == 1:\n        return ''\n    return 's'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("test_words.py"),
+        "from words import plural\n\ndef test_one():\n    assert plural(1) == ''\n",
+    )
+    .unwrap();
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
+        home.path(),
+    )
+    .current_dir(dir.path())
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "--suite-only found no tests to run in `tests` (`[tool.lacuna] tests`); set it to where the project's tests are"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -839,6 +839,22 @@ fn generate(
     if let Some(failure) = &suite.failure {
         progress.suspend(|| eprintln!("lacuna: warning: {failure}"));
     }
+    if scope.suite_only
+        && suite.tests.is_empty()
+        && suite.collection_errors.is_empty()
+        && suite.failure.is_none()
+    {
+        progress.finish_and_clear();
+        let configured: Vec<String> = config
+            .tests
+            .iter()
+            .map(|p| format!("`{}`", display_path(p, scope.cwd).display()))
+            .collect();
+        anyhow::bail!(
+            "--suite-only found no tests to run in {} (`[tool.lacuna] tests`); set it to where the project's tests are, e.g. `tests = [\"test_module.py\"]`",
+            configured.join(", ")
+        );
+    }
     facts.observed = generation::observed_inputs(&suite.observations).into();
     let started = Instant::now();
     let run_time = config.budget.run_time_s.map(std::time::Duration::from_secs);
