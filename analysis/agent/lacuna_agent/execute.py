@@ -119,6 +119,8 @@ class Runtime:
         self.interpose = True
         # File names (tests, conftest.py) that are never project code, in the suite's run.
         self.test_file = None
+        # {file name: whether it is project code}, for the tracer's and recorder's lookups.
+        self._project_files = {}
         self.scratch = None
         self.max_events = 5000
         self._lines = {}
@@ -127,6 +129,7 @@ class Runtime:
         # Which classes are the project's depends on the roots: descriptions made before no
         # longer hold.
         describing._CLASSES.clear()
+        self._project_files.clear()
         self.roots = [os.path.realpath(r) for r in request.get("roots", [])]
         here = os.path.dirname(os.path.realpath(__file__))
         self.excluded = [here] + [os.path.realpath(p) for p in request.get("exclude", [])]
@@ -155,7 +158,18 @@ class Runtime:
             sys.meta_path.insert(0, ProjectFinder(self))
         return {"ok": True}
 
+    def exclude_tests(self, is_test_file):
+        """Files for which `is_test_file(real path)` holds are never project code."""
+        self.test_file = is_test_file
+        self._project_files.clear()
+
     def is_project_file(self, filename):
+        known = self._project_files.get(filename)
+        if known is None:
+            known = self._project_files[filename] = self._is_project_file(filename)
+        return known
+
+    def _is_project_file(self, filename):
         if not filename or filename.startswith("<"):
             return False
         real = os.path.realpath(filename)
@@ -443,9 +457,9 @@ def _repeated_frames(events):
     for e in events:
         k = e["k"]
         if k == "branch":
-            step = (k, e["code"], e["jump"].offset, e["taken"], e["condition"] is None)
+            step = (k, e["jump"], e["taken"], e["condition"] is None)
         elif k == "value":
-            step = (k, e["code"], e["site"].offset, e["value"], e["expr"] is None)
+            step = (k, e["site"], e["value"], e["expr"] is None)
         else:
             continue
         by_frame.setdefault(e["frame"], []).append(step)

@@ -27,6 +27,8 @@ builtin containers, names only of types.
 import sys
 import weakref
 
+from .codemap import CodeMap, frame_key
+
 SAMPLES = 1000        # distinct samples kept per program point
 # Variables kept over all the samples of all points, and buffered for the test under way: what
 # bounds the worker's memory, whatever the suite's size and the size of its objects.
@@ -47,6 +49,15 @@ _SCALARS = (bool, int, float, str, type(None))
 
 
 def _type_name(t):
+    name = _TYPE_NAMES.get(t)
+    if name is None:
+        if len(_TYPE_NAMES) > 10000:
+            _TYPE_NAMES.clear()
+        name = _TYPE_NAMES[t] = _name_of_type(t)
+    return name
+
+
+def _name_of_type(t):
     try:
         module = type.__getattribute__(t, "__module__")
         name = type.__getattribute__(t, "__qualname__")
@@ -57,18 +68,23 @@ def _type_name(t):
     return name if module == "builtins" else "%s.%s" % (module, name)
 
 
-_EXACT = {t: t for t in _CONTAINERS + (bool, int, float)}
+# Caches by type (types hash by identity): a type's printed name, and its builtin base. A type
+# is the same class for the whole run, so neither changes.
+_TYPE_NAMES = {}
+_BASES = {t: t for t in _CONTAINERS + (bool, int, float)}
+_MISSING = object()
 
 
 def _builtin_base(value):
     """The builtin type a value is (or subclasses without changing its length), or None."""
-    base = _EXACT.get(type(value))
-    if base is not None:
-        return base
-    for t in _CONTAINERS + (bool, int, float):
-        if isinstance(value, t):
-            return t
-    return None
+    t = type(value)
+    base = _BASES.get(t, _MISSING)
+    if base is _MISSING:
+        if len(_BASES) > 10000:
+            _BASES.clear()
+        base = _BASES[t] = next(
+            (b for b in _CONTAINERS + (bool, int, float) if issubclass(t, b)), None)
+    return base
 
 
 def _fields(value):
@@ -97,8 +113,9 @@ class Observer:
         self.sequences = {}   # class -> {key: [sequence, count]}
         self.sequence_seen = {}  # class -> number of sequences seen
         self.functions = {}   # function -> file
-        self._names = {}      # code -> function (False: not project code)
-        self._frames = {}     # id(frame) -> (function, sides set, entry sample)
+        self._names = CodeMap()  # code -> function (False: not project code)
+        self._frames = {}     # frame_key(frame) -> (function, sides set, entry sample, receiver)
+        self._sides = {}      # (jump, taken) -> the branch side, as profiles hold it
         self._test = None
 
     # -- one test ---------------------------------------------------------------------------
@@ -166,8 +183,7 @@ class Observer:
             known = self._classes[cls] = bool(self._project_class(cls))
         return known
 
-    def _function(self, frame):
-        code = frame.f_code
+    def _function(self, frame, code):
         function = self._names.get(code)
         if function is None:
             module = frame.f_globals.get("__name__")
@@ -179,26 +195,27 @@ class Observer:
                 self.functions[function] = code.co_filename
         return function
 
-    def enter(self, frame):
+    def enter(self, frame, code):
+        """`frame` (running `code`) starts."""
         try:
-            self._enter(frame)
+            self._enter(frame, code)
         except Exception:  # what user code does must never depend on what is recorded
-            self._frames.pop(id(frame), None)
+            self._frames.pop(frame_key(frame), None)
 
-    def _enter(self, frame):
+    def _enter(self, frame, code):
         test = self._test
         if test is None:
             return
-        function = self._names.get(frame.f_code)
+        function = self._names.get(code)
         if function is None:
-            if self._excluded_code(frame.f_code):
-                self._names[frame.f_code] = False
+            if self._excluded_code(code):
+                self._names[code] = False
                 return
-            function = self._function(frame)
+            function = self._function(frame, code)
         elif function is False:
             return
         test["reached"].add(function)
-        params = _parameters(frame)
+        params = _parameters(frame, code)
         sample = None
         if self._invocations:
             if len(test["invocations"]) < INVOCATIONS:
@@ -209,23 +226,27 @@ class Observer:
                 sample = self._variables(params)
                 _count(mine, sample, (), test["buffered"])
         receiver = params[0][1] if params and params[0][0] == "self" else None
-        self._frames[id(frame)] = (function, set(), sample, receiver)
+        self._frames[frame_key(frame)] = (function, set(), sample, receiver)
         if receiver is not None:
-            self._sequence_call(frame, receiver, params)
+            self._sequence_call(frame, code, receiver, params)
 
     def branch(self, frame, jump, taken):
-        entry = self._frames.get(id(frame))
+        entry = self._frames.get(frame_key(frame))
         if entry is not None and jump.pos is not None:
-            entry[1].add((tuple(jump.pos), bool(jump.value(taken))))
+            side = self._sides.get((jump, taken))
+            if side is None:
+                side = self._sides[(jump, taken)] = (tuple(jump.pos), bool(jump.value(taken)))
+            entry[1].add(side)
 
-    def exit(self, frame, value, exception):
+    def exit(self, frame, code, value, exception):
+        """`frame` (running `code`) returns `value` or raises `exception`."""
         try:
-            self._exit(frame, value, exception)
+            self._exit(frame, code, value, exception)
         except Exception:  # as in `enter`
             pass
 
-    def _exit(self, frame, value, exception):
-        entry = self._frames.pop(id(frame), None)
+    def _exit(self, frame, code, value, exception):
+        entry = self._frames.pop(frame_key(frame), None)
         test = self._test
         if entry is None or test is None:
             return
@@ -237,15 +258,15 @@ class Observer:
             if entry_sample is not None and len(test["invocations"]) < INVOCATIONS:
                 test["invocations"].append({
                     "function": function, "entry": _wire_sample(entry_sample),
-                    "exit": _wire_sample(self._exit_sample(frame, value, exception)),
+                    "exit": _wire_sample(self._exit_sample(frame, code, value, exception)),
                     "sides": [list(pos) + [taken] for pos, taken in profile]})
             return
         mine = self._wanted(test, (function, "exit"))
         if mine is not None:
-            _count(mine, self._exit_sample(frame, value, exception), profile, test["buffered"])
+            _count(mine, self._exit_sample(frame, code, value, exception), profile, test["buffered"])
 
-    def _exit_sample(self, frame, value, exception):
-        variables = _parameters(frame)
+    def _exit_sample(self, frame, code, value, exception):
+        variables = _parameters(frame, code)
         if exception is not None:
             out = self._variables(variables)
             out["type(exception)"] = ("str", _type_name(type(exception)))
@@ -302,13 +323,13 @@ class Observer:
 
     # -- call sequences ---------------------------------------------------------------------
 
-    def _sequence_call(self, frame, obj, params):
+    def _sequence_call(self, frame, code, obj, params):
         if not self._is_project_class(type(obj)):
             return
         objects = self._test["objects"]
         if self._from_inside(frame.f_back, obj):
             return  # a call from inside the object: part of the outer call
-        name = frame.f_code.co_name
+        name = code.co_name
         args = [self._argument(v) for _, v in params[1:]]
         held = objects.get(id(obj))
         if held is None:
@@ -351,7 +372,7 @@ class Observer:
         reads its `self`."""
         if caller is None:
             return False
-        held = self._frames.get(id(caller))
+        held = self._frames.get(frame_key(caller))
         if held is None:
             # Not project code: a test, a library. (Its `f_locals` is not read: that would
             # keep a snapshot of its variables alive.)
@@ -503,8 +524,7 @@ def _wire_point(point):
             "counts": point["counts"]}
 
 
-def _parameters(frame):
-    code = frame.f_code
+def _parameters(frame, code):
     n = code.co_argcount + code.co_kwonlyargcount
     flags = code.co_flags
     if flags & 0x04:  # *args

@@ -10,6 +10,8 @@ whole chain; they are numbered (`link`) in the order they appear.
 import dis
 import sys
 
+from .codemap import CodeMap
+
 HAS_POSITIONS = sys.version_info >= (3, 11)
 
 _TRANSPARENT = {"COPY", "TO_BOOL", "UNARY_NOT", "NOT", "NOP", "EXTENDED_ARG", "CACHE",
@@ -335,7 +337,7 @@ def lines_of_offsets(code, offsets):
     return lines
 
 
-_offsets = {}
+_offsets = CodeMap()
 
 
 def position_at(code, lasti):

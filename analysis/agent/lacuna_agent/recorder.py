@@ -7,6 +7,8 @@ observed and serialises the events. This module holds no policy and imports noth
 
 import sys
 
+from .codemap import frame_key
+
 _current = None
 
 
@@ -60,7 +62,7 @@ class Recorder:
         if frame is not None:
             event["code"] = frame.f_code
             event["lasti"] = frame.f_lasti
-            self._pending[(id(frame), frame.f_lasti)] = len(self.events)
+            self._pending[(frame_key(frame), frame.f_lasti)] = len(self.events)
         self.events.append(event)
 
     def take_condition(self, frame, offsets):
@@ -69,7 +71,7 @@ class Recorder:
         if not self._pending:
             return None
         for offset in offsets:
-            index = self._pending.pop((id(frame), offset), None)
+            index = self._pending.pop((frame_key(frame), offset), None)
             if index is not None:
                 return self.events[index]
         return None

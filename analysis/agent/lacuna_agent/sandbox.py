@@ -84,7 +84,7 @@ class Sandbox:
         self._inside = False
         # Side effects attempted during the execution under way: {event, detail, refused}.
         self.effects = []
-        sys.addaudithook(self._hook)
+        sys.addaudithook(self._audit_hook())
 
     def configure(self, scratch, allow_write=(), allow_network=False, allow_subprocess=False):
         self.scratch = os.path.realpath(scratch)
@@ -125,9 +125,21 @@ class Sandbox:
             rec.blocked(event, detail, depth=3)
         raise Blocked("blocked by Lacuna's sandbox: %s %s" % (event, detail))
 
+    def _audit_hook(self):
+        # Runs at every audit event of the process, and the tracer's own `sys._getframe`,
+        # `id()` and `frame.f_code` raise some at every traced event: the events this sandbox
+        # ignores leave after one set lookup and one comparison.
+        checked = _CHECKED
+        hook = self._hook
+
+        def audit(event, args):
+            if event in checked or event[:7] == "socket.":
+                hook(event, args)
+
+        return audit
+
     def _hook(self, event, args):
-        if not self.active or self._inside or (
-                event not in _CHECKED and not event.startswith("socket.")):
+        if not self.active or self._inside:
             return
         self._inside = True
         try:

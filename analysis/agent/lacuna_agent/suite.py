@@ -200,7 +200,7 @@ def run_suite(runtime, request, send):
     rootdir = os.path.realpath(request["rootdir"])
     test_dirs = [os.path.realpath(d) for d in request.get("test_dirs", [])]
     runtime.interpose = False
-    runtime.test_file = lambda real: _is_test_file(real, test_dirs)
+    runtime.exclude_tests(lambda real: _is_test_file(real, test_dirs))
     tracer = runtime.tracer
     tracer._max_events = int(request.get("max_events", tracer._max_events))
     observer = Observer(runtime.is_project_class,

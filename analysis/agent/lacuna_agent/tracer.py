@@ -1,7 +1,13 @@
 """Observing one execution without rewriting user code: every conditional jump taken or not in
 project code (mapped to the source range of the value it tests, see `positions`), loop steps,
 and executed lines. Python 3.12+ uses `sys.monitoring` (BRANCH/LINE events, enabled only on the
-project's code objects); 3.9-3.11 use `sys.settrace` with per-opcode events on project frames.
+project's code objects; a line's event once per execution); 3.9-3.11 use `sys.settrace` with
+per-opcode events on project frames, only on the lines that need them.
+
+Every event is on the hot path of the traced program: tables are keyed without hashing code
+objects or calling `id()` (`codemap`), and on 3.12+ a branch's frame comes from the tracer's
+own record of the frames running (`_Branching`) rather than from `sys._getframe`, which raises
+an audit event.
 
 Each branch is paired with the symbolic condition the recorder saw for it, if any.
 
@@ -13,8 +19,10 @@ the operation's jump and the store).
 """
 
 import sys
+from threading import get_ident
 
 from . import positions
+from .codemap import CodeMap, CodeSet, frame_key
 from .observe import unwrap_exception as observe_exception
 from .sym import truth_of
 
@@ -37,6 +45,25 @@ class Observation:
         self.truncated = False
 
 
+# Code whose frames suspend and resume (generators, coroutines): PY_START is only their first
+# start, so which of their frames runs is asked of the interpreter.
+_SUSPENDS = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR
+
+
+class _Branching:
+    """What the branch events of one code object need (3.12+): its jumps by offset, the store
+    sites by the jumps before them, and its frames running in the main thread, innermost last
+    (None: code that suspends). A branch event comes from the innermost running frame of its
+    code: asking the interpreter (`sys._getframe`) raises an audit event at every branch."""
+
+    __slots__ = ("jumps", "stores", "running")
+
+    def __init__(self, jumps, stores, running):
+        self.jumps = jumps
+        self.stores = stores
+        self.running = running
+
+
 class Tracer:
     """Per-process tracing machinery; `start()`/`stop()` bracket one execution."""
 
@@ -44,9 +71,9 @@ class Tracer:
         self._is_project_file = is_project_file
         self._lines_of = lines_of
         self._max_events = max_events
-        self._codes = {}
-        self._sites = {}
-        self._opcode_lines = {}
+        self._codes = CodeMap()
+        self._sites = CodeMap()
+        self._opcode_lines = CodeMap()
         self._observation = None
         self._recorder = None
         # What the suite's run records at function entries and exits (observe.Observer), or None.
@@ -64,12 +91,13 @@ class Tracer:
             mon.register_callback(TOOL_ID, mon.events.INSTRUCTION, self._on_instruction)
             mon.register_callback(TOOL_ID, mon.events.PY_START, self._on_start)
             mon.register_callback(TOOL_ID, mon.events.PY_UNWIND, self._on_unwind)
-            self._instrumented = set()
-            # {id(frame): (site, whether the store has executed, code)}, the code objects whose
-            # instruction events are on for them, and the store sites by the jumps before them.
+            self._instrumented = CodeSet()
+            # {frame_key(frame): (site, whether the store has executed, code)}, the code objects whose
+            # instruction events are on for them.
             self._stores = {}
-            self._stepping = set()
-            self._store_jumps = {}
+            self._stepping = CodeSet()
+            self._branching = CodeMap()  # code -> _Branching
+            self._main = get_ident()
 
     # -- code objects -------------------------------------------------------------------
 
@@ -134,6 +162,11 @@ class Tracer:
         self._recorder = rec
         if not MONITORING:
             sys.settrace(self._global_trace)
+        else:
+            sys.monitoring.restart_events()
+            for branching in self._branching.values():
+                if branching.running:
+                    branching.running.clear()
 
     def stop(self):
         if not MONITORING:
@@ -159,7 +192,7 @@ class Tracer:
         obs.branches += 1
         condition = rec.take_condition(frame, jump.pair)
         rec.events.append({"k": "branch", "code": code, "jump": jump, "taken": taken,
-                           "frame": id(frame), "condition": condition})
+                           "frame": frame_key(frame), "condition": condition})
 
     def _record_value(self, frame, code, site, value):
         """The value `site` consumed: its truth is the last operand's."""
@@ -174,7 +207,7 @@ class Tracer:
             obs.truncated = True
             return
         obs.branches += 1
-        rec.events.append({"k": "value", "code": code, "site": site, "frame": id(frame),
+        rec.events.append({"k": "value", "code": code, "site": site, "frame": frame_key(frame),
                            "value": truth, "expr": expr})
 
     def _stored(self, frame, site):
@@ -193,72 +226,103 @@ class Tracer:
 
     # -- sys.monitoring (3.12+) -------------------------------------------------------------
 
+    def _branching_of(self, code):
+        branching = self._branching.get(code)
+        if branching is None:
+            branching = self._branching[code] = _Branching(
+                self.jumps(code) or {}, self._store_after(code),
+                None if code.co_flags & _SUSPENDS else [])
+        return branching
+
     def _on_branch(self, code, offset, destination):
         if self._observation is None:
             return
-        jumps = self.jumps(code)
-        if not jumps:
-            return
-        jump = jumps.get(offset)
+        branching = self._branching_of(code)
+        jump = branching.jumps.get(offset)
         if jump is None:
             return
-        frame = sys._getframe(1)
+        running = branching.running
+        if running and get_ident() == self._main:
+            frame = running[-1]
+        else:
+            frame = sys._getframe(1)
         self._record_branch(frame, code, jump, destination == jump.target)
-        site = self._store_after(code).get(offset)
-        if site is not None:
-            self._stores[id(frame)] = (site, False, code)
-            if code not in self._stepping:
-                self._stepping.add(code)
-                sys.monitoring.set_local_events(
-                    TOOL_ID, code, self._events_of(code) | sys.monitoring.events.INSTRUCTION)
+        if branching.stores:
+            site = branching.stores.get(offset)
+            if site is not None:
+                self._stores[frame_key(frame)] = (site, False, code)
+                if code not in self._stepping:
+                    self._stepping.add(code)
+                    sys.monitoring.set_local_events(
+                        TOOL_ID, code, self._events_of(code) | sys.monitoring.events.INSTRUCTION)
 
     def _store_after(self, code):
         """The store sites of `code` by the offsets of the jumps that may come before them."""
-        by_jump = self._store_jumps.get(code)
-        if by_jump is None:
-            by_jump = self._store_jumps[code] = {
-                j: site for site in self.value_sites(code).values() if site.store is not None
+        return {j: site for site in self.value_sites(code).values() if site.store is not None
                 for j in site.jumps}
-        return by_jump
 
     def _on_line(self, code, line):
+        # A line's event is needed once per execution: `start()` turns them all on again.
         if self._observation is not None:
             self._record_line(code.co_filename, line)
+            return sys.monitoring.DISABLE
+        return None
 
     def _on_start(self, code, offset):
         if self._observation is not None and self.observer is not None:
-            self.observer.enter(sys._getframe(1))
+            frame = sys._getframe(1)
+            self.observer.enter(frame, code)
+            if get_ident() == self._main:
+                running = self._branching_of(code).running
+                if running is not None:
+                    running.append(frame)
+
+    def _finished(self, code, frame):
+        branching = self._branching.get(code)
+        running = branching.running if branching is not None else None
+        if running:
+            if running[-1] is frame:
+                running.pop()
+            else:
+                for i in range(len(running) - 1, -1, -1):
+                    if running[i] is frame:
+                        del running[i]
+                        break
 
     def _on_unwind(self, code, offset, exception):
         if self._observation is not None and self.observer is not None \
                 and code in self._instrumented:
-            self.observer.exit(sys._getframe(1), None, exception)
+            frame = sys._getframe(1)
+            self.observer.exit(frame, code, None, exception)
+            self._finished(code, frame)
 
     def _on_return(self, code, offset, retval):
         if self._observation is None:
             return
+        frame = sys._getframe(1)
         if self.observer is not None:
-            self.observer.exit(sys._getframe(1), retval, None)
+            self.observer.exit(frame, code, retval, None)
+            self._finished(code, frame)
         site = self.value_sites(code).get(offset)
         if site is not None and site.store is None:
-            self._record_value(sys._getframe(1), code, site, retval)
+            self._record_value(frame, code, site, retval)
 
     def _on_instruction(self, code, offset):
         if self._observation is None:
             return
         frame = sys._getframe(1)
-        pending = self._stores.get(id(frame))
+        pending = self._stores.get(frame_key(frame))
         if pending is None:
             return
         site, executed, _ = pending
         if executed:
-            del self._stores[id(frame)]
+            del self._stores[frame_key(frame)]
             self._record_value(frame, code, site, self._stored(frame, site))
             if all(c is not code for _, _, c in self._stores.values()):
                 self._stepping.discard(code)
                 sys.monitoring.set_local_events(TOOL_ID, code, self._events_of(code))
         elif offset == site.offset:
-            self._stores[id(frame)] = (site, True, code)
+            self._stores[frame_key(frame)] = (site, True, code)
 
     # -- sys.settrace (3.9-3.11) ------------------------------------------------------------
 
@@ -285,7 +349,7 @@ class Tracer:
         gated = [True]
         observer = self.observer
         if observer is not None:
-            observer.enter(frame)
+            observer.enter(frame, code)
         sites = self.value_sites(code)
         record_branch = self._record_branch
         record_line = self._record_line
@@ -321,9 +385,9 @@ class Tracer:
                 pending[0] = None
                 if observer is not None:
                     if raised[0] is not None:
-                        observer.exit(frame, None, raised[0])
+                        observer.exit(frame, code, None, raised[0])
                     else:
-                        observer.exit(frame, arg, None)
+                        observer.exit(frame, code, arg, None)
                 site = sites.get(frame.f_lasti) if sites else None
                 if site is not None and site.store is None:
                     record_value(frame, code, site, arg)

@@ -14,9 +14,9 @@ def observer(**kwargs):
 def scaled(o, value):
     """A project function under observation: its entry and exit are recorded."""
     frame = sys._getframe()
-    o.enter(frame)
+    o.enter(frame, frame.f_code)
     result = max(value, 0)
-    o.exit(frame, result, None)
+    o.exit(frame, frame.f_code, result, None)
     return result
 
 
@@ -102,7 +102,7 @@ def test_a_test_with_many_calls_holds_no_more_than_the_bounds(monkeypatch):
     for v in range(100000):
         scaled(o, v)
         if v == 1000:
-            buffered = o._test["points"][(o._function(sys._getframe()).rsplit(":", 1)[0]
+            buffered = o._test["points"][(o._function(sys._getframe(), sys._getframe().f_code).rsplit(":", 1)[0]
                                            + ":scaled", "exit")]
             assert len(buffered["samples"]) == 50
             assert buffered["complete"] is False
@@ -174,8 +174,8 @@ def test_following_an_object_does_not_keep_it_alive():
     class Loader:
         def load(self, name):
             frame = sys._getframe()
-            o.enter(frame)
-            o.exit(frame, name, None)
+            o.enter(frame, frame.f_code)
+            o.exit(frame, frame.f_code, name, None)
             return name
 
     o = observe.Observer(lambda cls: cls is Loader, lambda code: False)

@@ -12,6 +12,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/__init__.py"),
     ),
     (
+        "lacuna_agent/codemap.py",
+        include_str!("../../agent/lacuna_agent/codemap.py"),
+    ),
+    (
         "lacuna_agent/containers.py",
         include_str!("../../agent/lacuna_agent/containers.py"),
     ),
