@@ -310,6 +310,56 @@ struct PyProject {
 #[derive(Deserialize, Default)]
 struct Tool {
     lacuna: Option<Table>,
+    /// pytest's own table, read only for `ini_options.testpaths` (and leniently: it is not
+    /// Lacuna's to validate).
+    pytest: Option<toml::Value>,
+}
+
+/// `[tool.pytest.ini_options] testpaths`, a list or one string of space-separated paths.
+fn pytest_testpaths(pytest: Option<&toml::Value>) -> Option<Vec<PathBuf>> {
+    let value = pytest?.get("ini_options")?.get("testpaths")?;
+    let paths: Vec<PathBuf> = match value {
+        toml::Value::String(s) => s.split_whitespace().map(PathBuf::from).collect(),
+        toml::Value::Array(items) => items
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(PathBuf::from)
+            .collect(),
+        _ => return None,
+    };
+    (!paths.is_empty()).then_some(paths)
+}
+
+/// Where the project's tests are when `tests` is not configured — where plain `pytest` run at
+/// the root would find them: pytest's `testpaths` when the project sets them; otherwise the
+/// `tests/` and `test/` directories and the test files (`test_*.py`, `*_test.py`) at the root;
+/// `tests/` when there is none of them.
+fn default_tests(root: &Path, testpaths: Option<Vec<PathBuf>>) -> Vec<PathBuf> {
+    if let Some(paths) = testpaths {
+        return paths;
+    }
+    let mut out: Vec<PathBuf> = ["tests", "test"]
+        .into_iter()
+        .map(PathBuf::from)
+        .filter(|d| root.join(d).is_dir())
+        .collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| {
+            name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+        })
+        .map(PathBuf::from)
+        .collect();
+    files.sort();
+    out.extend(files);
+    if out.is_empty() {
+        out.push(PathBuf::from("tests"));
+    }
+    out
 }
 
 #[derive(Deserialize, Default)]
@@ -372,7 +422,7 @@ pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 impl Config {
     /// The defaults for a project rooted at `root`, without a configuration file.
     pub fn defaults(root: &Path) -> Config {
-        Config::from_table(root, None, Table::default())
+        Config::from_table(root, None, Table::default(), None)
     }
 
     /// Finds the project root at or above `start` — the nearest directory holding a
@@ -439,6 +489,7 @@ impl Config {
         let root = file.parent().unwrap_or(Path::new(".")).to_owned();
         let pyproject: PyProject =
             toml::from_str(text).map_err(|e| error(describe_toml_error(text, &e)))?;
+        let testpaths = pytest_testpaths(pyproject.tool.pytest.as_ref());
         let table = pyproject.tool.lacuna.unwrap_or_default();
         validate(&table.budget).map_err(|m| error(format!("[tool.lacuna.budget]: {m}")))?;
         if !(0.0..=1.0).contains(&table.suspicious.similarity) {
@@ -453,12 +504,17 @@ impl Config {
             |key| format!("[tool.lacuna] {key}"),
         )
         .map_err(error)?;
-        let mut config = Config::from_table(&root, Some(file.to_owned()), table);
+        let mut config = Config::from_table(&root, Some(file.to_owned()), table, testpaths);
         config.selection = selection;
         Ok(config)
     }
 
-    fn from_table(root: &Path, source: Option<PathBuf>, table: Table) -> Config {
+    fn from_table(
+        root: &Path,
+        source: Option<PathBuf>,
+        table: Table,
+        testpaths: Option<Vec<PathBuf>>,
+    ) -> Config {
         let abs = |p: &Path| {
             if p.is_absolute() {
                 p.to_owned()
@@ -486,7 +542,7 @@ impl Config {
                 .unwrap_or_else(|| PathBuf::from("tests/lacuna_guidance.py"))),
             tests: table
                 .tests
-                .unwrap_or_else(|| vec![PathBuf::from("tests")])
+                .unwrap_or_else(|| default_tests(root, testpaths))
                 .iter()
                 .map(|p| abs(p))
                 .collect(),
@@ -686,6 +742,50 @@ mod tests {
         assert_eq!(c.guidance, Path::new("/p/tests/lacuna_guidance.py"));
         assert!(c.exclude.iter().any(|e| e == ".venv"));
         assert_eq!(c.src, vec![PathBuf::from("/p/.")]);
+    }
+
+    #[test]
+    fn the_tests_are_where_pytest_finds_them_by_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let config = |text: &str| {
+            std::fs::write(root.join("pyproject.toml"), text).unwrap();
+            Config::parse(&root.join("pyproject.toml"), text)
+                .unwrap()
+                .tests
+        };
+        // Nothing there: `tests/`, which does not exist (the suite is then empty).
+        assert_eq!(config("[project]\nname = 'x'\n"), vec![root.join("tests")]);
+        // Test files beside the code, and the test directories there are.
+        std::fs::write(root.join("test_core.py"), "def test_x(): pass\n").unwrap();
+        std::fs::write(root.join("core_test.py"), "").unwrap();
+        std::fs::write(root.join("core.py"), "").unwrap();
+        std::fs::create_dir(root.join("test")).unwrap();
+        assert_eq!(
+            config("[project]\nname = 'x'\n"),
+            vec![
+                root.join("test"),
+                root.join("core_test.py"),
+                root.join("test_core.py")
+            ]
+        );
+        // pytest's own `testpaths`, as a list or a string; `[tool.lacuna] tests` wins.
+        let pytest = "[tool.pytest.ini_options]\ntestpaths = ";
+        assert_eq!(
+            config(&format!("{pytest}[\"it\", \"unit\"]\n")),
+            vec![root.join("it"), root.join("unit")]
+        );
+        assert_eq!(config(&format!("{pytest}\"it unit\"\n")).len(), 2);
+        assert_eq!(
+            config(&format!("{pytest}\"it\"\n[tool.lacuna]\ntests = [\"t\"]\n")),
+            vec![root.join("t")]
+        );
+        // A pytest table Lacuna does not understand is not Lacuna's error.
+        assert_eq!(
+            config("[tool.pytest.ini_options]\ntestpaths = 3\n").len(),
+            3,
+            "the directories and files found"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! same tests, side by side, on `examples/` and on the ledger fixture (fixtures, parametrize, a
 //! test class, a `unittest.TestCase`, a generator only the suite runs).
 
-use super::{example, stderr};
+use super::{example, stderr, stdout};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
@@ -229,11 +229,6 @@ fn the_suite_alone_without_tests_is_an_error() {
         "def plural(n):\n    if n == 1:\n        return ''\n    return 's'\n",
     )
     .unwrap();
-    std::fs::write(
-        dir.path().join("test_words.py"),
-        "from words import plural\n\ndef test_one():\n    assert plural(1) == ''\n",
-    )
-    .unwrap();
     let out = example::isolate(
         Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
         home.path(),
@@ -249,4 +244,78 @@ fn the_suite_alone_without_tests_is_an_error() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Without configuration, the suite is where plain `pytest` at the root finds it: here a test
+/// file beside the code (and the interpreter is the project's `.venv`, found by default).
+#[test]
+fn test_files_beside_the_code_are_the_suite_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let python = std::path::PathBuf::from(example::python());
+    let venv = python.parent().and_then(Path::parent).unwrap();
+    assert!(
+        venv.join("pyvenv.cfg").exists(),
+        "LACUNA_TEST_PYTHON must be a venv's python"
+    );
+    std::os::unix::fs::symlink(venv, dir.path().join(".venv")).unwrap();
+    std::fs::write(
+        dir.path().join("words.py"),
+        "def plural(n):\n    if n == 1:\n        return ''\n    return 's'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("test_words.py"),
+        "from words import plural\n\ndef test_one():\n    assert plural(1) == ''\n",
+    )
+    .unwrap();
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
+        home.path(),
+    )
+    .current_dir(dir.path())
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out));
+}
+
+/// An interpreter without pytest: `--suite-only` fails and says how to install it, rather than
+/// reporting that the tests take no branch side.
+#[test]
+fn the_suite_alone_without_pytest_says_how_to_install_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("words.py"),
+        "def plural(n):\n    if n == 1:\n        return ''\n    return 's'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("test_words.py"),
+        "from words import plural\n\ndef test_one():\n    assert plural(1) == ''\n",
+    )
+    .unwrap();
+    let made = Command::new(example::python())
+        .args(["-m", "venv", "--without-pip", ".venv"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
+        home.path(),
+    )
+    .current_dir(dir.path())
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(
+        text.contains(
+            "--suite-only could not run the project's tests: pytest cannot be imported by "
+        ) && text.contains("-m pip install pytest`) or set `[tool.lacuna] python`"),
+        "{text}"
+    );
+    assert!(!text.contains("panicked"), "{text}");
 }

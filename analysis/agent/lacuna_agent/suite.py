@@ -21,6 +21,13 @@ import sys
 import tempfile
 import time
 
+try:
+    import pytest
+    _NO_PYTEST = None
+except ImportError as e:
+    pytest = None
+    _NO_PYTEST = "%s: %s" % (type(e).__name__, e)
+
 from . import recorder
 from .observe import Observer
 from .tracer import MONITORING, TOOL_ID
@@ -74,7 +81,8 @@ class SuitePlugin:
     # -- one test -----------------------------------------------------------------------------
 
     def _hookwrapper(f):  # noqa: N805 - a decorator used in the class body
-        import pytest
+        if pytest is None:
+            return f  # never registered: `run_suite` says pytest is missing
         return pytest.hookimpl(hookwrapper=True)(f)
 
     @_hookwrapper
@@ -186,10 +194,11 @@ def _text(report):
 def run_suite(runtime, request, send):
     """Runs pytest on `paths` (with `args`) from `rootdir`; streams one message per test and
     answers with the collection errors and the observations of the passing tests."""
-    try:
-        import pytest
-    except ImportError as e:
-        return {"status": "no-pytest", "error": "pytest cannot be imported: %s" % e}
+    if pytest is None:
+        return {"status": "no-pytest",
+                "error": "pytest cannot be imported by %s, the interpreter the project's tests run "
+                         "with (%s): install it there (`%s -m pip install pytest`) or set "
+                         "`[tool.lacuna] python`" % (sys.executable, _NO_PYTEST, sys.executable)}
     # A run in the background (the language server's) yields the processor to generation.
     nice = int(request.get("nice", 0))
     if nice > 0:

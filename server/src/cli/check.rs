@@ -837,6 +837,10 @@ fn generate(
     let suite = lacuna_analysis::suite::run(&pool, &config);
     let suite_ms = suite_started.elapsed().as_millis();
     if let Some(failure) = &suite.failure {
+        if scope.suite_only && suite.tests.is_empty() {
+            progress.finish_and_clear();
+            anyhow::bail!("--suite-only could not run the project's tests: {failure}");
+        }
         progress.suspend(|| eprintln!("lacuna: warning: {failure}"));
     }
     if scope.suite_only
