@@ -331,6 +331,10 @@ pub struct SuiteRuns {
     pub observations: Observations,
     /// Why the suite could not run, or not completely.
     pub failure: Option<String>,
+    /// The passing tests whose runs reached the bound on branch events
+    /// ([`MAX_EVENTS_PER_TEST`], over the distinct frames of a test): what they cover is a
+    /// lower bound.
+    pub truncated: Vec<String>,
     /// The passing tests' runs: the test's id, the functions it reached (by [`Self::names`]),
     /// and its frames (by [`Self::frames`]).
     runs: Vec<(String, Vec<u32>, Vec<u32>)>,
@@ -547,6 +551,9 @@ impl SuiteRuns {
         {
             let mut reached: Vec<u32> = t.reached.iter().map(|n| self.name_id(n)).collect();
             reached.sort_unstable();
+            if run.truncated {
+                self.truncated.push(t.id.clone());
+            }
             let frames = self.frames_of(run);
             self.runs.push((t.id.clone(), reached, frames));
         }
@@ -669,6 +676,19 @@ impl SuiteRuns {
         self.name_ids
             .get(function)
             .is_some_and(|id| reached.binary_search(id).is_ok())
+    }
+
+    /// One message for the tests whose runs were cut at the bound on events, or None.
+    pub fn truncation(&self) -> Option<String> {
+        let first = self.truncated.first()?;
+        let n = self.truncated.len();
+        Some(format!(
+            "{n} passing test{s} took more than {MAX_EVENTS_PER_TEST} branch events in distinct frames and {were} recorded up to there (first: {first}): what {they} {cover} may be more than reported",
+            s = if n == 1 { "" } else { "s" },
+            were = if n == 1 { "was" } else { "were" },
+            they = if n == 1 { "it" } else { "they" },
+            cover = if n == 1 { "covers" } else { "cover" },
+        ))
     }
 
     /// One message for the modules the suite's files could not import: the first missing

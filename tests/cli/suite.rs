@@ -319,3 +319,45 @@ fn the_suite_alone_without_pytest_says_how_to_install_it() {
     );
     assert!(!text.contains("panicked"), "{text}");
 }
+
+/// A test whose run goes past the bound on branch events (here 500 frames, each a loop run a
+/// different number of times: about 125,000 events, none repeating another frame's) is
+/// recorded up to there, and the report says so.
+#[test]
+fn a_test_past_the_bound_on_events_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let python = std::path::PathBuf::from(example::python());
+    let venv = python.parent().and_then(Path::parent).unwrap();
+    std::os::unix::fs::symlink(venv, dir.path().join(".venv")).unwrap();
+    std::fs::write(
+        dir.path().join("steps.py"),
+        "def count(n):\n    k = 0\n    for _ in range(n):\n        k += 1\n    return k\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("test_steps.py"),
+        "from steps import count\n\ndef test_many():\n    assert [count(n) for n in range(500)] == list(range(500))\n",
+    )
+    .unwrap();
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
+        home.path(),
+    )
+    .current_dir(dir.path())
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "lacuna: warning: 1 passing test took more than 100000 branch events in distinct frames and was recorded up to there (first: test_steps.py::test_many): what it covers may be more than reported"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("your tests take 2/2 branch sides"),
+        "{}",
+        stdout(&out)
+    );
+}

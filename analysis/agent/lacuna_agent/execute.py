@@ -381,10 +381,8 @@ class Runtime:
         self.tracer.start(rec)
         return rec
 
-    def _serialise(self, rec, observation, distinct_frames=False):
-        """The run's wire form. `distinct_frames` (the suite's runs, which give only branch
-        sides and MC/DC obligations, unions over frames): the events of a frame are left out
-        when an earlier frame of the run had the very same ones."""
+    def _serialise(self, rec, observation):
+        """The run's wire form."""
         files = []
         index = {}
 
@@ -400,11 +398,8 @@ class Runtime:
         for e in rec.events:
             if e["k"] == "branch" and e["condition"] is not None:
                 paired.add(id(e["condition"]))
-        repeated = _repeated_frames(rec.events) if distinct_frames else ()
         for e in rec.events:
             k = e["k"]
-            if repeated and e.get("frame") in repeated:
-                continue
             if k == "branch":
                 code, jump = e["code"], e["jump"]
                 value = jump.value(e["taken"])
@@ -448,30 +443,6 @@ class Runtime:
         if observation is not None and observation.truncated:
             result["truncated"] = True
         return result
-
-
-def _repeated_frames(events):
-    """The frames whose branch and value events are the same, in order, as an earlier
-    frame's."""
-    by_frame = {}
-    for e in events:
-        k = e["k"]
-        if k == "branch":
-            step = (k, e["jump"], e["taken"], e["condition"] is None)
-        elif k == "value":
-            step = (k, e["site"], e["value"], e["expr"] is None)
-        else:
-            continue
-        by_frame.setdefault(e["frame"], []).append(step)
-    seen = set()
-    repeated = set()
-    for frame, steps in by_frame.items():
-        key = tuple(steps)
-        if key in seen:
-            repeated.add(frame)
-        else:
-            seen.add(key)
-    return repeated
 
 
 class TargetImportError(Exception):

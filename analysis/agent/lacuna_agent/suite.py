@@ -112,7 +112,7 @@ class SuitePlugin:
             record["message"] = current["message"]
         if passed:
             record["reached"] = reached
-            run = runtime._serialise(rec, observation, distinct_frames=True)
+            run = runtime._serialise(rec, observation)
             run["status"] = "returned"
             record["run"] = run
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
@@ -215,6 +215,7 @@ def run_suite(runtime, request, send):
     observer = Observer(runtime.is_project_class,
                         lambda code: not runtime.is_project_file(code.co_filename))
     tracer.observer = observer
+    tracer.distinct_frames = True
     if MONITORING:
         sys.monitoring.set_events(TOOL_ID, sys.monitoring.events.PY_UNWIND)
     scratch = runtime.scratch or os.getcwd()

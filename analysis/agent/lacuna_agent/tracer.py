@@ -34,15 +34,23 @@ TOOL_ID = 4  # one of the ids sys.monitoring leaves to tools other than debugger
 
 class Observation:
     """What one execution did. Branches go into the recorder's event list, so that they stay
-    in order with conditions, external calls and blocked side effects."""
+    in order with conditions, external calls and blocked side effects.
 
-    __slots__ = ("branches", "lines", "truncated")
+    With `Tracer.distinct_frames` (the suite's runs, which give branch sides and MC/DC
+    obligations: unions over frames), a frame's branch and value events are held until it ends
+    and kept only if no earlier frame of the execution took the very same ones: the bound on
+    events is then on distinct frames, not on how often a test calls the same code."""
+
+    __slots__ = ("branches", "lines", "truncated", "held", "open", "seen")
 
     def __init__(self):
-        self.branches = 0
+        self.branches = 0      # events kept
         # {filename: set(lines)}
         self.lines = {}
         self.truncated = False
+        self.held = 0          # events held for frames still running
+        self.open = {}         # frame_key(frame) -> its events so far
+        self.seen = set()      # the event sequences of the frames kept
 
 
 # Code whose frames suspend and resume (generators, coroutines): PY_START is only their first
@@ -78,6 +86,9 @@ class Tracer:
         self._recorder = None
         # What the suite's run records at function entries and exits (observe.Observer), or None.
         self.observer = None
+        # Whether a frame's events are kept only when they differ from an earlier frame's
+        # (`Observation`); set for the suite's runs.
+        self.distinct_frames = False
         if MONITORING:
             mon = sys.monitoring
             try:
@@ -169,6 +180,10 @@ class Tracer:
                     branching.running.clear()
 
     def stop(self):
+        obs = self._observation
+        if obs is not None and obs.open and self._recorder is not None:
+            for key in list(obs.open):
+                self._keep(obs, obs.open.pop(key))
         if not MONITORING:
             sys.settrace(None)
         else:
@@ -186,13 +201,44 @@ class Tracer:
             return
         if self.observer is not None:
             self.observer.branch(frame, jump, taken)
-        if obs.branches >= self._max_events:
+        if obs.branches + obs.held >= self._max_events:
             obs.truncated = True
             return
-        obs.branches += 1
         condition = rec.take_condition(frame, jump.pair)
-        rec.events.append({"k": "branch", "code": code, "jump": jump, "taken": taken,
-                           "frame": frame_key(frame), "condition": condition})
+        self._add(obs, rec, {"k": "branch", "code": code, "jump": jump, "taken": taken,
+                             "frame": frame_key(frame), "condition": condition})
+
+    def _add(self, obs, rec, event):
+        if self.distinct_frames:
+            held = obs.open.get(event["frame"])
+            if held is None:
+                held = obs.open[event["frame"]] = []
+            held.append(event)
+            obs.held += 1
+        else:
+            obs.branches += 1
+            rec.events.append(event)
+
+    def _ended(self, frame):
+        """`frame` returned, raised or (3.9-3.11) yielded: its events are kept, unless an
+        earlier frame of the execution took the very same ones."""
+        obs = self._observation
+        if obs is None or not obs.open:
+            return
+        self._keep(obs, obs.open.pop(frame_key(frame), None))
+
+    def _keep(self, obs, held):
+        if not held:
+            return
+        obs.held -= len(held)
+        steps = tuple(
+            (e["jump"], e["taken"], e["condition"] is None) if e["k"] == "branch"
+            else (e["site"], e["value"], e["expr"] is None) for e in held)
+        if steps in obs.seen:
+            return
+        obs.seen.add(steps)
+        obs.branches += len(held)
+        self._recorder.events.extend(held)
 
     def _record_value(self, frame, code, site, value):
         """The value `site` consumed: its truth is the last operand's."""
@@ -203,12 +249,11 @@ class Tracer:
         truth, expr = truth_of(value)
         if truth is None:
             return
-        if obs.branches >= self._max_events:
+        if obs.branches + obs.held >= self._max_events:
             obs.truncated = True
             return
-        obs.branches += 1
-        rec.events.append({"k": "value", "code": code, "site": site, "frame": frame_key(frame),
-                           "value": truth, "expr": expr})
+        self._add(obs, rec, {"k": "value", "code": code, "site": site, "frame": frame_key(frame),
+                             "value": truth, "expr": expr})
 
     def _stored(self, frame, site):
         """The value the store at `site` wrote."""
@@ -295,6 +340,7 @@ class Tracer:
             frame = sys._getframe(1)
             self.observer.exit(frame, code, None, exception)
             self._finished(code, frame)
+            self._ended(frame)
 
     def _on_return(self, code, offset, retval):
         if self._observation is None:
@@ -306,6 +352,7 @@ class Tracer:
         site = self.value_sites(code).get(offset)
         if site is not None and site.store is None:
             self._record_value(frame, code, site, retval)
+        self._ended(frame)
 
     def _on_instruction(self, code, offset):
         if self._observation is None:
@@ -355,6 +402,7 @@ class Tracer:
         record_line = self._record_line
         record_value = self._record_value
         read = self._stored
+        ended = self._ended
 
         def local(frame, event, arg):
             if stored[0] is not None and event != "exception":
@@ -391,6 +439,7 @@ class Tracer:
                 site = sites.get(frame.f_lasti) if sites else None
                 if site is not None and site.store is None:
                     record_value(frame, code, site, arg)
+                ended(frame)
             elif event == "exception":
                 pending[0] = None
                 stored[0] = None

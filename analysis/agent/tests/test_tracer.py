@@ -29,9 +29,10 @@ def _lines_of(filename):
         return f.read().splitlines()
 
 
-def _frames(run, observe):
+def _frames(run, observe, distinct=False, max_events=100000):
     """The branch sides each frame took, in order: [(line in `countdown`, taken)]."""
-    tracer = Tracer(lambda f: f == countdown.__code__.co_filename, _lines_of, 100000)
+    tracer = Tracer(lambda f: f == countdown.__code__.co_filename, _lines_of, max_events)
+    tracer.distinct_frames = distinct
     tracer.instrument(countdown.__code__)
     observer = None
     if observe:
@@ -43,9 +44,10 @@ def _frames(run, observe):
     try:
         run()
     finally:
-        tracer.stop()
+        observation = tracer.stop()
         recorder.stop()
         tracer.set_observer(None)
+    assert not observation.truncated
     frames = {}
     for e in rec.events:
         if e["k"] == "branch":
@@ -86,6 +88,15 @@ def test_the_same_function_in_another_thread_does_not_mix_with_the_main_threads(
     exits = [p for (function, kind), p in observer.points.items()
              if function.endswith(":countdown") and kind == "exit"]
     assert exits and exits[0]["calls"] >= 2
+
+
+def test_the_suite_keeps_each_distinct_frame_once_within_the_bound_on_events():
+    # 4,000 frames, 12,000 branch events, 3 distinct frames (`countdown(3)` and `countdown(1)`
+    # take the same sides): within a bound of 100 events. (The loop runs outside the traced
+    # file: a frame of it would hold 1,000 events of its own.)
+    frames, _ = _frames(lambda: list(map(countdown, [3] * 1000)), True, distinct=True,
+                        max_events=100)
+    assert frames == sorted(map(list, {tuple(_call(n)) for n in range(4)})) and len(frames) == 3
 
 
 def test_code_defined_at_the_same_place_is_told_apart():

@@ -843,6 +843,9 @@ fn generate(
         }
         progress.suspend(|| eprintln!("lacuna: warning: {failure}"));
     }
+    if let Some(cut) = suite.truncation() {
+        progress.suspend(|| eprintln!("lacuna: warning: {cut}"));
+    }
     if scope.suite_only
         && suite.tests.is_empty()
         && suite.collection_errors.is_empty()
