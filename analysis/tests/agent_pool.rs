@@ -477,3 +477,26 @@ fn an_observed_run_records_program_points_and_profiles() {
     assert_eq!(plain.status, Status::Returned);
     assert!(pool.observe(&req).unwrap().len() == 2);
 }
+
+/// A `for` loop's steps: each that enters the body again is `taken`, the one that ends the loop
+/// is not (3.12+ report it as a jump past the loop's target, 3.9–3.11 as one to it).
+#[test]
+fn a_loop_that_runs_out_is_seen_to_end() {
+    let (_dirs, pool) = module_pool(
+        "steps",
+        "def total(n: int) -> int:\n    k = 0\n    for i in range(n):\n        k += i\n    return k\n",
+    );
+    let run = pool
+        .execute(&request("steps", "total", vec![int(2, "n")]))
+        .unwrap();
+    assert_eq!(run.status, Status::Returned);
+    let steps: Vec<bool> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Loop { taken, .. } => Some(*taken),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(steps, [true, true, false]);
+}
