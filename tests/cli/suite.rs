@@ -5,8 +5,8 @@
 
 use super::{example, stderr, stdout};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 /// What one project's comparison found.
 #[derive(Debug, Default)]
@@ -218,24 +218,62 @@ fn the_suite_alone_reports_what_the_projects_tests_take() {
     insta::assert_snapshot!(String::from_utf8(run("text")).unwrap());
 }
 
-/// `--suite-only` where `tests` names nothing that exists says so and fails, instead of
-/// reporting that no test takes anything.
-#[test]
-fn the_suite_alone_without_tests_is_an_error() {
+/// The interpreter of a throw-away project.
+enum Interpreter {
+    /// None of its own: the one on PATH.
+    Path,
+    /// A `.venv` that is the test interpreter's (pytest and coverage installed).
+    TestVenv,
+    /// A `.venv` without pytest.
+    WithoutPytest,
+}
+
+const WORDS: &str = "def plural(n):\n    if n == 1:\n        return ''\n    return 's'\n";
+const TEST_WORDS: &str =
+    "from words import plural\n\ndef test_one():\n    assert plural(1) == ''\n";
+
+/// `lacuna check --suite-only` run at the root of a throw-away project that holds `files` and
+/// no configuration.
+fn suite_only(files: &[(&str, &str)], python: Interpreter) -> Output {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("words.py"),
-        "def plural(n):\n    if n == 1:\n        return ''\n    return 's'\n",
-    )
-    .unwrap();
-    let out = example::isolate(
+    match python {
+        Interpreter::Path => {}
+        Interpreter::TestVenv => {
+            let python = PathBuf::from(example::python());
+            let venv = python.parent().and_then(Path::parent).unwrap();
+            assert!(
+                venv.join("pyvenv.cfg").exists(),
+                "LACUNA_TEST_PYTHON must be a venv's python"
+            );
+            std::os::unix::fs::symlink(venv, dir.path().join(".venv")).unwrap();
+        }
+        Interpreter::WithoutPytest => {
+            let made = Command::new(example::python())
+                .args(["-m", "venv", "--without-pip", ".venv"])
+                .current_dir(dir.path())
+                .status()
+                .unwrap();
+            assert!(made.success());
+        }
+    }
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    example::isolate(
         Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
         home.path(),
     )
     .current_dir(dir.path())
     .output()
-    .unwrap();
+    .unwrap()
+}
+
+/// `--suite-only` where `tests` names nothing that exists says so and fails, instead of
+/// reporting that no test takes anything.
+#[test]
+fn the_suite_alone_without_tests_is_an_error() {
+    let out = suite_only(&[("words.py", WORDS)], Interpreter::Path);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(
@@ -250,32 +288,10 @@ fn the_suite_alone_without_tests_is_an_error() {
 /// file beside the code (and the interpreter is the project's `.venv`, found by default).
 #[test]
 fn test_files_beside_the_code_are_the_suite_by_default() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let python = std::path::PathBuf::from(example::python());
-    let venv = python.parent().and_then(Path::parent).unwrap();
-    assert!(
-        venv.join("pyvenv.cfg").exists(),
-        "LACUNA_TEST_PYTHON must be a venv's python"
+    let out = suite_only(
+        &[("words.py", WORDS), ("test_words.py", TEST_WORDS)],
+        Interpreter::TestVenv,
     );
-    std::os::unix::fs::symlink(venv, dir.path().join(".venv")).unwrap();
-    std::fs::write(
-        dir.path().join("words.py"),
-        "def plural(n):\n    if n == 1:\n        return ''\n    return 's'\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("test_words.py"),
-        "from words import plural\n\ndef test_one():\n    assert plural(1) == ''\n",
-    )
-    .unwrap();
-    let out = example::isolate(
-        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
-        home.path(),
-    )
-    .current_dir(dir.path())
-    .output()
-    .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!(stdout(&out));
 }
@@ -284,31 +300,10 @@ fn test_files_beside_the_code_are_the_suite_by_default() {
 /// reporting that the tests take no branch side.
 #[test]
 fn the_suite_alone_without_pytest_says_how_to_install_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("words.py"),
-        "def plural(n):\n    if n == 1:\n        return ''\n    return 's'\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("test_words.py"),
-        "from words import plural\n\ndef test_one():\n    assert plural(1) == ''\n",
-    )
-    .unwrap();
-    let made = Command::new(example::python())
-        .args(["-m", "venv", "--without-pip", ".venv"])
-        .current_dir(dir.path())
-        .status()
-        .unwrap();
-    assert!(made.success());
-    let out = example::isolate(
-        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
-        home.path(),
-    )
-    .current_dir(dir.path())
-    .output()
-    .unwrap();
+    let out = suite_only(
+        &[("words.py", WORDS), ("test_words.py", TEST_WORDS)],
+        Interpreter::WithoutPytest,
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let text = stderr(&out);
     assert!(
@@ -325,28 +320,19 @@ fn the_suite_alone_without_pytest_says_how_to_install_it() {
 /// recorded up to there, and the report says so.
 #[test]
 fn a_test_past_the_bound_on_events_is_reported() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let python = std::path::PathBuf::from(example::python());
-    let venv = python.parent().and_then(Path::parent).unwrap();
-    std::os::unix::fs::symlink(venv, dir.path().join(".venv")).unwrap();
-    std::fs::write(
-        dir.path().join("steps.py"),
-        "def count(n):\n    k = 0\n    for _ in range(n):\n        k += 1\n    return k\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("test_steps.py"),
-        "from steps import count\n\ndef test_many():\n    assert [count(n) for n in range(500)] == list(range(500))\n",
-    )
-    .unwrap();
-    let out = example::isolate(
-        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
-        home.path(),
-    )
-    .current_dir(dir.path())
-    .output()
-    .unwrap();
+    let out = suite_only(
+        &[
+            (
+                "steps.py",
+                "def count(n):\n    k = 0\n    for _ in range(n):\n        k += 1\n    return k\n",
+            ),
+            (
+                "test_steps.py",
+                "from steps import count\n\ndef test_many():\n    assert [count(n) for n in range(500)] == list(range(500))\n",
+            ),
+        ],
+        Interpreter::TestVenv,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(
