@@ -1419,7 +1419,7 @@ fn pytest_counts(root: &Path) -> BTreeMap<String, u64> {
     counts
 }
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// `lacuna check` runs the project's own suite with real pytest, honouring its configuration
 /// (`addopts = --import-mode=importlib`, `testpaths`, markers, `conftest.py` fixtures,
@@ -1628,6 +1628,89 @@ def shade(level: int) -> Colour:
             .count(),
         "{tests}"
     );
+}
+
+/// A returned date, decimal or object is asserted by what it holds, not only by its type: a
+/// standard-library value equal to its rebuilt self, an object field by field (public fields
+/// only), so that a change of value fails the emitted test.
+#[test]
+fn returned_values_are_asserted_by_what_they_hold() {
+    let source = r#"import datetime
+from decimal import Decimal
+
+
+class Span:
+    def __init__(self, start, days):
+        self.start = start
+        self.days = days
+        self.label = "span"
+        self._cache = {}
+
+
+def deadline(days: int) -> datetime.date:
+    if days > 30:
+        return datetime.date(2024, 2, 1)
+    return datetime.date(2024, 1, 1)
+
+
+def price(cents: int) -> Decimal:
+    if cents < 0:
+        return Decimal("0.00")
+    return Decimal("1.25")
+
+
+def span(days: int) -> Span:
+    if days > 7:
+        return Span(datetime.date(2024, 1, 1), 7)
+    return Span(datetime.date(2024, 1, 1), 1)
+"#;
+    let (out, _, tests, project) = generate_module("spans.py", source);
+    let asserted: BTreeSet<&str> = tests
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("assert"))
+        .collect();
+    let expected = [
+        "assert result == datetime.date(2024, 2, 1)",
+        "assert result == datetime.date(2024, 1, 1)",
+        "assert result == decimal.Decimal('0.00')",
+        "assert result == decimal.Decimal('1.25')",
+        "assert type(result).__name__ == 'Span'",
+        "assert result.start == datetime.date(2024, 1, 1)",
+        "assert result.days == 7",
+        "assert result.days == 1",
+        "assert result.label == 'span'",
+    ];
+    assert_eq!(
+        asserted,
+        BTreeSet::from(expected),
+        "{}\n{tests}",
+        stderr(&out)
+    );
+    assert!(
+        tests.contains("import datetime\nimport decimal\n"),
+        "{tests}"
+    );
+    // The same tests fail on code that returns other values of the same types.
+    let changed = source
+        .replace("date(2024, 2, 1)", "date(2024, 2, 2)")
+        .replace("\"1.25\"", "\"1.26\"")
+        .replace("), 7)", "), 6)");
+    std::fs::write(project.path().join("spans.py"), changed).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("test_lacuna_spans.py"), &tests).unwrap();
+    let (python, _) = test_python().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = Command::new(&python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(dir.path())
+        .env("PYTHONPATH", project.path())
+        .env("HOME", home.path())
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let summary = String::from_utf8_lossy(&run.stdout);
+    assert!(summary.contains("3 failed"), "{summary}");
 }
 
 /// The arguments the project's own passing tests call a function with are inputs the

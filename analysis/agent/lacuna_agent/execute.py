@@ -509,6 +509,14 @@ def _describe_value(value):
     if out["literal"] is None and issubclass(type(plain), tuple):
         # A named tuple (or another tuple subclass): its items, read without its own code.
         out["items"] = values.literal(tuple(tuple.__iter__(plain)))
+    elif out["literal"] is None:
+        std = values.std_value(plain)
+        if std is not None:
+            out["std"] = std
+        else:
+            fields = values.public_fields(plain)
+            if fields:
+                out["fields"] = fields
     return out
 
 

@@ -21,13 +21,18 @@ conditional invariants). For a generated input (`execute` with `observe`) the sa
 are kept per invocation instead: entry sample, exit sample and coverage profile together, as
 the suspicious-assertion check compares them with the suite's. Nothing here calls user code:
 values are read through `object.__getattribute__` on instance dictionaries, lengths only of
-builtin containers, names only of types.
+builtin containers, names only of types; the standard library's dates, times, durations and
+complex numbers by their own attributes (`return.day`), and its `Decimal` and `Fraction` as
+floats.
 """
 
+import decimal
+import fractions
 import sys
 import weakref
 
 from .codemap import CodeMap, frame_key
+from .values import STD_VALUES
 
 SAMPLES = 1000        # distinct samples kept per program point
 # Variables kept over all the samples of all points, and buffered for the test under way: what
@@ -85,6 +90,20 @@ def _builtin_base(value):
         base = _BASES[t] = next(
             (b for b in _CONTAINERS + (bool, int, float) if issubclass(t, b)), None)
     return base
+
+
+_STD_NUMBERS = (decimal.Decimal, fractions.Fraction)
+
+
+def _std_float(value):
+    """A finite `Decimal` or `Fraction` as the text of the float nearest it, else None."""
+    try:
+        number = float(value)
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None
+    if number != number or number in (float("inf"), float("-inf")):
+        return None
+    return float.__repr__(number)
 
 
 def _fields(value):
@@ -312,6 +331,15 @@ class Observer:
             out[names[2]] = ("int", str(n))
             if base is str and n <= SHORT_STR:
                 out[path] = ("str", str.__str__(value))
+        elif t in _STD_NUMBERS:
+            # A `Decimal` or a `Fraction` is a number: compared as a float.
+            number = _std_float(value)
+            if number is not None:
+                out[path] = ("float", number)
+        elif depth < DEPTH and t in STD_VALUES:
+            # A date, a time, a duration, a complex number: its public state (`return.day`).
+            for name in STD_VALUES[t][1]:
+                self._describe(_field_path(path, name), getattr(value, name), depth + 1, out)
         elif depth < DEPTH and self._is_project_class(t):
             fields = _fields(value)
             if fields:

@@ -5,6 +5,8 @@ chose, and references to existing functions and classes (`builtins:dict`). Nodes
 name become symbolic (see `objects.wrap`)."""
 
 import datetime
+import decimal
+import fractions
 import importlib
 import math
 import uuid
@@ -243,3 +245,80 @@ def _literal(value, depth, nodes):
             items.append([lk, lv])
         return {"kind": "dict", "items": items}
     return None
+
+
+# Standard-library value types whose state is public: each exact type (never a subclass, whose
+# attributes could be user code) with its constructor's name and the attributes that rebuild it,
+# read through the types' own C getters (or the `fractions` module's properties).
+STD_VALUES = {
+    datetime.date: ("datetime.date", ("year", "month", "day")),
+    datetime.datetime: ("datetime.datetime",
+                        ("year", "month", "day", "hour", "minute", "second", "microsecond")),
+    datetime.time: ("datetime.time", ("hour", "minute", "second", "microsecond")),
+    datetime.timedelta: ("datetime.timedelta", ("days", "seconds", "microseconds")),
+    fractions.Fraction: ("fractions.Fraction", ("numerator", "denominator")),
+    complex: ("complex", ("real", "imag")),
+}
+
+
+def std_value(value):
+    """A standard-library value (a date, a time, a duration, a `Decimal`, a `Fraction`, a
+    complex number) as the constructor call that rebuilds an equal one, its arguments literal
+    trees: `{"kind": "std", "class": "datetime.date", "args": [...]}`; None for anything else,
+    for a time zone (its class is not known to be importable) and for values equal to nothing
+    (NaN)."""
+    t = type(value)
+    try:
+        if t is decimal.Decimal:
+            if not decimal.Decimal.is_finite(value):
+                return None
+            args = [literal(decimal.Decimal.__str__(value))]
+            return {"kind": "std", "class": "decimal.Decimal", "args": args}
+        known = STD_VALUES.get(t)
+        if known is None:
+            return None
+        name, attributes = known
+        if getattr(value, "tzinfo", None) is not None:
+            return None
+        args = [literal(getattr(value, a)) for a in attributes]
+    except Exception:
+        return None
+    if any(a is None for a in args) or (t is complex and value != value):
+        return None
+    return {"kind": "std", "class": name, "args": args}
+
+
+def assertable(value):
+    """The value as an emitted test can assert it: a literal tree, a standard-library value,
+    else None."""
+    from .interpose import unwrap
+    from .sym import concrete
+
+    value = concrete(unwrap(value))
+    out = literal(value)
+    return out if out is not None else std_value(value)
+
+
+FIELDS = 8  # public fields of a returned object asserted
+
+
+def public_fields(value):
+    """The public fields of an object (its instance dictionary's names that do not start with
+    `_`, at most `FIELDS`) whose values an emitted test can assert, as `[name, tree]` pairs, read
+    without calling its code; None when it has no instance dictionary."""
+    try:
+        fields = object.__getattribute__(value, "__dict__")
+    except Exception:
+        return None
+    if type(fields) is not dict:
+        return None
+    out = []
+    for name, field in list(dict.items(fields)):
+        if len(out) >= FIELDS:
+            break
+        if type(name) is not str or name.startswith("_") or not name.isidentifier():
+            continue
+        tree = assertable(field)
+        if tree is not None:
+            out.append([name, tree])
+    return out

@@ -190,3 +190,22 @@ def test_following_an_object_does_not_keep_it_alive():
     o.end_test(True)
     (sequence,) = o.serialise()["sequences"]
     assert sequence["calls"] == [{"method": "load", "args": [{"kind": "str", "value": "a"}]}]
+
+
+def test_dates_and_decimals_are_observed_by_what_they_hold():
+    import datetime
+    import decimal
+
+    o = observer(invocations=True)
+    o.begin_test("generated")
+    frame = sys._getframe()
+    o.enter(frame, frame.f_code)
+    o.exit(frame, frame.f_code, datetime.date(2021, 11, 30), None)
+    (invocation,) = o.invocations()
+    exit = invocation["exit"]
+    assert exit["return.day"] == {"kind": "int", "value": "30"}
+    assert exit["return.month"] == {"kind": "int", "value": "11"}
+    assert exit["type(return)"] == {"kind": "str", "value": "datetime.date"}
+    o.enter(frame, frame.f_code)
+    o.exit(frame, frame.f_code, decimal.Decimal("-1.5"), None)
+    assert o.invocations()[-1]["exit"]["return"] == {"kind": "float", "value": "-1.5"}

@@ -78,3 +78,50 @@ def test_an_input_compared_with_a_value_of_another_kind_is_a_type_test():
         {"name": "align", "value": True, "flip": ["none"], "equality": True},
         {"name": "align", "value": False, "flip": ["str"], "equality": True},
     ]
+
+
+def test_standard_library_values_are_rebuilt_by_their_constructors():
+    import datetime
+    import decimal
+    import fractions
+
+    int_ = lambda v: {"kind": "int", "value": str(v)}
+    assert values.std_value(datetime.date(1985, 4, 15)) == {
+        "kind": "std", "class": "datetime.date", "args": [int_(1985), int_(4), int_(15)]}
+    assert values.std_value(datetime.timedelta(days=-1, seconds=5))["args"] == [
+        int_(-1), int_(5), int_(0)]
+    assert values.std_value(decimal.Decimal("-1.50"))["args"] == [
+        {"kind": "str", "value": "-1.50"}]
+    assert values.std_value(fractions.Fraction(2, 6))["args"] == [int_(1), int_(3)]
+    # Equal to nothing, or with a zone whose class a test may not import: none.
+    assert values.std_value(decimal.Decimal("NaN")) is None
+    utc = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+    assert values.std_value(utc) is None
+
+    # A subclass's attributes could be user code: never read.
+    class Day(datetime.date):
+        @property
+        def year(self):
+            raise AssertionError("user code ran")
+
+    assert values.std_value(Day(2020, 1, 1)) is None
+
+
+def test_an_objects_public_fields_are_read_without_its_code():
+    import datetime
+
+    class Span:
+        def __init__(self):
+            self.start = datetime.date(2024, 1, 1)
+            self.days = SymInt(7, "days")
+            self._cache = {}
+            self.handle = object()
+
+        def __getattribute__(self, name):
+            raise AssertionError("user code ran")
+
+    assert values.public_fields(Span()) == [
+        ["start", values.std_value(datetime.date(2024, 1, 1))],
+        ["days", {"kind": "int", "value": "7"}],
+    ]
+    assert values.public_fields(3) is None

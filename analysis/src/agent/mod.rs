@@ -6,6 +6,7 @@ pub mod embed;
 pub mod interpreter;
 pub mod pool;
 pub mod protocol;
+pub mod state;
 pub mod worker;
 
 pub use pool::Pool;

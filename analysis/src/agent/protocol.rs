@@ -1,6 +1,7 @@
 //! The agent's JSON-lines protocol, typed (described in `docs/agent-protocol.md`): value trees
 //! the generator sends, and what one execution reports back.
 
+use super::state::ObjectState;
 use crate::symbolic::Expr;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
@@ -253,6 +254,9 @@ pub struct ReturnValue {
     /// tuple literal.
     #[serde(default, deserialize_with = "literal")]
     pub items: Option<Literal>,
+    /// For any other value: the standard-library value it is, or its public fields.
+    #[serde(flatten)]
+    pub state: ObjectState,
 }
 
 /// A value made of literals, as the agent describes a return value: decoded and checked here,

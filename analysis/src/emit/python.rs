@@ -3,6 +3,7 @@
 use crate::agent::protocol::{
     ExecuteRequest, Form, Literal, MAX_ITEMS, Value, ValueTree, wire_float,
 };
+use crate::agent::state::{Assertable, StdValue};
 use crate::explore::exploration::{GeneratedTest, Outcome};
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
@@ -65,6 +66,8 @@ pub struct AssertionSite {
     pub assertion: String,
     /// The call whose value it asserts: `pages(0, 1)`.
     pub call: String,
+    /// What of the call's value it reads.
+    pub reads: Reads,
     /// The assertion's byte range in the rendered file.
     pub range: (u32, u32),
     /// The test function's source, and the import lines of its file.
@@ -95,8 +98,38 @@ fn suspicious_comment(rank: usize) -> String {
     format!("  # LCN300: suspicious assertion, rank {rank}: check this value")
 }
 
+/// What of the call's value an emitted assertion reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// The value itself: `result == 1`, `result is None`, its items, the exception raised.
+    Value,
+    /// Only its type's name.
+    Type,
+    /// One field: `months` in `assert result.months == -1`.
+    Field(String),
+}
+
+impl Reads {
+    /// What an assertion as the emitter writes it reads.
+    fn of(assertion: &str) -> Reads {
+        if assertion.starts_with("assert type(result).__name__") {
+            return Reads::Type;
+        }
+        let field = assertion.split_once("result.").map(|(_, rest)| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<String>()
+        });
+        match field {
+            Some(field) if !field.is_empty() => Reads::Field(field),
+            _ => Reads::Value,
+        }
+    }
+}
+
 impl TestFile {
-    /// The assertions of its tests as rendered (tests whose assertion was taken out have none).
+    /// The assertions of its tests as rendered, in order (tests whose assertions were taken out
+    /// have none).
     pub fn assertions(&self) -> Vec<AssertionSite> {
         let mut out = vec![];
         let mut line = self.header.lines().count() as u32;
@@ -137,12 +170,12 @@ impl TestFile {
                         name: t.name.clone(),
                         line: line + i as u32 + 1,
                         range: (begin, begin + assertion.len() as u32),
+                        reads: Reads::of(&assertion),
                         assertion,
                         call: call.unwrap_or_default(),
                         source: source.trim_end().to_owned() + "\n",
                         imports: imports.clone(),
                     });
-                    break;
                 }
             }
             line += source.lines().count() as u32;
@@ -152,20 +185,16 @@ impl TestFile {
     }
 
     /// Writes the rank of a suspicious assertion beside it (a comment).
-    pub fn mark_suspicious(&mut self, origin: &(String, usize), rank: usize) {
+    pub fn mark_suspicious(&mut self, site: &AssertionSite, rank: usize) {
         for t in &mut self.tests {
-            if t.origin != *origin || t.weakened {
+            if t.origin != site.origin || t.weakened {
                 continue;
             }
             let mut out = String::new();
             let mut done = false;
             for text in t.source.lines() {
                 out.push_str(text);
-                let trimmed = text.trim();
-                if !done
-                    && (trimmed.starts_with("assert ")
-                        || trimmed.starts_with("with pytest.raises("))
-                {
+                if !done && text.trim() == site.assertion {
                     out.push_str(&suspicious_comment(rank));
                     done = true;
                 }
@@ -279,6 +308,8 @@ struct Imports {
     asyncio: bool,
     /// Some test enters a context manager: the file defines `_entered`.
     entered: bool,
+    /// Modules of the standard-library values some test rebuilds: `datetime`.
+    std: BTreeSet<&'static str>,
     from: BTreeSet<(String, String)>,
 }
 
@@ -297,25 +328,48 @@ impl Imports {
         Some(qualname.to_owned())
     }
 
+    /// The call rebuilding a standard-library value, its module imported:
+    /// `datetime.date(1985, 4, 15)`.
+    fn std_expr(&mut self, value: &StdValue) -> String {
+        self.std.extend(value.class.module());
+        let args: Vec<String> = value.args.iter().map(literal_expr).collect();
+        format!("{}({})", value.class.constructor(), args.join(", "))
+    }
+
+    /// The assertion that `subject` (`result.months`) is `value`.
+    fn assertion(&mut self, subject: &str, value: &Assertable) -> String {
+        match value {
+            Assertable::Literal(Literal::None) => format!("assert {subject} is None"),
+            Assertable::Literal(nan) if nan.is_nan() => {
+                self.math = true;
+                format!("assert math.isnan({subject})")
+            }
+            Assertable::Literal(literal) => {
+                format!("assert {subject} == {}", literal_expr(literal))
+            }
+            Assertable::Std(std) => format!("assert {subject} == {}", self.std_expr(std)),
+        }
+    }
+
     fn render(&self) -> String {
         let mut out = String::new();
-        if self.asyncio {
-            out.push_str("import asyncio\n");
+        let mut modules: BTreeSet<&str> = BTreeSet::from(["os", "sys", "tempfile"]);
+        modules.extend(self.std.iter().copied());
+        for (used, module) in [
+            (self.asyncio, "asyncio"),
+            (self.mock, "importlib"),
+            (self.itertools, "itertools"),
+            (self.math, "math"),
+            (self.random, "random"),
+        ] {
+            if used {
+                modules.insert(module);
+            }
         }
-        if self.mock {
-            out.push_str("import importlib\n");
+        for module in modules {
+            out.push_str(&format!("import {module}\n"));
         }
-        if self.itertools {
-            out.push_str("import itertools\n");
-        }
-        if self.math {
-            out.push_str("import math\n");
-        }
-        out.push_str("import os\n");
-        if self.random {
-            out.push_str("import random\n");
-        }
-        out.push_str("import sys\nimport tempfile\n\nimport pytest\n\n");
+        out.push_str("\nimport pytest\n\n");
         let mut last = String::new();
         let mut line = String::new();
         for (module, name) in &self.from {
@@ -812,6 +866,7 @@ fn test_source(
             literal,
             type_name,
             items,
+            state,
             ..
         } => {
             let _ = writeln!(out, "    result = {call}");
@@ -824,6 +879,10 @@ fn test_source(
                 Some(literal) => {
                     let _ = writeln!(out, "    assert result == {}", literal_expr(literal));
                 }
+                None if state.std.is_some() => {
+                    let std = state.std.as_ref()?;
+                    let _ = writeln!(out, "    assert result == {}", imports.std_expr(std));
+                }
                 None => {
                     let mut short = String::new();
                     python_str_literal(
@@ -834,6 +893,13 @@ fn test_source(
                     if let Some(items) = items {
                         let _ =
                             writeln!(out, "    assert tuple(result) == {}", literal_expr(items));
+                    }
+                    for (field, value) in &state.fields {
+                        let _ = writeln!(
+                            out,
+                            "    {}",
+                            imports.assertion(&format!("result.{field}"), value)
+                        );
                     }
                 }
             }
@@ -883,6 +949,11 @@ mod tests {
                     1,
                     "    result = pages(0, 1)\n    assert result == 1\n",
                 ),
+                test(
+                    "test_pages_3",
+                    2,
+                    "    result = pages(1, 1)\n    assert type(result).__name__ == 'Page'\n    assert result.number == 1\n",
+                ),
             ],
         };
         let claims: Vec<(u32, String)> = file
@@ -894,10 +965,34 @@ mod tests {
             claims,
             [
                 (4, "`pages(0, 0)` raises `ValueError`".to_owned()),
-                (10, "`pages(0, 1) == 1`".to_owned())
+                (10, "`pages(0, 1) == 1`".to_owned()),
+                (15, "`type(pages(1, 1)).__name__ == 'Page'`".to_owned()),
+                (16, "`pages(1, 1).number == 1`".to_owned()),
             ]
         );
-        file.mark_suspicious(&("pages".to_owned(), 1), 1);
+        let reads: Vec<Reads> = file.assertions().into_iter().map(|a| a.reads).collect();
+        assert_eq!(
+            reads,
+            [
+                Reads::Value,
+                Reads::Value,
+                Reads::Type,
+                Reads::Field("number".into())
+            ]
+        );
+        let [_, second, _, field] = &file.assertions()[..] else {
+            panic!("four assertions");
+        };
+        file.mark_suspicious(second, 1);
+        file.mark_suspicious(field, 2);
+        let text = file.render();
+        assert!(
+            text.lines()
+                .nth(15)
+                .unwrap()
+                .ends_with("rank 2: check this value")
+        );
+        assert!(!text.lines().nth(14).unwrap().contains("LCN300"));
         let text = file.render();
         let site = &file.assertions()[1];
         assert_eq!(site.line, 10);
@@ -920,6 +1015,7 @@ mod tests {
             type_name: "int".into(),
             literal: Some(Literal::Int("1".into())),
             items: None,
+            state: Default::default(),
         };
         assert_eq!(
             test_name("Stock.restock_plan", 2, &ok),

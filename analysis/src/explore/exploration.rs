@@ -5,6 +5,7 @@
 
 use super::inputs::Candidate;
 use crate::agent::protocol::{ExecuteRequest, Literal, Position, SideEffect, Status};
+use crate::agent::state::ObjectState;
 use crate::model::mcdc::{Independence, Obligation};
 use crate::symbolic::Expr;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -47,6 +48,9 @@ pub enum Outcome {
         /// The items of a tuple subclass's value (a named tuple) as a tuple literal.
         #[serde(default, with = "crate::agent::protocol::stored_literal")]
         items: Option<Literal>,
+        /// For another value: the standard-library value it is, or its public fields.
+        #[serde(default)]
+        state: ObjectState,
     },
     Raised {
         type_name: String,

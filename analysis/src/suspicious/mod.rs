@@ -5,15 +5,16 @@
 //! `LCN300` diagnostics; the agent records, `invariants` infers, the CLI and the server report.
 //!
 //! Provenance tracked: the value a generated test asserts is the return value (or the exception)
-//! of the target's outermost invocation in its run, so a violation relates to the test's
-//! assertion when it is of an invariant of the target's exit point (every exit invariant is
-//! about the return value or the exception). Violations at the entry (an unusual input) are
-//! counted but relate to no assertion; invariants of other functions the run reached are not
-//! checked.
+//! of the target's outermost invocation in its run, so a violation relates to one of the test's
+//! assertions when it is of an invariant of the target's exit point over what that assertion
+//! reads: the whole value (`result == …`), its type's name, or one of its fields
+//! (`result.months == …` for `return.months`, `len(return.months)`). Violations at the entry (an
+//! unusual input) and over parameters only are counted but relate to no assertion; invariants
+//! of other functions the run reached are not checked.
 
 use crate::config::Suspicious;
 use crate::diagnostic::{Code, Diagnostic, Related};
-use crate::emit::AssertionSite;
+use crate::emit::{AssertionSite, Reads};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::{Exploration, Outcome};
 use crate::invariants::{self, Invariant, Point, Support};
@@ -80,23 +81,26 @@ pub struct ObservedTest {
     /// The index of the generated test in its exploration.
     pub test: usize,
     pub invocations: Vec<Invocation>,
+    /// What its emitted assertions read of the returned value, in order: a violation counts
+    /// for the test when it reaches one of them.
+    pub reads: Vec<Reads>,
 }
 
-/// Runs again the generated tests of `exploration` that a file would hold (those in `kept`
-/// when given), recording their program points.
+/// Runs again the generated tests of `exploration` that a file holds with assertions (by
+/// index, with what their assertions read), recording their program points.
 pub fn observe(
     pool: &crate::agent::Pool,
     target: &FunctionUnderTest,
     exploration: &Exploration,
-    kept: Option<&BTreeSet<usize>>,
+    asserted: &BTreeMap<usize, Vec<Reads>>,
 ) -> Vec<ObservedTest> {
     let function = target.observed_name();
     let mut out = vec![];
     for (i, t) in exploration.tests.iter().enumerate() {
-        if matches!(t.outcome, Outcome::Failed(_))
-            || t.side_effect.is_some()
-            || kept.is_some_and(|k| !k.contains(&i))
-        {
+        let Some(reads) = asserted.get(&i) else {
+            continue;
+        };
+        if matches!(t.outcome, Outcome::Failed(_)) || t.side_effect.is_some() {
             continue;
         }
         if let Ok(invocations) = pool.observe(&t.request) {
@@ -104,6 +108,7 @@ pub fn observe(
                 function: function.clone(),
                 test: i,
                 invocations,
+                reads: reads.clone(),
             });
         }
     }
@@ -188,7 +193,7 @@ pub fn rank(
     let mut ranking = Ranking::default();
     let mut learned: BTreeMap<&str, Vec<Invariant>> = BTreeMap::new();
     // (function, test) → violations related to its assertion, before uniqueness.
-    let mut related: BTreeMap<(&str, usize), Vec<Violation>> = BTreeMap::new();
+    let mut related_to: BTreeMap<(&str, usize), Vec<Violation>> = BTreeMap::new();
     // (function, invariant key) → generated tests breaking it (comparable runs only).
     let mut breaking: BTreeMap<(&str, String), BTreeSet<usize>> = BTreeMap::new();
     for t in observed {
@@ -256,8 +261,8 @@ pub fn rank(
                 .entry((t.function.as_str(), invariant.key()))
                 .or_default()
                 .insert(t.test);
-            if invariant.point == Point::Exit {
-                related
+            if invariant.point == Point::Exit && related(invariant, &t.reads).is_some() {
+                related_to
                     .entry((t.function.as_str(), t.test))
                     .or_default()
                     .push(Violation {
@@ -270,7 +275,7 @@ pub fn rank(
             }
         }
     }
-    let mut assertions: Vec<Suspicion> = related
+    let mut assertions: Vec<Suspicion> = related_to
         .into_iter()
         .map(|((function, test), mut violations)| {
             for v in &mut violations {
@@ -323,6 +328,45 @@ pub struct EmittedAt {
     pub site: AssertionSite,
     /// The test file, when the tests were written.
     pub file: Option<PathBuf>,
+}
+
+/// The field of the returned value a variable of an exit point reads: `months` for
+/// `return.months`, `len(return.months)` or `return.months.days`; none for the value itself.
+fn returned_field(variable: &str) -> Option<&str> {
+    let (_, rest) = variable.split_once("return.")?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// Whether an assertion reading `reads` of the returned value depends on `variable` of the
+/// exit point (dynamic data flow, as the emitter writes assertions): the value itself reaches
+/// every variable of the value; its type's name only `type(return)`; a field what is read
+/// through that field. Parameters at the exit reach no assertion.
+fn reaches(reads: &Reads, variable: &str) -> bool {
+    let of_value = variable.contains("return") || variable.contains("exception");
+    match reads {
+        Reads::Value => of_value,
+        Reads::Type => variable == "type(return)" || variable == "type(exception)",
+        Reads::Field(field) => returned_field(variable) == Some(field.as_str()),
+    }
+}
+
+/// The first of a test's assertions (in order) a violation of `invariant` reaches.
+fn related<'a>(invariant: &Invariant, reads: &'a [Reads]) -> Option<&'a Reads> {
+    let variables = invariant.property.variables();
+    reads
+        .iter()
+        .find(|r| variables.iter().any(|v| reaches(r, v)))
+}
+
+/// The assertion of a test (in order) a suspicion relates to: the first its most unique
+/// violation reaches.
+pub fn site_of<'a>(s: &Suspicion, sites: &'a [EmittedAt]) -> Option<&'a EmittedAt> {
+    let reads: Vec<Reads> = sites.iter().map(|at| at.site.reads.clone()).collect();
+    let first = related(&s.violations.first()?.invariant, &reads)?;
+    sites.iter().find(|at| at.site.reads == *first)
 }
 
 /// A branch side of `f` as a reader sees it: `` `b == 0` was true``. Positions are CPython's
@@ -473,18 +517,23 @@ pub fn function_diagnostics(
     ) else {
         return vec![];
     };
-    let sites: BTreeMap<usize, EmittedAt> = file
-        .assertions()
-        .into_iter()
-        .map(|site| (site.origin.1, EmittedAt { site, file: None }))
+    let mut sites: BTreeMap<usize, Vec<EmittedAt>> = BTreeMap::new();
+    for site in file.assertions() {
+        sites
+            .entry(site.origin.1)
+            .or_default()
+            .push(EmittedAt { site, file: None });
+    }
+    let asserted: BTreeMap<usize, Vec<Reads>> = sites
+        .iter()
+        .map(|(&i, sites)| (i, sites.iter().map(|at| at.site.reads.clone()).collect()))
         .collect();
-    let with_assertion: BTreeSet<usize> = sites.keys().copied().collect();
-    let observed = observe(pool, target, exploration, Some(&with_assertion));
+    let observed = observe(pool, target, exploration, &asserted);
     let ranking = rank(observations, &observed, settings);
     ranking
         .assertions
         .iter()
-        .filter_map(|s| diagnostic(s, target, sites.get(&s.test)?, root))
+        .filter_map(|s| diagnostic(s, target, site_of(s, sites.get(&s.test)?)?, root))
         .collect()
 }
 
@@ -551,7 +600,50 @@ mod tests {
                 exit: sample(&[("items", items), ("per_page", 1), ("return", ret)]),
                 sides,
             }],
+            reads: vec![Reads::Value],
         }
+    }
+
+    #[test]
+    fn a_violation_counts_for_the_assertions_that_read_what_it_is_about() {
+        let settings = Settings::of(&Suspicious::default());
+        let with_reads = |test, reads: Vec<Reads>| ObservedTest {
+            reads,
+            ..run(test, 0, 1, vec![IF])
+        };
+        // `items >= return` is broken: an assertion of the type's name or of a field does not
+        // read the returned value itself.
+        let observed = [
+            with_reads(1, vec![Reads::Type]),
+            with_reads(2, vec![Reads::Field("real".into())]),
+            with_reads(3, vec![Reads::Type, Reads::Value]),
+        ];
+        let ranking = rank(&observations(), &observed, &settings);
+        let tests: Vec<usize> = ranking.assertions.iter().map(|s| s.test).collect();
+        assert_eq!(tests, [3]);
+        let at = |reads: Reads| EmittedAt {
+            site: AssertionSite {
+                origin: ("pages".into(), 3),
+                name: "test_pages_3".into(),
+                line: 1,
+                assertion: String::new(),
+                call: "pages(0, 1)".into(),
+                reads,
+                range: (0, 0),
+                source: String::new(),
+                imports: vec![],
+            },
+            file: None,
+        };
+        let sites = [at(Reads::Type), at(Reads::Value)];
+        let site = site_of(&ranking.assertions[0], &sites).unwrap();
+        assert_eq!(site.site.reads, Reads::Value);
+        assert_eq!(returned_field("len(return.months)"), Some("months"));
+        assert!(reaches(
+            &Reads::Field("months".into()),
+            "return.months.days"
+        ));
+        assert!(!reaches(&Reads::Value, "self.count"));
     }
 
     #[test]

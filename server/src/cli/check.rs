@@ -1290,7 +1290,9 @@ fn suspicious_assertions(
     };
     // Where each generated test's assertion is, by (module, function, test index).
     let sites_of = |files: Option<&[emit::TestFile]>| {
-        let mut sites: BTreeMap<(String, String, usize), EmittedAt> = BTreeMap::new();
+        // A test's assertions, in order: the one a violation relates to is chosen by what
+        // it reads.
+        let mut sites: BTreeMap<(String, String, usize), Vec<EmittedAt>> = BTreeMap::new();
         for r in results {
             let key = r.target.observed_name();
             if r.exploration.failure.is_some() || !observed_functions.contains(key.as_str()) {
@@ -1320,14 +1322,14 @@ fn suspicious_assertions(
             };
             for (site, file) in found {
                 if site.origin.0 == r.target.qualname {
-                    sites.insert(
-                        (
+                    sites
+                        .entry((
                             r.target.module.clone(),
                             site.origin.0.clone(),
                             site.origin.1,
-                        ),
-                        EmittedAt { site, file },
-                    );
+                        ))
+                        .or_default()
+                        .push(EmittedAt { site, file });
                 }
             }
         }
@@ -1336,25 +1338,25 @@ fn suspicious_assertions(
     let sites = sites_of(files.as_deref().map(|f| f.as_slice()));
     let mut observed = vec![];
     for r in results {
-        let with_assertion: BTreeSet<usize> = sites
-            .keys()
-            .filter(|(m, q, _)| *m == r.target.module && *q == r.target.qualname)
-            .map(|(_, _, i)| *i)
-            .filter(|i| {
+        let asserted: BTreeMap<usize, Vec<emit::Reads>> = sites
+            .iter()
+            .filter(|((m, q, _), _)| *m == r.target.module && *q == r.target.qualname)
+            .filter(|((_, _, i), _)| {
                 kept.is_none_or(|k| {
                     k.get(&(r.target.module.clone(), r.target.qualname.clone()))
                         .is_some_and(|s| s.contains(i))
                 })
             })
+            .map(|((_, _, i), at)| (*i, at.iter().map(|at| at.site.reads.clone()).collect()))
             .collect();
-        if with_assertion.is_empty() {
+        if asserted.is_empty() {
             continue;
         }
         observed.extend(suspicious::observe(
             pool,
             &r.target,
             &r.exploration,
-            Some(&with_assertion),
+            &asserted,
         ));
     }
     let ranking = suspicious::rank(observations, &observed, &settings);
@@ -1369,9 +1371,16 @@ fn suspicious_assertions(
             let Some(r) = target_of(&s.function) else {
                 continue;
             };
+            let key = (r.target.module.clone(), r.target.qualname.clone(), s.test);
+            let Some(at) = sites
+                .get(&key)
+                .and_then(|sites| suspicious::site_of(s, sites))
+            else {
+                continue;
+            };
             for f in files.iter_mut() {
                 if f.name == file_name(&r.target.module) {
-                    f.mark_suspicious(&(r.target.qualname.clone(), s.test), s.rank);
+                    f.mark_suspicious(&at.site, s.rank);
                 }
             }
         }
@@ -1388,7 +1397,10 @@ fn suspicious_assertions(
             continue;
         };
         let key = (r.target.module.clone(), r.target.qualname.clone(), s.test);
-        let Some(at) = sites.get(&key) else {
+        let Some(at) = sites
+            .get(&key)
+            .and_then(|sites| suspicious::site_of(s, sites))
+        else {
             continue;
         };
         if let Some(d) = suspicious::diagnostic(s, &r.target, at, &config.root) {

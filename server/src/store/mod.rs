@@ -454,6 +454,7 @@ mod tests {
             type_name: "float".into(),
             literal: Some(Literal::Float(f64::NEG_INFINITY)),
             items: None,
+            state: Default::default(),
         };
         let text = serde_json::to_string(&outcome).unwrap();
         assert_eq!(serde_json::from_str::<Outcome>(&text).unwrap(), outcome);

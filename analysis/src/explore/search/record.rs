@@ -119,12 +119,14 @@ impl Search<'_> {
                     type_name: "NoneType".into(),
                     literal: Some(Literal::None),
                     items: None,
+                    state: Default::default(),
                 });
                 Outcome::Returned {
                     repr: r.repr,
                     type_name: r.type_name,
                     literal: r.literal,
                     items: r.items.filter(|i| matches!(i, Literal::Tuple(_))),
+                    state: r.state,
                 }
             }
             Status::Raised => {
