@@ -698,7 +698,7 @@ fn functions_not_explored_are_published_with_their_reason() {
     );
     assert_eq!(
         skipped[1]["message"],
-        "not explored: LookupError: `now` is bound again to a `Clock` object: no call by its name reaches the definition at line 18"
+        "not explored: `now` is bound again to a `Clock` object: no call by its name reaches the definition at line 18"
     );
     assert_eq!(
         skipped[1]["range"],

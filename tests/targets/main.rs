@@ -77,7 +77,7 @@ kinds/members.py Account.balance#3 2/2
 kinds/members.py Account.opened_with 2/2
 kinds/members.py Account.fee 2/2
 kinds/members.py Range.__post_init__ 2/2
-kinds/rebound.py scale 0/2 not explored: LookupError: `scale` is bound again to the definition at line 15: no call by its name reaches the definition at line 6
+kinds/rebound.py scale 0/2 not explored: `scale` is bound again to the definition at line 15: no call by its name reaches the definition at line 6
 kinds/rebound.py scale#2 2/2
 kinds/rebound.py pick#3 2/2
 "

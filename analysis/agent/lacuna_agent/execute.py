@@ -221,6 +221,8 @@ class Runtime:
             resolved = self.resolve(request["target"])
         except TargetImportError as e:
             return {"error": str(e), "import_error": e.details}
+        except targets.Unreachable as e:
+            return {"error": str(e)}
         finally:
             self.sandbox.active = False
             self.sandbox.importing = False

@@ -13,6 +13,12 @@ from .describe import mangled
 MAX_ITEMS = 100
 
 
+class Unreachable(LookupError):
+    """The target cannot be called as a test would call it (nested in a function, its name bound
+    again to something else, not the property or registration it was taken for): the message
+    says why, for the user."""
+
+
 class NeedsEventLoop(Exception):
     """A coroutine awaited something only an event loop can complete."""
 
@@ -69,7 +75,7 @@ def resolve(module, target):
     path = call.get("through") or target["qualname"]
     parts = path.split(".")
     if "<locals>" in parts:
-        raise LookupError("%s is nested in a function and cannot be called directly" % path)
+        raise Unreachable("%s is nested in a function and cannot be called directly" % path)
     owner = None
     obj = module
     raw = None
@@ -90,11 +96,11 @@ def resolve(module, target):
         return Resolved(obj, obj, None, form, member, raw=obj)
     if form.startswith("property-"):
         if not isinstance(raw, property):
-            raise LookupError("`%s` is not a property" % path)
+            raise Unreachable("`%s` is not a property" % path)
         accessor = {"property-get": raw.fget, "property-set": raw.fset,
                     "property-delete": raw.fdel}[form]
         if accessor is None or (lines and not _defined_at(accessor, lines)):
-            raise LookupError("the property `%s` does not use the %s defined at line %d"
+            raise Unreachable("the property `%s` does not use the %s defined at line %d"
                               % (path, form[len("property-"):], lines[1] if lines else 0))
         return Resolved(None, accessor, owner, form, member, raw=accessor)
     # A decorated definition's name is bound to what its decorators returned, which a call
@@ -112,7 +118,7 @@ def resolve(module, target):
             where = "the class `%s`" % raw.__name__
         else:
             where = "%s object" % _a(type(raw).__name__)
-        raise LookupError(
+        raise Unreachable(
             "`%s` is bound again to %s: no call by its name reaches the definition at line %d"
             % (path, where, lines[1]))
     return Resolved(obj, _plain(raw), owner, form, member, raw=raw)
@@ -129,12 +135,12 @@ def _registration(dispatcher, raw, owner, member, lines, path):
         inner = getattr(raw, "dispatcher", None)  # a `singledispatchmethod`
         registry = getattr(inner, "registry", None)
     if registry is None:
-        raise LookupError("`%s` is not a singledispatch function" % path)
+        raise Unreachable("`%s` is not a singledispatch function" % path)
     for cls, implementation in registry.items():
         if cls is not object and lines and _defined_at(implementation, lines):
             return Resolved(dispatcher, _plain(implementation), owner, "dispatch", member,
                             registered=cls, raw=implementation)
-    raise LookupError("no registration of `%s` is defined at line %d"
+    raise Unreachable("no registration of `%s` is defined at line %d"
                       % (path, lines[1] if lines else 0))
 
 
