@@ -1663,6 +1663,12 @@ def span(days: int) -> Span:
     if days > 7:
         return Span(datetime.date(2024, 1, 1), 7)
     return Span(datetime.date(2024, 1, 1), 1)
+
+
+def rounded(value: Decimal) -> Decimal:
+    if value > 1:
+        return Decimal("1.00")
+    return Decimal("0.50")
 "#;
     let (out, _, tests, project) = generate_module("spans.py", source);
     let asserted: BTreeSet<&str> = tests
@@ -1680,6 +1686,9 @@ def span(days: int) -> Span:
         "assert result.days == 7",
         "assert result.days == 1",
         "assert result.label == 'span'",
+        // An input built as `decimal_2 = Decimal(…)`: no variable shadows the module.
+        "assert result == decimal.Decimal('1.00')",
+        "assert result == decimal.Decimal('0.50')",
     ];
     assert_eq!(
         asserted,

@@ -483,6 +483,22 @@ const MOCK_HELPER: &str = r#"def _mock(monkeypatch, module, target, *values):
             monkeypatch.setattr(sys.modules[module], name, fake)
 "#;
 
+/// Every module an emitted file may import by its own name: no variable of a test takes one.
+const MODULES: [&str; 12] = [
+    "asyncio",
+    "datetime",
+    "decimal",
+    "fractions",
+    "importlib",
+    "itertools",
+    "math",
+    "os",
+    "pytest",
+    "random",
+    "sys",
+    "tempfile",
+];
+
 /// Builds a Python expression for a value tree; objects need statements first, which go into
 /// `setup` under fresh variable names.
 struct Writer<'a> {
@@ -503,8 +519,9 @@ impl Writer<'_> {
         let mut name = base.clone();
         let mut n = 2;
         // Nor the function under test (`movie = Movie(...)` before `movie(movie)`), nor any name
-        // the file imports.
+        // the file imports (`decimal = Decimal(0)` before `result == decimal.Decimal('0')`).
         while self.imports.from.iter().any(|(_, bound)| *bound == name)
+            || MODULES.contains(&name.as_str())
             || !self.used.insert(name.clone())
         {
             name = format!("{base}_{n}");
