@@ -277,10 +277,12 @@ impl FunctionSyntax {
         self.decorators.iter().any(|d| d == "classmethod")
     }
 
+    /// Decorated `@property` or as a cached property (`functools.cached_property`, a
+    /// project's or a framework's own `cached_property`): read through an instance.
     pub fn is_property(&self) -> bool {
         self.decorators
             .iter()
-            .any(|d| d == "property" || d == "functools.cached_property" || d == "cached_property")
+            .any(|d| d == "property" || d == "cached_property" || d.ends_with(".cached_property"))
     }
 }
 

@@ -60,6 +60,15 @@ def _code(obj):
     return None
 
 
+def _cached_getter(raw):
+    """The function a cached property computes its value with (`functools.cached_property`, or
+    a project's own descriptor keeping it as `func`), or None."""
+    getter = getattr(raw, "func", None)
+    if hasattr(type(raw), "__get__") and inspect.isfunction(getter):
+        return getter
+    return None
+
+
 def _defined_at(obj, lines):
     code = _code(obj)
     return code is not None and lines[0] <= code.co_firstlineno <= lines[1]
@@ -79,14 +88,19 @@ def resolve(module, target):
     owner = None
     obj = module
     raw = None
-    for part in parts:
+    form = call.get("form", "plain")
+    for i, part in enumerate(parts):
         owner = obj if isinstance(obj, type) else None
         part = mangled(owner, part)
         raw = inspect.getattr_static(owner, part) if owner is not None else None
-        obj = getattr(obj, part)
+        if owner is not None and i == len(parts) - 1 and form.startswith("property-"):
+            # Read from the class, a descriptor may run its getter without an instance (a
+            # cached property's `__get__(None, cls)`): the accessor is taken as defined.
+            obj = raw
+        else:
+            obj = getattr(obj, part)
     if owner is None:
         raw = obj
-    form = call.get("form", "plain")
     lines = call.get("lines")
     member = mangled(owner, parts[-1])
     if form == "dispatch":
@@ -95,10 +109,13 @@ def resolve(module, target):
         # The class is called: its signature is the constructor's.
         return Resolved(obj, obj, None, form, member, raw=obj)
     if form.startswith("property-"):
-        if not isinstance(raw, property):
+        if isinstance(raw, property):
+            accessor = {"property-get": raw.fget, "property-set": raw.fset,
+                        "property-delete": raw.fdel}[form]
+        elif form == "property-get" and _cached_getter(raw) is not None:
+            accessor = _cached_getter(raw)
+        else:
             raise Unreachable("`%s` is not a property" % path)
-        accessor = {"property-get": raw.fget, "property-set": raw.fset,
-                    "property-delete": raw.fdel}[form]
         if accessor is None or (lines and not _defined_at(accessor, lines)):
             raise Unreachable("the property `%s` does not use the %s defined at line %d"
                               % (path, form[len("property-"):], lines[1] if lines else 0))

@@ -100,6 +100,31 @@ SOURCE = textwrap.dedent('''\
     @counted
     def triple(x):
         return 3 * x
+
+
+    import functools
+
+
+    class cached:
+        def __init__(self, func):
+            self.func = func
+
+        def __get__(self, instance, owner):
+            value = instance.__dict__[self.func.__name__] = self.func(instance)
+            return value
+
+
+    class Account:
+        def __init__(self):
+            self.cents = 250
+
+        @cached
+        def dollars(self):
+            return self.cents / 100
+
+        @functools.cached_property
+        def label(self):
+            return "acct"
 ''')
 
 
@@ -173,3 +198,12 @@ def test_a_coroutine_that_needs_an_event_loop_is_the_agents_limit_not_an_outcome
     resolved = targets.resolve(module, target("later", form="async"))
     with pytest.raises(targets.NeedsEventLoop):
         targets.invoke(resolved, None, [1], {})
+
+
+def test_cached_properties_are_reached_through_an_instance(module):
+    # Read from the class, the project's own descriptor would run its getter on None.
+    for name, value in (("dollars", 2.5), ("label", "acct")):
+        line = module.Account.__dict__[name].func.__code__.co_firstlineno
+        getter = targets.resolve(module, target("Account." + name, lines=[line - 1, line + 1],
+                                                form="property-get"))
+        assert targets.invoke(getter, module.Account(), [], {}) == value
