@@ -341,6 +341,23 @@ fn about_result(point: Point, var: &str) -> bool {
     point == Point::Entry || var.contains("return") || var == "type(exception)"
 }
 
+/// Whether an ordering between two numbers of a point can mean something (Daikon compares only
+/// comparable variables): two fields of different names measure different things
+/// (`return.tdelta.microseconds` and `return.years`), so they are never compared; parameters,
+/// the return value, lengths and fields of the same name are.
+fn comparable(left: &str, right: &str) -> bool {
+    let field = |var: &str| {
+        let var = var
+            .strip_prefix("len(")
+            .map_or(var, |v| v.trim_end_matches(')'));
+        var.rsplit_once('.').map(|(_, field)| field.to_owned())
+    };
+    match (field(left), field(right)) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
+}
+
 /// The likely invariants of one program point.
 pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<Invariant> {
     let samples = &observed.samples;
@@ -466,7 +483,9 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
     }
     for (a, (left, xs)) in numeric.iter().enumerate() {
         for (right, ys) in &numeric[a + 1..] {
-            if !(about_result(point, left) || about_result(point, right)) {
+            if !(about_result(point, left) || about_result(point, right))
+                || !comparable(left, right)
+            {
                 continue;
             }
             let ys: BTreeMap<usize, Number> = ys.iter().copied().collect();
@@ -765,6 +784,29 @@ mod tests {
         );
         assert_eq!(ordering.seen[0], "items = 10, return = 4");
         assert!(ordering.confidence > 0.95);
+    }
+
+    #[test]
+    fn only_comparable_numbers_are_ordered() {
+        // A duration's years and its microseconds are both numbers, and in six calls one was
+        // always the larger: it means nothing. A date's day and the day it was given do.
+        let rows: Vec<Vec<(&str, Variable)>> = (1..=6)
+            .map(|k| {
+                vec![
+                    ("day.day", int(k)),
+                    ("return.day", int(k + 1)),
+                    ("return.years", int(k)),
+                    ("return.tdelta.microseconds", int(1000 * k)),
+                ]
+            })
+            .collect();
+        let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+        let orderings: Vec<String> = infer(Point::Exit, &point(&refs), &Support::default())
+            .iter()
+            .filter(|i| matches!(i.property, Property::Compare { .. }))
+            .map(Invariant::key)
+            .collect();
+        assert_eq!(orderings, ["exit: day.day < return.day"]);
     }
 
     #[test]
