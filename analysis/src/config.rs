@@ -72,6 +72,10 @@ pub struct Config {
     pub max_file_size: u64,
     /// The diagnostic codes reported (`select`, `extend-select`, `ignore`).
     pub selection: crate::diagnostic::Selection,
+    /// coverage.py's exclusions, regular expressions matched against source lines: its
+    /// default (`# pragma: no cover`), or `[tool.coverage.report] exclude_lines`, plus
+    /// `exclude_also` (see `exclusions`).
+    pub exclude_lines: Vec<String>,
 }
 
 /// The default of `max-file-size`: 2 MiB, far above any hand-written module.
@@ -313,6 +317,30 @@ struct Tool {
     /// pytest's own table, read only for `ini_options.testpaths` (and leniently: it is not
     /// Lacuna's to validate).
     pytest: Option<toml::Value>,
+    /// coverage.py's table, read only for `report.exclude_lines` and `report.exclude_also`
+    /// (leniently too).
+    coverage: Option<toml::Value>,
+}
+
+/// coverage.py's default exclusion: `# pragma: no cover` and its spellings.
+pub const DEFAULT_EXCLUDE_LINE: &str = r"#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)";
+
+/// coverage.py's exclusions from its `[tool.coverage.report]` table: `exclude_lines` replaces
+/// the default, `exclude_also` adds to it.
+fn coverage_exclusions(coverage: Option<&toml::Value>) -> Vec<String> {
+    let report = coverage.and_then(|c| c.get("report"));
+    let list = |key: &str| -> Option<Vec<String>> {
+        let items = report?.get(key)?.as_array()?;
+        Some(
+            items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+        )
+    };
+    let mut out = list("exclude_lines").unwrap_or_else(|| vec![DEFAULT_EXCLUDE_LINE.to_owned()]);
+    out.extend(list("exclude_also").unwrap_or_default());
+    out
 }
 
 /// `[tool.pytest.ini_options] testpaths`, a list or one string of space-separated paths.
@@ -490,6 +518,7 @@ impl Config {
         let pyproject: PyProject =
             toml::from_str(text).map_err(|e| error(describe_toml_error(text, &e)))?;
         let testpaths = pytest_testpaths(pyproject.tool.pytest.as_ref());
+        let exclude_lines = coverage_exclusions(pyproject.tool.coverage.as_ref());
         let table = pyproject.tool.lacuna.unwrap_or_default();
         validate(&table.budget).map_err(|m| error(format!("[tool.lacuna.budget]: {m}")))?;
         if !(0.0..=1.0).contains(&table.suspicious.similarity) {
@@ -506,6 +535,7 @@ impl Config {
         .map_err(error)?;
         let mut config = Config::from_table(&root, Some(file.to_owned()), table, testpaths);
         config.selection = selection;
+        config.exclude_lines = exclude_lines;
         Ok(config)
     }
 
@@ -554,6 +584,7 @@ impl Config {
             grants: Grants::default(),
             max_file_size: table.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
             selection: crate::diagnostic::Selection::default(),
+            exclude_lines: coverage_exclusions(None),
         }
     }
 
@@ -742,6 +773,31 @@ mod tests {
         assert_eq!(c.guidance, Path::new("/p/tests/lacuna_guidance.py"));
         assert!(c.exclude.iter().any(|e| e == ".venv"));
         assert_eq!(c.src, vec![PathBuf::from("/p/.")]);
+    }
+
+    #[test]
+    fn coverage_exclusions_are_coverage_pys() {
+        let default = vec![DEFAULT_EXCLUDE_LINE.to_owned()];
+        assert_eq!(
+            parse("[project]\nname = 'x'\n").unwrap().exclude_lines,
+            default
+        );
+        let also = parse("[tool.coverage.report]\nexclude_also = ['if TYPE_CHECKING:']\n");
+        assert_eq!(
+            also.unwrap().exclude_lines,
+            [DEFAULT_EXCLUDE_LINE, "if TYPE_CHECKING:"]
+        );
+        let own =
+            parse("[tool.coverage.report]\nexclude_lines = ['nocov']\nexclude_also = ['debug']\n");
+        assert_eq!(own.unwrap().exclude_lines, ["nocov", "debug"]);
+        // Not Lacuna's table to validate: anything else in it is left alone.
+        let odd = parse("[tool.coverage.report]\nexclude_lines = 'nocov'\nskip_empty = true\n");
+        assert_eq!(odd.unwrap().exclude_lines, default);
+        assert!(
+            regex::Regex::new(DEFAULT_EXCLUDE_LINE)
+                .unwrap()
+                .is_match("    x = 1  # pragma: no cover")
+        );
     }
 
     #[test]

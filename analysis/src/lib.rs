@@ -7,6 +7,7 @@ pub mod config;
 pub mod db;
 pub mod diagnostic;
 pub mod emit;
+pub mod exclusions;
 pub mod explain;
 pub mod explore;
 pub mod generation;

@@ -258,6 +258,9 @@ pub struct FunctionSyntax {
     pub field_writes: ThinVec<FieldWrite>,
     /// Reads of `self.<field>` (methods only), deduplicated, in first-read order.
     pub field_reads: ThinVec<CompactString>,
+    /// Branch sides an exclusion left out of `decisions` (`# pragma: no cover`): set by the
+    /// analysis, which knows the project's exclusions; the lowering leaves it 0.
+    pub excluded_sides: u32,
 }
 
 impl FunctionSyntax {

@@ -316,3 +316,111 @@ fn emitted_tests_join_the_projects_pytest_run_and_are_not_checked_again() {
         "{paths:?}"
     );
 }
+
+/// coverage.py's exclusions, as its users write them: `# pragma: no cover` on a `def` line, on
+/// the only statement of a branch, and a pattern of the project's own (`exclude_also`). What they
+/// leave out is neither counted nor diagnosed, and the branch sides left are the branches
+/// coverage.py counts for the same file with the same configuration.
+#[test]
+fn coverage_exclusions_leave_out_what_coverage_py_leaves_out() {
+    let project = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = project.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "pyproject.toml",
+        "[project]\nname = \"ex\"\n\n[tool.coverage.report]\nexclude_also = [\"if TYPE_CHECKING:\"]\n",
+    );
+    write(
+        "ex.py",
+        r#"from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import os
+
+
+def parse(text: str, strict: bool):
+    if not text:
+        raise NotImplementedError  # pragma: no cover
+    if strict:
+        return text.upper()
+    return text
+
+
+def debug(x: int):  # pragma: no cover
+    if x > 3:
+        return 1
+    return 2
+
+
+def sign(x: int):
+    if x > 0:
+        return 1
+    else:  # pragma: no cover
+        if x == 0:
+            return 0
+        return -1
+"#,
+    );
+    write(
+        "tests/test_ex.py",
+        "from ex import parse, sign\n\n\ndef test_parse():\n    assert parse('a', True) == 'A'\n    assert parse('a', False) == 'a'\n    assert sign(2) == 1\n",
+    );
+    let doc = json(&check(project.path(), &["--format", "json"], &[]));
+    let functions = doc["files"][0]["functions"].as_array().unwrap();
+    let figures: Vec<(String, u64, u64)> = functions
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap().to_owned(),
+                f["branches"]["total"].as_u64().unwrap(),
+                f["branches"]["excluded"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        figures,
+        [
+            ("<module>".to_owned(), 0, 2),
+            ("parse".to_owned(), 2, 2),
+            ("debug".to_owned(), 0, 2),
+            ("sign".to_owned(), 0, 4),
+        ]
+    );
+    assert_eq!(doc["summary"]["branches"], 2);
+    assert_eq!(doc["summary"]["excluded"], 10);
+    assert_eq!(doc["summary"]["diagnostics"], 0, "{doc}");
+    // coverage.py, with the same configuration, counts the same branches in the file.
+    let (python, _) = test_python().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(&python)
+            .args(["-m", "coverage"])
+            .args(args)
+            .env("HOME", home.path())
+            .env("PYTHONPATH", project.path())
+            .current_dir(project.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    };
+    run(&[
+        "run",
+        "--branch",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    ]);
+    run(&["json", "-o", "coverage.json"]);
+    let coverage: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(project.path().join("coverage.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        coverage["files"]["ex.py"]["summary"]["num_branches"],
+        doc["summary"]["branches"]
+    );
+}

@@ -14,12 +14,16 @@ use lacuna_grammar::{
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
-/// The typed syntax of a file (empty when the file has no text).
+/// The typed syntax of a file (empty when the file has no text), less what the project's
+/// coverage exclusions leave out (`# pragma: no cover`: see [`crate::exclusions`]).
 #[salsa::tracked(returns(ref))]
 pub fn parsed(db: &dyn Db, file: SourceFile) -> Arc<Module> {
     match file.contents(db) {
         FileContents::Text(text) if too_large(db, text).is_none() => {
-            Arc::new(db.parses().parse(file, text))
+            let mut module = db.parses().parse(file, text);
+            crate::exclusions::Exclusions::new(&db.project().config(db).exclude_lines)
+                .apply(&mut module, text);
+            Arc::new(module)
         }
         _ => Arc::new(Module::default()),
     }
@@ -318,7 +322,10 @@ pub fn static_report(db: &dyn Db, file: SourceFile) -> Arc<StaticReport> {
     for &function in file_functions(db, file) {
         let syntax = function.syntax(db);
         let model = function_model(db, function).clone();
-        if syntax.kind != FunctionKind::Def && syntax.decisions.is_empty() {
+        if syntax.kind != FunctionKind::Def
+            && syntax.decisions.is_empty()
+            && syntax.excluded_sides == 0
+        {
             continue;
         }
         let anchor = function.anchor(db);

@@ -9,6 +9,9 @@ use lacuna_grammar::{Decision, DecisionId, FunctionSyntax, ThinVec, Unmodelled};
 pub struct FunctionModel {
     pub decisions: usize,
     pub branch_sides: usize,
+    /// Branch sides a coverage exclusion left out (`# pragma: no cover`): not in
+    /// `branch_sides`.
+    pub excluded_sides: usize,
     pub conditions: usize,
     /// (decision, condition, value) triples counted under the configuration.
     pub obligations: usize,
@@ -25,6 +28,7 @@ impl FunctionModel {
         FunctionModel {
             decisions: decisions.len(),
             branch_sides: syntax.branch_count(),
+            excluded_sides: syntax.excluded_sides as usize,
             // A loop's one condition ("another item") is no boolean condition of MC/DC.
             conditions: decisions
                 .iter()

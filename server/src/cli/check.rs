@@ -47,7 +47,7 @@ pub struct Figures {
     pub obligations: usize,
     /// With generation.
     pub shown: Option<usize>,
-    /// Branch sides left out by an exclusion (`# pragma: no cover`, `exclude_lines`).
+    /// Branch sides left out by a coverage exclusion (`# pragma: no cover`, `exclude_lines`).
     pub excluded: usize,
 }
 
@@ -471,7 +471,7 @@ impl CheckedFile {
             shown: self
                 .generation
                 .then(|| explored.map_or(0, |g| g.obligations.0.min(f.model.obligations))),
-            excluded: 0,
+            excluded: f.model.excluded_sides,
         }
     }
 }
