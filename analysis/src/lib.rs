@@ -17,6 +17,7 @@ pub mod invariants;
 pub mod model;
 pub mod sandbox;
 pub mod suite;
+pub mod suppression;
 pub mod suspicious;
 pub mod symbolic;
 pub mod workspace;

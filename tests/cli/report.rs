@@ -424,3 +424,48 @@ def sign(x: int):
         doc["summary"]["branches"]
     );
 }
+
+/// `# lacuna: ignore[CODES]` on a diagnostic's line leaves out the diagnostics of those codes
+/// (or prefixes) that start there, and a marker naming other codes leaves it be.
+#[test]
+fn a_lacuna_ignore_comment_suppresses_the_codes_it_names_on_its_line() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("pyproject.toml"),
+        "[project]\nname = \"sp\"\n",
+    )
+    .unwrap();
+    let body = |marker: &str| {
+        format!(
+            "    if os.path.exists(\"/nonexistent/lacuna\"):{marker}\n        return 1\n    return 2\n"
+        )
+    };
+    std::fs::write(
+        project.path().join("sp.py"),
+        format!(
+            "import os\n\n\ndef found(x: int):\n{}\n\ndef kept(x: int):\n{}\n\ndef other(x: int):\n{}",
+            body(""),
+            body("  # lacuna: ignore[LCN101]"),
+            body("  # lacuna: ignore[LCN2]"),
+        ),
+    )
+    .unwrap();
+    let doc = json(&check(project.path(), &["--format", "json"], &[]));
+    let reported: Vec<(String, u64)> = doc["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reported,
+        [("LCN101".to_owned(), 5), ("LCN101".to_owned(), 17)],
+        "{doc}"
+    );
+    assert_eq!(doc["summary"]["diagnostics"], 2);
+}

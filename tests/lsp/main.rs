@@ -350,6 +350,40 @@ fn the_configured_selection_filters_published_diagnostics() {
     server.shutdown();
 }
 
+/// A `# lacuna: ignore[…]` marker silences the published diagnostics of its codes on its line,
+/// as in `lacuna check`; a coverage exclusion leaves its decision out altogether.
+#[test]
+fn suppressed_and_excluded_lines_publish_nothing() {
+    let (dir, root, module) = project();
+    let chain = vec!["x"; 3000].join(" or ");
+    std::fs::write(
+        &module,
+        format!(
+            "def g(x):\n    if {chain}:\n        pass\n\ndef h(x):\n    if {chain}:  # lacuna: ignore[LCN003]\n        pass\n\ndef k(x):\n    if {chain}:  # pragma: no cover\n        pass\n\ndef broken(:  # lacuna: ignore\n"
+        ),
+    )
+    .unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": false}));
+    let uri = server.open(&module, 1);
+    let diagnostics = server.diagnostics_where(&uri, has("LCN003"));
+    let lines: Vec<(String, u64)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [("LCN003".to_owned(), 1)],
+        "only `g`'s oversized decision: {diagnostics:#?}"
+    );
+    server.shutdown();
+}
+
 #[test]
 fn malformed_messages_get_an_error_and_the_server_keeps_serving() {
     let (dir, root, module) = project();

@@ -34,6 +34,8 @@ pub struct CheckedFile {
     pub selection: Arc<Selection>,
     /// With `--shard`: the part of the run this one does.
     pub shard: Option<Arc<super::shard::Part>>,
+    /// Its `# lacuna: ignore[…]` markers.
+    pub suppressions: lacuna_analysis::suppression::Suppressions,
 }
 
 /// One function's figures under the one definition every output (text, JSON,
@@ -421,6 +423,7 @@ impl CheckedFile {
             .chain(self.generated.iter().flat_map(|g| &g.diagnostics))
             .chain(self.imports.iter().filter(|_| self.owns(None)))
             .filter(|d| self.selection.selects(d.code))
+            .filter(|d| !self.suppressions.suppresses(d, &self.lines))
             .collect();
         all.sort_by(|a, b| {
             let key = |d: &'_ Diagnostic| {
@@ -560,9 +563,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .par_iter()
         .map_with(snapshot, |db, &file| {
             let path = file.path(db);
+            let text = file.contents(db).text().cloned();
             CheckedFile {
                 display: display_path(path, &cwd),
-                text: file.contents(db).text().cloned(),
+                suppressions: text
+                    .as_deref()
+                    .map(lacuna_analysis::suppression::Suppressions::of)
+                    .unwrap_or_default(),
+                text,
                 lines: line_index(db, file).clone(),
                 report: static_report(db, file).clone(),
                 generated: vec![],

@@ -309,6 +309,9 @@ impl Results {
         // `select`, `ignore` and `extend-select` of `[tool.lacuna]`, as `lacuna check` applies them.
         let config = workspace.project.config(db);
         diagnostics.retain(|d| config.selection.selects(d.code));
+        // `# lacuna: ignore[…]` on a diagnostic's line, as `lacuna check` honours it.
+        let suppressions = lacuna_analysis::suppression::Suppressions::of(&doc.text.text);
+        diagnostics.retain(|d| !suppressions.suppresses(d, &doc.text.lines));
         let encoding = shared.encoding();
         let lsp_diagnostics = diagnostics
             .iter()
