@@ -32,7 +32,7 @@ import sys
 import weakref
 
 from .codemap import CodeMap, frame_key
-from .values import STD_VALUES
+from .values import STD_VALUES, instance_dict as _fields
 
 SAMPLES = 1000        # distinct samples kept per program point
 # Variables kept over all the samples of all points, and buffered for the test under way: what
@@ -104,16 +104,6 @@ def _std_float(value):
     if number != number or number in (float("inf"), float("-inf")):
         return None
     return float.__repr__(number)
-
-
-def _fields(value):
-    try:
-        d = object.__getattribute__(value, "__dict__")
-    except Exception:
-        return None
-    if type(d) is not dict:
-        return None
-    return d
 
 
 class Observer:

@@ -302,15 +302,22 @@ def assertable(value):
 FIELDS = 8  # public fields of a returned object asserted
 
 
-def public_fields(value):
-    """The public fields of an object (its instance dictionary's names that do not start with
-    `_`, at most `FIELDS`) whose values an emitted test can assert, as `[name, tree]` pairs, read
-    without calling its code; None when it has no instance dictionary."""
+def instance_dict(value):
+    """An object's instance dictionary, read without its code (`__getattribute__` of its class
+    is not called); None when it has none that is a plain dict."""
     try:
         fields = object.__getattribute__(value, "__dict__")
     except Exception:
         return None
-    if type(fields) is not dict:
+    return fields if type(fields) is dict else None
+
+
+def public_fields(value):
+    """The public fields of an object (its instance dictionary's names that do not start with
+    `_`, at most `FIELDS`) whose values an emitted test can assert, as `[name, tree]` pairs, read
+    without calling its code; None when it has no instance dictionary."""
+    fields = instance_dict(value)
+    if fields is None:
         return None
     out = []
     for name, field in list(dict.items(fields)):

@@ -1373,17 +1373,18 @@ fn suspicious_assertions(
             .iter()
             .find(|r| r.target.observed_name() == function)
     };
+    // A suspicion's function and the assertion it relates to, among `sites`.
+    let located = |s: &suspicious::Suspicion,
+                   sites: &BTreeMap<(String, String, usize), Vec<EmittedAt>>| {
+        let r = target_of(&s.function)?;
+        let key = (r.target.module.clone(), r.target.qualname.clone(), s.test);
+        let at = suspicious::site_of(s, sites.get(&key)?)?.clone();
+        Some((r, at))
+    };
     // The rank beside each suspicious assertion, in the files written.
     if let (Some(dir), Some(files)) = (dir, files.as_deref_mut()) {
         for s in &ranking.assertions {
-            let Some(r) = target_of(&s.function) else {
-                continue;
-            };
-            let key = (r.target.module.clone(), r.target.qualname.clone(), s.test);
-            let Some(at) = sites
-                .get(&key)
-                .and_then(|sites| suspicious::site_of(s, sites))
-            else {
+            let Some((r, at)) = located(s, &sites) else {
                 continue;
             };
             for f in files.iter_mut() {
@@ -1399,20 +1400,16 @@ fn suspicious_assertions(
             }
         }
     }
+    // Read again: the marks written beside assertions moved what follows them.
     let sites = sites_of(files.as_deref().map(|f| f.as_slice()));
     for s in &ranking.assertions {
-        let Some(r) = target_of(&s.function) else {
+        let Some((r, at)) = located(s, &sites) else {
             continue;
         };
-        let key = (r.target.module.clone(), r.target.qualname.clone(), s.test);
-        let Some(at) = sites
-            .get(&key)
-            .and_then(|sites| suspicious::site_of(s, sites))
-        else {
-            continue;
-        };
-        if let Some(d) = suspicious::diagnostic(s, &r.target, at, &config.root) {
-            out.entry((key.0, key.1)).or_insert_with(Vec::new).push(d);
+        if let Some(d) = suspicious::diagnostic(s, &r.target, &at, &config.root) {
+            out.entry((r.target.module.clone(), r.target.qualname.clone()))
+                .or_insert_with(Vec::new)
+                .push(d);
         }
     }
     if !ranking.assertions.is_empty() {
