@@ -28,25 +28,24 @@ impl Exclusions {
     }
 
     /// The 0-based lines of `text` some pattern matches.
-    fn lines(&self, text: &str) -> Vec<u32> {
+    fn lines(&self, text: &str, index: &LineIndex) -> Vec<u32> {
         if self.patterns.is_empty() {
             return vec![];
         }
-        text.lines()
-            .enumerate()
+        index
+            .lines(text)
             .filter(|(_, line)| self.patterns.iter().any(|p| p.is_match(line)))
-            .map(|(i, _)| i as u32)
+            .map(|(i, _)| i)
             .collect()
     }
 
-    /// Leaves out of `module` (the syntax of `text`) the decisions and definitions an excluded
-    /// line starts, counting the sides each function lost.
-    pub fn apply(&self, module: &mut Module, text: &str) {
-        let excluded = self.lines(text);
+    /// Leaves out of `module` (the syntax of `text`, whose lines `index` holds) the decisions
+    /// and definitions an excluded line starts, counting the sides each function lost.
+    pub fn apply(&self, module: &mut Module, text: &str, index: &LineIndex) {
+        let excluded = self.lines(text, index);
         if excluded.is_empty() {
             return;
         }
-        let index = LineIndex::new(text);
         let line = |offset: u32| index.line_col(offset).line;
         let is_excluded = |l: u32| excluded.binary_search(&l).is_ok();
         // Byte spans left out whole: definitions whose header is excluded, and the blocks an
@@ -69,11 +68,11 @@ impl Exclusions {
                     let Some(block) = side.target.map(|t| t.absolute(f.anchor)) else {
                         continue;
                     };
-                    let first = first_code_line(text, &index, block.start);
+                    let first = first_code_line(text, index, block.start);
                     if is_excluded(first)
                         || (first > 0
                             && is_excluded(first - 1)
-                            && opens_else(text, &index, first - 1))
+                            && opens_else(text, index, first - 1))
                     {
                         spans.push((keyword.start, keyword.end));
                         spans.push((block.start, block.end));
@@ -141,7 +140,7 @@ mod tests {
     fn sides_of(text: &str, patterns: &[&str]) -> Vec<(String, usize, u32)> {
         let mut module = lacuna_grammar::parse(text);
         let patterns: Vec<String> = patterns.iter().map(|p| (*p).to_owned()).collect();
-        Exclusions::new(&patterns).apply(&mut module, text);
+        Exclusions::new(&patterns).apply(&mut module, text, &LineIndex::new(text));
         module
             .functions
             .iter()

@@ -18,10 +18,10 @@ pub struct Suppressions {
 }
 
 impl Suppressions {
-    /// The markers of `text`.
-    pub fn of(text: &str) -> Suppressions {
+    /// The markers of `text`, whose lines `index` holds.
+    pub fn of(text: &str, index: &LineIndex) -> Suppressions {
         let mut lines = BTreeMap::new();
-        for (i, line) in text.lines().enumerate() {
+        for (i, line) in index.lines(text) {
             let Some(at) = line.find(MARKER) else {
                 continue;
             };
@@ -36,13 +36,9 @@ impl Suppressions {
                         .filter(|c| !c.is_empty())
                         .collect::<Vec<_>>()
                 });
-            lines.insert(i as u32, codes);
+            lines.insert(i, codes);
         }
         Suppressions { lines }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
     }
 
     /// Whether a marker on the line where `diagnostic` starts suppresses its code.
@@ -70,9 +66,10 @@ mod tests {
 
     #[test]
     fn a_marker_suppresses_the_codes_it_names_on_its_line() {
-        let text = "a = 1  # lacuna: ignore[LCN101, lcn2]\nb = 2  # lacuna: ignore\nc = 3\n";
+        // A lone `\r` ends a line, as it does for Python and for the positions of diagnostics.
+        let text = "a = 1  # lacuna: ignore[LCN101, lcn2]\rb = 2  # lacuna: ignore\nc = 3\n";
         let lines = LineIndex::new(text);
-        let s = Suppressions::of(text);
+        let s = Suppressions::of(text, &lines);
         let at = |line: u32, code: Code| {
             let start = lines.line_range(line).unwrap().start;
             Diagnostic::new(code, TextRange::new(start, start + 1), String::new())

@@ -133,6 +133,17 @@ impl LineIndex {
         Some((start + pos.col).min(next))
     }
 
+    /// Each line of `text` (the text this index was built from) with its 0-based number, its
+    /// line break left out: the lines every position of the index counts (a lone `\r` ends
+    /// one, as it does for Python).
+    pub fn lines<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (u32, &'a str)> + 'a {
+        (0..self.starts.len() as u32).filter_map(move |i| {
+            let range = self.line_range(i)?;
+            let line = text.get(range.start as usize..range.end as usize)?;
+            Some((i, line.trim_end_matches(['\n', '\r'])))
+        })
+    }
+
     /// The byte range of a line, including its line break.
     pub fn line_range(&self, line: u32) -> Option<TextRange> {
         let start = *self.starts.get(line as usize)?;

@@ -21,8 +21,11 @@ pub fn parsed(db: &dyn Db, file: SourceFile) -> Arc<Module> {
     match file.contents(db) {
         FileContents::Text(text) if too_large(db, text).is_none() => {
             let mut module = db.parses().parse(file, text);
-            crate::exclusions::Exclusions::new(&db.project().config(db).exclude_lines)
-                .apply(&mut module, text);
+            crate::exclusions::Exclusions::new(&db.project().config(db).exclude_lines).apply(
+                &mut module,
+                text,
+                line_index(db, file),
+            );
             Arc::new(module)
         }
         _ => Arc::new(Module::default()),

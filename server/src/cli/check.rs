@@ -564,14 +564,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .map_with(snapshot, |db, &file| {
             let path = file.path(db);
             let text = file.contents(db).text().cloned();
+            let lines = line_index(db, file).clone();
             CheckedFile {
                 display: display_path(path, &cwd),
                 suppressions: text
                     .as_deref()
-                    .map(lacuna_analysis::suppression::Suppressions::of)
+                    .map(|t| lacuna_analysis::suppression::Suppressions::of(t, &lines))
                     .unwrap_or_default(),
                 text,
-                lines: line_index(db, file).clone(),
+                lines,
                 report: static_report(db, file).clone(),
                 generated: vec![],
                 imports: vec![],

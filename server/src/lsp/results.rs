@@ -310,7 +310,8 @@ impl Results {
         let config = workspace.project.config(db);
         diagnostics.retain(|d| config.selection.selects(d.code));
         // `# lacuna: ignore[…]` on a diagnostic's line, as `lacuna check` honours it.
-        let suppressions = lacuna_analysis::suppression::Suppressions::of(&doc.text.text);
+        let suppressions =
+            lacuna_analysis::suppression::Suppressions::of(&doc.text.text, &doc.text.lines);
         diagnostics.retain(|d| !suppressions.suppresses(d, &doc.text.lines));
         let encoding = shared.encoding();
         let lsp_diagnostics = diagnostics
