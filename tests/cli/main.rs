@@ -869,6 +869,91 @@ def reset_cache(force: bool) -> str:
     );
 }
 
+/// A module-level registry, a list and a class counter that calls change: every run starts
+/// from the module as imported (a name registered by one run is not there for the next), and
+/// each emitted test that changes them puts them back, so that the tests pass in either order.
+#[test]
+fn module_state_a_call_changes_is_put_back_between_runs_and_tests() {
+    let Some((python, venv)) = test_python() else {
+        panic!(
+            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
+        );
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let plugins = tempfile::tempdir().unwrap();
+    let root = project.path();
+    std::fs::write(
+        root.join("registry.py"),
+        r#"REGISTRY = {"builtin": 0}
+LOADED = []
+
+
+class Plugin:
+    created = 0
+
+    def __init__(self, name: str):
+        self.name = name
+        Plugin.created += 1
+
+
+def register(name: str) -> str:
+    if name in REGISTRY:
+        return "again"
+    REGISTRY[name] = len(REGISTRY)
+    LOADED.append(Plugin(name))
+    return "new"
+
+
+def lookup(name: str) -> int:
+    if name in REGISTRY:
+        return REGISTRY[name]
+    return -1
+"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--emit-tests", "tests_gen", "registry.py"])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "checked under pytest: 4 as generated, 0 without their assertion, 0 left out"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let tests = std::fs::read_to_string(root.join("tests_gen/test_lacuna_registry.py")).unwrap();
+    insta::assert_snapshot!(tests);
+
+    // As pytest orders them, and the other way round.
+    std::fs::write(
+        plugins.path().join("reverse_order.py"),
+        "def pytest_collection_modifyitems(items):\n    items.reverse()\n",
+    )
+    .unwrap();
+    for order in [&[][..], &["-p", "reverse_order"][..]] {
+        let run = Command::new(&python)
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .args(order)
+            .arg("tests_gen")
+            .env("HOME", home.path())
+            .env("PYTHONPATH", plugins.path())
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "emitted tests fail under pytest ({order:?}):\n{}\n{tests}",
+            String::from_utf8_lossy(&run.stdout)
+        );
+    }
+}
+
 /// What reaches an emitted test from the worker is data Lacuna checked and renders itself:
 /// code that forges the agent's description of its result (a literal that is code, an
 /// exception whose type name is code) never gets that text into the file.

@@ -20,6 +20,7 @@ except ImportError:  # not on every platform
 
 from . import describe as describing
 from . import identity, interpose, objects, positions, recorder, targets, values
+from .modstate import ModuleState
 from .sym import Sym, concrete
 from .observe import Observer
 from .tracer import Tracer
@@ -110,6 +111,8 @@ class Runtime:
         self.excluded = []
         self.tracer = None
         self.project_modules = []
+        # Their state as imported, put back after every execution.
+        self.module_state = ModuleState(self.is_project_object)
         # The project's `functools.lru_cache` wrappers, emptied before each execution: a cached
         # result would skip the function's branches, and runs must not depend on earlier ones.
         self.caches = []
@@ -266,6 +269,7 @@ class Runtime:
                 self.sandbox.active = False
                 self.sandbox.importing = False
             # What the import did is the module's, not this run's.
+            self.module_state.record(self.project_modules)
             self.sandbox.effects = []
             objects.field_values.clear()
             values.clear()
@@ -357,6 +361,11 @@ class Runtime:
             if restore_mocks is not None:
                 restore_mocks()
             self.guard.restore(saved)
+            changed = self.module_state.restore()
+            if changed:
+                result["module_state"] = [{"path": p, "change": c} for p, c in changed]
+            # A module imported during the run is recorded as the run left it.
+            self.module_state.record(self.project_modules)
             if self.sandbox.effects:
                 result["effects"] = self.sandbox.effects
                 self.sandbox.effects = []

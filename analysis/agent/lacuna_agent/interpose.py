@@ -11,6 +11,7 @@ Exception classes, constants and classes used only for `isinstance` pass through
 import builtins
 import functools
 import enum
+import numbers
 import os
 import types
 
@@ -236,6 +237,10 @@ def wrap_returned(result, base):
                         ["var", base + ".__len__", "int"])
     if result is None or isinstance(result, (types.ModuleType, type, BaseException)) \
             or callable(result) or _is_flow(result):
+        return result
+    if isinstance(result, numbers.Number):
+        # `Decimal`, `Fraction`, `complex`: no attribute worth a symbol, and C code given one
+        # (`ZERO.quantize(Decimal("1e-2"))`, a plain value's method) checks the exact type.
         return result
     return ReturnedObject(result, base)
 

@@ -96,6 +96,11 @@ CASES = {
         "counted": [(["a", "bb"],), ([],)],
         "described": [(True,), (False,)],
     },
+    "decimals": {
+        "rounded": [(3, 0), (1, 2)],
+        "total": [([],), ([4, 7],)],
+        "quantized": [(0,), (2,)],
+    },
     "boundaries": {
         "encoded": [(True, "n"), (False, "")],
         "cast_joined": [("a",), ("b",)],

@@ -40,6 +40,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/main.py"),
     ),
     (
+        "lacuna_agent/modstate.py",
+        include_str!("../../agent/lacuna_agent/modstate.py"),
+    ),
+    (
         "lacuna_agent/objects.py",
         include_str!("../../agent/lacuna_agent/objects.py"),
     ),

@@ -623,6 +623,34 @@ pub struct Execution {
     /// refused or not, in order (the first few).
     #[serde(default, deserialize_with = "bounded")]
     pub effects: Vec<SideEffect>,
+    /// Module-level state of the project the run changed (and the worker put back, so that the
+    /// next run starts from the modules as imported), in the order it was recorded.
+    #[serde(default, deserialize_with = "bounded")]
+    pub module_state: Vec<StateChange>,
+}
+
+/// A change a run made to the project's module-level state: `path` is the access path from a
+/// module (`moneyed.classes.CURRENCIES`, `app.Counter.instances`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct StateChange {
+    #[serde(deserialize_with = "short_text")]
+    pub path: String,
+    pub change: Change,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Change {
+    /// The contents of the dict, list or set there.
+    Contents,
+    /// The name was bound to another object.
+    Rebound,
+    /// The name was bound by the run.
+    Added,
+    /// The name was unbound by the run.
+    Deleted,
+    /// The worker could not put it back (a class refusing its attribute).
+    NotRestored,
 }
 
 /// Bounds on what a worker's response may hold: a forged or runaway response is cut to size
@@ -739,6 +767,7 @@ impl Execution {
             type_tests: vec![],
             draws_random: false,
             effects: vec![],
+            module_state: vec![],
         }
     }
 }

@@ -308,6 +308,8 @@ struct Imports {
     asyncio: bool,
     /// Some test enters a context manager: the file defines `_entered`.
     entered: bool,
+    /// Some test changes module-level state: the file defines `_restoring`.
+    restoring: bool,
     /// Modules of the standard-library values some test rebuilds: `datetime`.
     std: BTreeSet<&'static str>,
     from: BTreeSet<(String, String)>,
@@ -357,7 +359,8 @@ impl Imports {
         modules.extend(self.std.iter().copied());
         for (used, module) in [
             (self.asyncio, "asyncio"),
-            (self.mock, "importlib"),
+            (self.mock || self.restoring, "importlib"),
+            (self.restoring, "collections"),
             (self.itertools, "itertools"),
             (self.math, "math"),
             (self.random, "random"),
@@ -403,6 +406,10 @@ impl Imports {
             out.push_str(ENTERED_HELPER);
             out.push_str("\n\n");
         }
+        if self.restoring {
+            out.push_str(RESTORING_HELPER);
+            out.push_str("\n\n");
+        }
         out
     }
 }
@@ -437,6 +444,46 @@ const ENTERED_HELPER: &str = r#"def _entered(manager):
     """What `with manager as value:` binds to `value`, after the block is left."""
     with manager as value:
         return value
+"#;
+
+/// Module-level state a test's call changes, put back when the test ends, as the generator put
+/// it back after the run: the next test starts from the modules as imported, whatever the order.
+const RESTORING_HELPER: &str = r#"def _restoring(request, target):
+    """Puts back, when the test ends, the object the module-level name `target` is bound to
+    and the contents of the dict, list or set it holds: the call changes them."""
+    parts = target.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:i]))
+            break
+        except ImportError:
+            continue
+    else:
+        return
+    for part in parts[i:-1]:
+        owner = getattr(owner, part)
+    name, missing = parts[-1], object()
+    value = vars(owner).get(name, missing)
+    if type(value) in (dict, set, collections.defaultdict):
+        contents = value.copy()
+    elif type(value) is list:
+        contents = list(value)
+    else:
+        contents = None
+
+    def restore():
+        if value is missing:
+            if name in vars(owner):
+                delattr(owner, name)
+        elif vars(owner).get(name, missing) is not value:
+            setattr(owner, name, value)
+        if type(value) is list:
+            value[:] = contents
+        elif contents is not None:
+            value.clear()
+            value.update(contents)
+
+    request.addfinalizer(restore)
 "#;
 
 /// A callable argument whose calls return chosen values in turn, the way the generator ran it.
@@ -779,7 +826,7 @@ fn call_source(
     let mut writer = Writer {
         imports,
         setup: vec![],
-        used: BTreeSet::from(["result".to_owned()]),
+        used: BTreeSet::from(["result".to_owned(), "request".to_owned()]),
     };
     // The name called: a registration's dispatcher, a property, one of several definitions
     // bound to one name.
@@ -859,7 +906,11 @@ fn test_source(
         let mut writer = Writer {
             imports,
             setup: vec![],
-            used: BTreeSet::from(["result".to_owned(), "monkeypatch".to_owned()]),
+            used: BTreeSet::from([
+                "result".to_owned(),
+                "monkeypatch".to_owned(),
+                "request".to_owned(),
+            ]),
         };
         let values = writer.list(&mock.returns)?;
         setup.extend(writer.setup);
@@ -872,8 +923,23 @@ fn test_source(
         ));
         imports.mock = true;
     }
-    let fixture = if mocks.is_empty() { "" } else { "monkeypatch" };
-    let mut out = format!("def {name}({fixture}):\n");
+    // Registered first, so that what building the inputs changes is put back too.
+    let restored: BTreeSet<&str> = test.module_state.iter().map(String::as_str).collect();
+    for (i, path) in restored.iter().enumerate() {
+        if !is_dotted_name(path) {
+            return None;
+        }
+        setup.insert(i, format!("_restoring(request, '{path}')"));
+        imports.restoring = true;
+    }
+    let mut fixtures = vec![];
+    if !restored.is_empty() {
+        fixtures.push("request");
+    }
+    if !mocks.is_empty() {
+        fixtures.push("monkeypatch");
+    }
+    let mut out = format!("def {name}({}):\n", fixtures.join(", "));
     for line in &setup {
         let _ = writeln!(out, "    {line}");
     }

@@ -34,6 +34,11 @@ pub struct GeneratedTest {
     /// The run drew from the `random` module's generator: the emitted test seeds it as the
     /// run did, so that it takes the same path.
     pub draws_random: bool,
+    /// The module-level state the run changed, by access path (`moneyed.classes.CURRENCIES`):
+    /// the emitted test puts it back when it ends, so that the next test starts from the
+    /// modules as imported, as each run in the generator did.
+    #[serde(default)]
+    pub module_state: Vec<String>,
     /// When it was found, from the start of the search.
     pub found_after: Duration,
 }

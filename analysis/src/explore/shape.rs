@@ -124,7 +124,15 @@ impl Shape {
                 returns: sub("returns"),
                 named: t["named"].as_str().map(str::to_owned),
             },
-            "optional" => Shape::Optional(sub("of")),
+            // `str | Currency | None`: one choice among the three, not a choice of `None`
+            // whose other side always picks the union's first member.
+            "optional" => match Shape::from_describe(&t["of"]) {
+                Shape::Union(mut members) => {
+                    members.push(Shape::None);
+                    Shape::Union(members)
+                }
+                inner => Shape::Optional(Box::new(inner)),
+            },
             "union" => Shape::Union(
                 t["of"]
                     .as_array()
@@ -281,6 +289,18 @@ pub fn kind_shape(kind: &str) -> Option<Shape> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_optional_union_is_one_choice_among_its_members_and_none() {
+        let t = json!({"kind": "optional", "of": {"kind": "union", "of": [
+            {"kind": "str"}, {"kind": "int"}]}});
+        let shape = Shape::from_describe(&t);
+        assert_eq!(
+            shape,
+            Shape::Union(vec![Shape::Str, Shape::Int, Shape::None])
+        );
+        assert_eq!(shape.choice_count(), 3);
+    }
 
     #[test]
     fn shapes_from_describe() {

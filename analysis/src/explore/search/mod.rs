@@ -343,7 +343,16 @@ impl Search<'_> {
     }
 
     fn run(&mut self) {
-        for seed in self.seeds() {
+        let seeds = self.seeds();
+        if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
+            eprintln!(
+                "seeds {}.{}: {}",
+                self.f.module,
+                self.f.qualname,
+                seeds.len()
+            );
+        }
+        for seed in seeds {
             self.push(0, seed);
         }
         loop {
@@ -523,6 +532,7 @@ mod tests {
             type_tests: vec![],
             draws_random: false,
             effects: vec![],
+            module_state: vec![],
         }
     }
 

@@ -190,6 +190,7 @@ impl Search<'_> {
                     })
                 }),
                 draws_random: run.draws_random,
+                module_state: run.module_state.iter().map(|c| c.path.clone()).collect(),
             });
         }
     }

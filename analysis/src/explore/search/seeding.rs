@@ -400,6 +400,18 @@ impl Search<'_> {
 
     /// An input could not be built (a constructor rejected its arguments): try the usual
     /// suspects — positive numbers, non-empty strings — for every scalar of the request.
+    /// Every choice of the inputs whose alternative is an object, with that alternative.
+    fn object_alternatives(&self) -> Vec<(String, usize)> {
+        let mut out = vec![];
+        for (name, shape) in &self.signature.params {
+            object_choices(shape, name, &mut out);
+        }
+        if let Some(receiver) = &self.signature.receiver {
+            object_choices(&Shape::Object(receiver.clone()), "self", &mut out);
+        }
+        out
+    }
+
     pub(super) fn repair(&mut self, candidate: &Candidate, request: &ExecuteRequest) {
         // Until some input is valid, repairs come first; after, they wait with the flips of
         // the inputs' construction (a factory's flags), oldest first, instead of starving them.
@@ -421,6 +433,16 @@ impl Search<'_> {
             next.choices.insert(constructor_choice(&path), 1);
             self.push(priority, next);
         }
+        // An object where the declared type allows one (`currency: str | Currency`), added to
+        // the choices already made: repairs compose until every object builds (`self` and
+        // `other` of `Money.__eq__`, each with a `Currency`).
+        for (path, k) in self.object_alternatives() {
+            if candidate.choices.get(&path) != Some(&k) {
+                let mut next = candidate.clone();
+                next.choices.insert(path, k);
+                self.push(priority, next);
+            }
+        }
         for (path, value) in scalars {
             let replacements: Vec<ModelValue> = match value {
                 Value::Int { .. } => ["1", "10", "100"]
@@ -437,6 +459,28 @@ impl Search<'_> {
                 self.push(priority, next);
             }
         }
+    }
+}
+
+/// The union members that are objects, anywhere in an input of `shape` at `path` (a
+/// constructor's arguments included), as (choice path, alternative).
+fn object_choices(shape: &Shape, path: &str, out: &mut Vec<(String, usize)>) {
+    match shape {
+        Shape::Union(members) => {
+            for (k, m) in members.iter().enumerate() {
+                if let Shape::Object(_) = m {
+                    out.push((path.to_owned(), k));
+                    object_choices(m, path, out);
+                }
+            }
+        }
+        Shape::Optional(inner) => object_choices(inner, path, out),
+        Shape::Object(o) => {
+            for (name, s) in &o.init {
+                object_choices(s, &format!("{path}.__init__.{name}"), out);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -463,9 +507,12 @@ fn collect_choices(
     }
     match shape {
         Shape::Optional(inner) => collect_choices(inner, path, calls, out),
+        // A member built at the same path: a callable's returns, an object's constructor
+        // arguments (`other` of `Money.__eq__` is a `Money` first, whose `currency` is a
+        // choice too).
         Shape::Union(members) => {
             for m in members {
-                if let Shape::Callable { .. } = m {
+                if let Shape::Callable { .. } | Shape::Object(_) = m {
                     collect_choices(m, path, calls, out);
                 }
             }
