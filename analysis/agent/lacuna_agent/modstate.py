@@ -5,11 +5,11 @@ what the next input does (nor make a test pass in the generator and fail under p
 
 Recorded once per project module, when its import is over: the names its globals bind; the
 contents of the dicts, lists and sets they hold; the attributes of the classes defined there;
-the instance dictionaries of the project objects they hold (up to `MAX_OBJECTS_PER_CLASS` of one
-class); and, one level further, the dicts, lists and sets in those. After an execution each record is compared by identity — no `__eq__`,
-`__hash__` or other user code runs — and put back where it changed; what changed is reported by
-the access path an emitted test can name (`moneyed.classes.CURRENCIES`). Copies and restores
-use the hashes the containers already store.
+the instance dictionaries of the project objects they hold (up to `MAX_OBJECTS_PER_CLASS` of
+one class); and, one level further, the dicts, lists and sets in those. After an execution each
+record is compared by identity — no `__eq__`, `__hash__` or other user code runs — and put back
+where it changed; what changed is reported by the access path an emitted test can name
+(`moneyed.classes.CURRENCIES`). Copies and restores use the hashes the containers already store.
 
 Deeper state (a list inside a dict inside a module-level dict), tables of many objects of one
 class and objects of other libraries are not recorded: they are not put back."""
@@ -27,10 +27,6 @@ MAX_ITEMS = 200_000
 # such as one object per currency) is not recorded, as the check after every run would cost
 # more than most runs.
 MAX_OBJECTS_PER_CLASS = 8
-
-# Containers whose contents are recorded: copied and restored without running user code.
-_CONTAINERS = (dict, collections.defaultdict, list, set)
-
 
 class _Record:
     """One recorded object: a container's contents, or a namespace's bindings."""
@@ -123,6 +119,8 @@ class _Summary:
 
 
 def _kind(value):
+    """How a container's contents are recorded (exact types only: their copies and restores
+    run no user code), or None."""
     kind = type(value)
     if kind is dict or kind is collections.defaultdict:
         return "dict"

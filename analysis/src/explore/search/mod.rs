@@ -343,16 +343,7 @@ impl Search<'_> {
     }
 
     fn run(&mut self) {
-        let seeds = self.seeds();
-        if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
-            eprintln!(
-                "seeds {}.{}: {}",
-                self.f.module,
-                self.f.qualname,
-                seeds.len()
-            );
-        }
-        for seed in seeds {
+        for seed in self.seeds() {
             self.push(0, seed);
         }
         loop {
