@@ -22,4 +22,8 @@ pub use thin_vec::ThinVec;
 
 mod lower;
 
+pub use lower::outline::{
+    FinalReturn, FromImport, Outline, OutlineCall, OutlineClass, OutlineDecorator, OutlineFunction,
+    outline,
+};
 pub use lower::{PART_BYTES, PreviousParse, parse, parse_after, parse_in_parts};

@@ -152,12 +152,36 @@ fn opening_generates_tests_and_explains_the_external_call() {
         .unwrap();
     assert!(parses.success());
     // Offered again, it is refused rather than duplicated.
+    let action_again = action.clone();
     let again = server.request("codeAction/resolve", action);
     assert!(
         again["error"]["message"]
             .as_str()
             .unwrap()
             .contains("already mocked"),
+        "{again}"
+    );
+    // However the declaration is laid out or quoted, it is the same declaration: the action
+    // is not offered again, and resolving it is still refused.
+    let relaid = text.replace(
+        "@mock(\"os.path.exists\")",
+        "@mock(\n    'os.path.exists' ,\n)",
+    );
+    assert_ne!(relaid, text);
+    std::fs::write(&guidance, &relaid).unwrap();
+    let offered = server.code_actions(&uri, d);
+    assert!(offered.get("error").is_none(), "{offered}");
+    assert!(
+        offered["result"].as_array().is_none_or(|a| a
+            .iter()
+            .all(|a| a["title"] != "Mock `os.path.exists` in generated tests")),
+        "{offered}"
+    );
+    let again = server.request("codeAction/resolve", action_again);
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already mocked")),
         "{again}"
     );
     server.shutdown();

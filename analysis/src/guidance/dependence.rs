@@ -11,20 +11,16 @@
 //! call) as one more hash. Imports and comments are left out: adding a declaration adds an
 //! import, and that must not make every exploration stale.
 
+use super::declared::{Declaration, Declared, declaration, last_segment};
 use crate::explore::exploration::Exploration;
 use crate::explore::shape::Shape;
 use crate::explore::signature::{Guidance, Signature};
-use lacuna_grammar::FunctionKind;
 use lacuna_grammar::ids::fnv1a;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The last dotted (or `module:qualname`) segment of a call's or class's name.
 fn subject(name: &str) -> &str {
-    name.trim()
-        .trim_matches(['"', '\''])
-        .rsplit(['.', ':'])
-        .next()
-        .unwrap_or(name)
+    last_segment(name.trim())
 }
 
 /// The guidance module's declarations, by subject, as far as a change to them matters.
@@ -38,29 +34,28 @@ pub struct Declarations {
 impl Declarations {
     /// Reads the declarations of a guidance module's text (empty text: none).
     pub fn parse(text: &str) -> Declarations {
-        let module = lacuna_grammar::parse(text);
+        Declarations::of(&Declared::read(text))
+    }
+
+    /// The declarations of a guidance module already read.
+    pub fn of(declared: &Declared) -> Declarations {
         let mut by_subject: BTreeMap<String, Vec<u64>> = BTreeMap::new();
         let mut rest = vec![];
-        for f in &module.functions {
-            let s = &f.syntax;
-            if s.kind != FunctionKind::Def || s.qualname.contains("<locals>") {
-                continue;
-            }
-            let declared = (s.class.is_none())
-                .then(|| declared_subject(&s.decorators, s.returns.as_deref()))
-                .flatten();
-            match declared {
-                Some(name) => by_subject.entry(name).or_default().push(s.text_hash),
-                None => rest.push(s.text_hash),
+        for f in &declared.outline.functions {
+            let subject_name = match declaration(f) {
+                Some(Declaration::Mock(target)) => Some(target),
+                Some(Declaration::Factory) => f.returns.as_deref(),
+                None => None,
+            };
+            match subject_name {
+                Some(name) => by_subject
+                    .entry(subject(name).to_owned())
+                    .or_default()
+                    .push(f.hash),
+                None => rest.push(f.hash),
             }
         }
-        for c in &module.classes {
-            let range = c.syntax.range;
-            let text = text
-                .get(range.start as usize..range.end as usize)
-                .unwrap_or_default();
-            rest.push(fnv1a(text.as_bytes()));
-        }
+        rest.extend(declared.outline.classes.iter().map(|c| c.hash));
         for hashes in by_subject.values_mut() {
             hashes.sort_unstable();
         }
@@ -91,20 +86,6 @@ impl Declarations {
             None => self.key(self.by_subject.keys()),
         }
     }
-}
-
-/// A top-level function's subject when it is a declaration: the target of `@mock("…")`, or the
-/// class a `@factory` returns.
-fn declared_subject(decorators: &[String], returns: Option<&str>) -> Option<String> {
-    for d in decorators {
-        let (name, args) = d.split_once('(').unwrap_or((d, ""));
-        match name.trim().rsplit('.').next() {
-            Some("mock") => return Some(subject(args.trim_end().trim_end_matches(')')).to_owned()),
-            Some("factory") => return returns.map(|r| subject(r).to_owned()),
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The subjects of an exploration: every call it saw leave the project, and every class of

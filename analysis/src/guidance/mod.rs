@@ -3,6 +3,7 @@
 //! (`@factory`, through which objects of the returned class are built). The agent imports the
 //! module and describes the declarations with their annotations resolved.
 
+pub mod declared;
 pub mod dependence;
 
 use crate::agent::Pool;

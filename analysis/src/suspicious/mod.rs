@@ -17,6 +17,7 @@ use crate::diagnostic::{Code, Diagnostic, Related};
 use crate::emit::{AssertionSite, Reads};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::{Exploration, Outcome};
+use crate::guidance::declared::Declared;
 use crate::invariants::{self, Invariant, Point, Support};
 use crate::suite::{FunctionObservations, Invocation, Observations, ProfileSide};
 use lacuna_grammar::TextRange;
@@ -54,23 +55,10 @@ impl Settings {
     /// With the behaviours accepted in the guidance module at `path` (none when unreadable).
     pub fn accepting(mut self, path: &Path) -> Settings {
         if let Ok(text) = std::fs::read_to_string(path) {
-            self.accepted = accepted(&text);
+            self.accepted = Declared::read(&text).accepted();
         }
         self
     }
-}
-
-/// The behaviours accepted in a guidance module's text: its top-level
-/// `accepted("module:qualname", "invariant")` calls (double-quoted strings without escapes).
-pub fn accepted(text: &str) -> BTreeSet<(String, String)> {
-    text.lines()
-        .filter_map(|line| {
-            let rest = line.strip_prefix("accepted(\"")?;
-            let (function, rest) = rest.split_once("\", \"")?;
-            let (invariant, _) = rest.split_once("\")")?;
-            Some((function.to_owned(), invariant.to_owned()))
-        })
-        .collect()
 }
 
 /// One generated test's run, observed again with its program points recorded.
@@ -712,7 +700,7 @@ mod tests {
     fn accepted_behaviours_are_not_checked() {
         let text = "from x import y\n\naccepted(\"shop:pages\", \"items >= return\")  # intended\n";
         let mut settings = Settings::of(&Suspicious::default());
-        settings.accepted = accepted(text);
+        settings.accepted = Declared::read(text).accepted();
         assert_eq!(
             settings.accepted,
             BTreeSet::from([("shop:pages".to_owned(), "items >= return".to_owned())])

@@ -8,6 +8,7 @@ mod compact;
 mod decisions;
 mod definitions;
 mod imports;
+pub mod outline;
 mod parts;
 mod source;
 

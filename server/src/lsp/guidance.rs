@@ -4,7 +4,8 @@
 //! once, imports merged into an existing `from … import …` line, no duplicate declarations.
 
 use heck::ToSnakeCase;
-use lacuna_grammar::TextRange;
+use lacuna_analysis::guidance::declared::Declared;
+use lacuna_grammar::{FinalReturn, Outline, OutlineFunction, TextRange};
 use std::fmt::Write;
 
 /// The beginning of a new guidance module: what it is, and the two markers.
@@ -63,8 +64,19 @@ const SHADOWED: &[&str] = &[
     "None", "True", "False",
 ];
 
-pub fn has_mock(text: &str, callee: &str) -> bool {
-    text.contains(&format!("@mock({callee:?})")) || text.contains(&format!("@mock('{callee}')"))
+/// The guidance module's text with its declarations, read once through the syntax layer.
+pub struct GuidanceText<'t> {
+    pub text: &'t str,
+    pub declared: Declared,
+}
+
+impl<'t> GuidanceText<'t> {
+    pub fn read(text: &'t str) -> GuidanceText<'t> {
+        GuidanceText {
+            text,
+            declared: Declared::read(text),
+        }
+    }
 }
 
 /// A mock's declaration: the callee's name in `@mock`, and what it returns as the annotation
@@ -93,34 +105,14 @@ pub fn factory_name(class: &str) -> String {
     format!("make_{}", class.to_snake_case())
 }
 
-/// The factory the guidance module `text` declares for `class` (its qualname): the function the
+/// The factory the guidance module declares for `class` (its qualname): the function the
 /// code action would write (`make_stack`), or any top-level `@factory` whose return annotation
 /// names the class (`-> Stack`, `-> "shop.Stack"`). Its name, and where that name stands.
-pub fn existing_factory(text: &str, class: &str) -> Option<(String, TextRange)> {
-    let module = lacuna_grammar::parse(text);
-    let wanted = factory_name(class);
-    let short = class.rsplit('.').next();
-    module
-        .functions
-        .iter()
-        .find(|f| {
-            let s = &f.syntax;
-            let marked = s
-                .decorators
-                .iter()
-                .any(|d| d == "factory" || d.ends_with(".factory"));
-            let builds = s
-                .returns
-                .as_deref()
-                .is_some_and(|r| r.trim().trim_matches(['"', '\'']).rsplit('.').next() == short);
-            s.class.is_none() && *s.qualname == *s.name && (s.name == wanted || marked && builds)
-        })
-        .map(|f| {
-            (
-                f.syntax.name.to_string(),
-                f.syntax.name_range.absolute(f.anchor),
-            )
-        })
+pub fn existing_factory(guidance: &GuidanceText<'_>, class: &str) -> Option<(String, TextRange)> {
+    guidance
+        .declared
+        .factory_of(class, &factory_name(class))
+        .map(|f| (f.name.clone(), f.name_range))
 }
 
 /// A factory skeleton for `class`: its constructor's parameters, then one parameter per
@@ -235,47 +227,40 @@ fn writer_call(w: &Writer<'_>, var: &str, indent: &str) -> (String, String) {
 
 /// A top-level function of the guidance module that builds a class: where its parameters
 /// and its body stand, for extending it with the writers a side needs.
-pub struct Factory<'t> {
-    text: &'t str,
-    name: String,
-    range: std::ops::Range<usize>,
-    name_end: usize,
+pub struct Factory<'g> {
+    function: &'g OutlineFunction,
 }
 
-/// Where an extension goes: the end of the parameter list, and the last `return <variable>`
-/// (its offset, indentation and variable).
-struct Anchors {
-    params_end: usize,
+/// Where an extension goes: after the last parameter, and before the closing
+/// `return <variable>` (its line, indentation and variable).
+struct Anchors<'g> {
+    params_end: u32,
     params_empty: bool,
     params_comma: bool,
-    return_at: usize,
-    indent: String,
-    var: String,
+    closing: &'g FinalReturn,
 }
 
-impl<'t> Factory<'t> {
-    /// The top-level function `name` of the guidance module's `text`.
-    pub fn find(text: &'t str, name: &str) -> Option<Factory<'t>> {
-        let module = lacuna_grammar::parse(text);
-        let f = module.functions.iter().find(|f| {
-            let s = &f.syntax;
-            s.class.is_none() && *s.qualname == *s.name && s.name == name
-        })?;
-        let range = f.syntax.range.absolute(f.anchor);
-        Some(Factory {
-            text,
-            name: name.to_owned(),
-            range: range.start as usize..range.end as usize,
-            name_end: f.syntax.name_range.absolute(f.anchor).end as usize,
-        })
+impl<'g> Factory<'g> {
+    /// The top-level function `name` of the guidance module.
+    pub fn find(guidance: &'g GuidanceText<'_>, name: &str) -> Option<Factory<'g>> {
+        guidance
+            .declared
+            .outline
+            .function(name)
+            .map(|function| Factory { function })
     }
 
-    /// The writers of `wanted` it does not call yet.
+    /// The writers of `wanted` it does not call yet (as a method of anything).
     pub fn missing<'w>(&self, wanted: &[&'w str]) -> Vec<&'w str> {
-        let body = &self.text[self.range.clone()];
         wanted
             .iter()
-            .filter(|w| !body.contains(&format!(".{w}(")))
+            .filter(|w| {
+                !self
+                    .function
+                    .calls
+                    .iter()
+                    .any(|c| c.rsplit_once('.').is_some_and(|(_, m)| m == **w))
+            })
             .copied()
             .collect()
     }
@@ -286,59 +271,22 @@ impl<'t> Factory<'t> {
         self.anchors().is_ok()
     }
 
-    fn anchors(&self) -> Result<Anchors, String> {
-        let (text, name) = (self.text, &self.name);
-        // The parameter list: from the `(` after the name to its matching `)`.
-        let open = self.name_end
-            + text[self.name_end..]
-                .find('(')
-                .ok_or("the factory has no parameters")?;
-        let mut depth = 0;
-        let close = text[open..self.range.end]
-            .char_indices()
-            .find_map(|(i, c)| {
-                match c {
-                    '(' | '[' | '{' => depth += 1,
-                    ')' | ']' | '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(open + i);
-                        }
-                    }
-                    _ => {}
-                }
-                None
-            })
-            .ok_or("the factory's parameters do not close")?;
-        let inner = text[open + 1..close].trim_end();
-        if inner.contains('*') {
+    fn anchors(&self) -> Result<Anchors<'g>, String> {
+        let f = self.function;
+        let name = &f.name;
+        if f.star_params {
             return Err(format!(
                 "`{name}` takes `*` parameters: add the new ones by hand"
             ));
         }
-        // The last `return <variable>` of the body, and its indentation.
-        let mut line_start = self.range.start;
-        let mut last_return = None;
-        for line in text[self.range.clone()].split_inclusive('\n') {
-            if let Some(var) = line.trim().strip_prefix("return ")
-                && !var.is_empty()
-                && var.chars().all(|c| c == '_' || c.is_alphanumeric())
-            {
-                let indent = &line[..line.len() - line.trim_start().len()];
-                last_return = Some((line_start, indent.to_owned(), var.to_owned()));
-            }
-            line_start += line.len();
-        }
-        let (return_at, indent, var) = last_return.ok_or_else(|| {
+        let closing = f.final_return.as_ref().ok_or_else(|| {
             format!("`{name}` does not end by returning a variable: add the calls by hand")
         })?;
         Ok(Anchors {
-            params_end: open + 1 + inner.len(),
-            params_empty: inner.is_empty(),
-            params_comma: inner.ends_with(','),
-            return_at,
-            indent,
-            var,
+            params_end: f.last_param_end.unwrap_or(f.params.start),
+            params_empty: f.last_param_end.is_none(),
+            params_comma: f.params_comma,
+            closing,
         })
     }
 
@@ -349,7 +297,7 @@ impl<'t> Factory<'t> {
         let a = self.anchors()?;
         let (mut params, mut code) = (String::new(), String::new());
         for w in writers {
-            let (param, calls) = writer_call(w, &a.var, &a.indent);
+            let (param, calls) = writer_call(w, &a.closing.variable, &a.closing.indent);
             let sep = match (params.is_empty(), a.params_empty, a.params_comma) {
                 (true, true, _) => "",
                 (true, false, true) => " ",
@@ -360,11 +308,11 @@ impl<'t> Factory<'t> {
         }
         Ok(vec![
             Insertion {
-                at: a.params_end as u32,
+                at: a.params_end,
                 text: params,
             },
             Insertion {
-                at: a.return_at as u32,
+                at: a.closing.line_start,
                 text: code,
             },
         ])
@@ -372,65 +320,48 @@ impl<'t> Factory<'t> {
 }
 
 /// Where a top-level import of `name` from `module` goes: merged into an existing
-/// `from module import …` line, or after the last top-level import (after the docstring when
-/// there is none).
-fn import(text: &str, module: &str, name: &str) -> Option<Insertion> {
-    let mut offset = 0u32;
-    let mut after_imports = None;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_end();
-        if let Some(rest) = trimmed.strip_prefix(&format!("from {module} import ")) {
-            if rest.split(',').any(|n| n.trim() == name) {
-                return None;
-            }
-            if !rest.contains('(') && !rest.ends_with('\\') {
-                return Some(Insertion {
-                    at: offset + trimmed.len() as u32,
-                    text: format!(", {name}"),
-                });
-            }
+/// `from module import …` statement, or after the last top-level import (after the docstring
+/// when there is none).
+fn import(text: &str, outline: &Outline, module: &str, name: &str) -> Option<Insertion> {
+    if let Some(from) = outline.from_imports.iter().find(|f| f.module == module) {
+        if from.names.iter().any(|n| n == name) {
+            return None;
         }
-        if trimmed.starts_with("import ") || trimmed.starts_with("from ") {
-            after_imports = Some(offset + line.len() as u32);
-        }
-        offset += line.len() as u32;
+        return Some(Insertion {
+            at: from.names_end,
+            text: format!(", {name}"),
+        });
     }
-    let at = after_imports.unwrap_or_else(|| docstring_end(text));
-    let lead = if after_imports.is_none() { "\n" } else { "" };
-    Some(Insertion {
-        at,
-        text: format!("{lead}from {module} import {name}\n"),
+    let statement = format!("from {module} import {name}\n");
+    let Some(end) = outline.imports.iter().map(|i| i.range.end as usize).max() else {
+        return Some(Insertion {
+            at: outline.docstring_end,
+            text: format!("\n{statement}"),
+        });
+    };
+    Some(match text[end.min(text.len())..].starts_with('\n') {
+        true => Insertion {
+            at: end as u32 + 1,
+            text: statement,
+        },
+        false => Insertion {
+            at: end as u32,
+            text: format!("\n{statement}"),
+        },
     })
-}
-
-/// The offset just after a leading module docstring (0 without one).
-fn docstring_end(text: &str) -> u32 {
-    let trimmed = text.trim_start();
-    let lead = (text.len() - trimmed.len()) as u32;
-    for quote in ["\"\"\"", "'''"] {
-        if let Some(rest) = trimmed.strip_prefix(quote)
-            && let Some(end) = rest.find(quote)
-        {
-            let mut at = lead as usize + quote.len() + end + quote.len();
-            if text[at..].starts_with('\n') {
-                at += 1;
-            }
-            return at as u32;
-        }
-    }
-    0
 }
 
 /// The insertions that add `declaration` (and its import) to the guidance module whose text is
 /// `existing` (`None`: the file does not exist yet).
 pub fn insert(
-    existing: Option<&str>,
+    existing: Option<&GuidanceText<'_>>,
     declaration: &str,
     needs: Option<(&str, &str)>,
 ) -> Vec<Insertion> {
-    let text = existing.unwrap_or("");
+    let text = existing.map_or("", |g| g.text);
     let mut out = vec![];
-    let fresh = !text.contains("def mock(") || !text.contains("def factory(");
+    let fresh =
+        existing.is_none_or(|g| !g.declared.defines("mock") || !g.declared.defines("factory"));
     if fresh && text.trim().is_empty() {
         out.push(Insertion {
             at: 0,
@@ -450,8 +381,11 @@ pub fn insert(
         });
     }
     if let Some((module, name)) = needs {
-        let base = if text.trim().is_empty() { HEADER } else { text };
-        if let Some(mut i) = import(base, module, name) {
+        let found = match existing {
+            Some(g) if !text.trim().is_empty() => import(text, &g.declared.outline, module, name),
+            _ => import(HEADER, &lacuna_grammar::outline(HEADER), module, name),
+        };
+        if let Some(mut i) = found {
             if text.trim().is_empty() {
                 // The header is inserted at 0 in the same edit: imports go after its docstring.
                 out[0].text.insert_str(i.at as usize, &i.text);
@@ -531,12 +465,16 @@ mod tests {
                 "@mock(\"os.path.exists\")\ndef os_path_exists(*args, **kwargs) -> bool:"
             )
         );
-        assert!(has_mock(&text, "os.path.exists"));
+        assert!(
+            GuidanceText::read(&text)
+                .declared
+                .mocks_call("os.path.exists")
+        );
         // A second declaration appends, and the header is not repeated.
         let again = apply(
             &text,
             &insert(
-                Some(&text),
+                Some(&GuidanceText::read(&text)),
                 &mock_declaration("datetime.datetime.now", Some("datetime.datetime")),
                 None,
             ),
@@ -550,16 +488,25 @@ mod tests {
     #[test]
     fn factories_are_found_by_name_or_by_what_they_build() {
         let text = "from shop import Stack\n\n\n@factory\ndef full(n: int) -> \"shop.Stack\":\n    return Stack()\n\n\ndef make_queue():\n    pass\n";
-        let (name, range) = existing_factory(text, "Stack").expect("a factory for Stack");
+        let (name, range) =
+            existing_factory(&GuidanceText::read(text), "Stack").expect("a factory for Stack");
         assert_eq!(name, "full");
         assert_eq!(&text[range.start as usize..range.end as usize], "full");
         assert_eq!(
-            existing_factory(text, "Queue").map(|f| f.0).as_deref(),
+            existing_factory(&GuidanceText::read(text), "Queue")
+                .map(|f| f.0)
+                .as_deref(),
             Some("make_queue")
         );
         // A function that is not marked, or builds something else, is not one.
-        assert!(existing_factory("def build() -> Stack:\n    pass\n", "Stack").is_none());
-        assert!(existing_factory(text, "Order").is_none());
+        assert!(
+            existing_factory(
+                &GuidanceText::read("def build() -> Stack:\n    pass\n"),
+                "Stack"
+            )
+            .is_none()
+        );
+        assert!(existing_factory(&GuidanceText::read(text), "Order").is_none());
     }
 
     #[test]
@@ -630,7 +577,11 @@ mod tests {
         let order = factory_declaration("Queue", &["size".into()], "_n", &[]);
         let second = apply(
             &first,
-            &insert(Some(&first), &order, Some(("app.stack", "Queue"))),
+            &insert(
+                Some(&GuidanceText::read(&first)),
+                &order,
+                Some(("app.stack", "Queue")),
+            ),
         );
         assert!(
             second.contains("from app.stack import Stack, Queue\n"),
@@ -640,12 +591,56 @@ mod tests {
     }
 
     #[test]
+    fn imports_merge_into_a_parenthesised_from_and_follow_the_last_import() {
+        let mine = "\"\"\"Mine.\"\"\"\nfrom app.stack import (\n    Stack,  # the stack\n)\nimport os\n\n\ndef mock(t):\n    return lambda f: f\n\n\ndef factory(f):\n    return f\n";
+        let read = GuidanceText::read(mine);
+        let decl = factory_declaration("Queue", &[], "_n", &[]);
+        let merged = apply(
+            mine,
+            &insert(Some(&read), &decl, Some(("app.stack", "Queue"))),
+        );
+        assert!(
+            merged.starts_with("\"\"\"Mine.\"\"\"\nfrom app.stack import (\n    Stack, Queue,  # the stack\n)\nimport os\n"),
+            "{merged}"
+        );
+        let other = apply(
+            mine,
+            &insert(Some(&read), &decl, Some(("app.queue", "Queue"))),
+        );
+        assert!(
+            other.contains("\nimport os\nfrom app.queue import Queue\n\n\ndef mock("),
+            "{other}"
+        );
+        // Already imported: nothing to add.
+        let again = insert(Some(&read), &decl, Some(("app.stack", "Stack")));
+        assert_eq!(again.len(), 1, "{again:?}");
+    }
+
+    #[test]
+    fn a_factory_with_a_commented_parameter_list_is_extended_after_its_last_parameter() {
+        let text = "def make_stack(\n    size,  # how many\n) -> Stack:\n    stack = Stack(size)\n    return stack\n";
+        let read = GuidanceText::read(text);
+        let flag = [Writer {
+            name: "clear",
+            params: &[],
+        }];
+        let edits = Factory::find(&read, "make_stack")
+            .unwrap()
+            .extend(&flag)
+            .unwrap();
+        assert_eq!(
+            apply(text, &edits),
+            "def make_stack(\n    size, call_clear: bool  # how many\n) -> Stack:\n    stack = Stack(size)\n    if call_clear:\n        stack.clear()\n    return stack\n"
+        );
+    }
+
+    #[test]
     fn a_hand_written_module_keeps_its_code() {
         let mine = "import os\n\nLIMIT = 3";
         let text = apply(
             mine,
             &insert(
-                Some(mine),
+                Some(&GuidanceText::read(mine)),
                 &mock_declaration("os.getcwd", Some("str")),
                 None,
             ),
@@ -659,7 +654,7 @@ mod tests {
     fn a_factory_is_extended_with_the_writers_it_lacks() {
         let text = "@factory\ndef make_session(user, login_args: list) -> Session:\n    session = Session(user)\n    for password in login_args:\n        session.login(password)\n    return session\n\n\ndef after():\n    return 1\n";
         assert_eq!(
-            Factory::find(text, "make_session")
+            Factory::find(&GuidanceText::read(text), "make_session")
                 .unwrap()
                 .missing(&["login", "grant"]),
             ["grant"]
@@ -669,7 +664,7 @@ mod tests {
             name: "grant",
             params: &params,
         }];
-        let edits = Factory::find(text, "make_session")
+        let edits = Factory::find(&GuidanceText::read(text), "make_session")
             .unwrap()
             .extend(&writers)
             .unwrap();
@@ -686,7 +681,7 @@ mod tests {
         assert_eq!(
             apply(
                 bare,
-                &Factory::find(bare, "make_stack")
+                &Factory::find(&GuidanceText::read(bare), "make_stack")
                     .unwrap()
                     .extend(&flag)
                     .unwrap()
@@ -697,7 +692,7 @@ mod tests {
         assert!(
             apply(
                 trailing,
-                &Factory::find(trailing, "make_stack")
+                &Factory::find(&GuidanceText::read(trailing), "make_stack")
                     .unwrap()
                     .extend(&flag)
                     .unwrap()
@@ -705,8 +700,9 @@ mod tests {
             .starts_with("def make_stack(size, call_clear: bool) -> Stack:")
         );
         let returns_a_call = "def make_stack():\n    return Stack()\n";
-        let factory = Factory::find(returns_a_call, "make_stack").unwrap();
+        let read = GuidanceText::read(returns_a_call);
+        let factory = Factory::find(&read, "make_stack").unwrap();
         assert!(!factory.extendable() && factory.extend(&flag).is_err());
-        assert!(Factory::find(text, "make_other").is_none());
+        assert!(Factory::find(&GuidanceText::read(text), "make_other").is_none());
     }
 }

@@ -254,7 +254,8 @@ fn extend_factory(d: &Diagnostic, guidance: Option<&GuidanceModule<'_>>) -> Opti
     let class = data(d, "class").filter(|_| object)?;
     let guidance = guidance?;
     let qualname = class.split_once(':').map_or(class, |(_, q)| q);
-    let (name, range) = super::guidance::existing_factory(guidance.text, qualname)?;
+    let read = super::guidance::GuidanceText::read(guidance.text);
+    let (name, range) = super::guidance::existing_factory(&read, qualname)?;
     let line = guidance.text[..range.start as usize].matches('\n').count() + 1;
     let writers: Vec<String> = d
         .data

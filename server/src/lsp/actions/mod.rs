@@ -33,7 +33,7 @@ fn strings(v: &Value) -> Vec<&str> {
 
 /// `Order` of `shop.orders:Order`.
 pub fn short_class(qualified: &str) -> &str {
-    qualified.rsplit([':', '.']).next().unwrap_or(qualified)
+    lacuna_analysis::guidance::declared::last_segment(qualified)
 }
 
 /// The guidance module's URI.

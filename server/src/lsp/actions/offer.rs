@@ -6,7 +6,7 @@
 use super::{data, short_class, strings};
 use crate::lsp::budget;
 use crate::lsp::document::Encoding;
-use crate::lsp::guidance;
+use crate::lsp::guidance::{self, GuidanceText};
 use crate::lsp::snapshot::Published;
 use lacuna_analysis::diagnostic::{Cause, Code};
 use serde_json::{Value, json};
@@ -22,7 +22,8 @@ pub fn offer(
     doc: &Published,
     guidance: Option<&str>,
 ) -> Vec<CodeActionOrCommand> {
-    let guidance = guidance.unwrap_or("");
+    let guidance = GuidanceText::read(guidance.unwrap_or(""));
+    let accepted = guidance.declared.accepted();
     let range = doc.text.text_range(params.range, Encoding::Utf16);
     let mut out: Vec<CodeActionOrCommand> = vec![];
     let mut seen = std::collections::BTreeSet::new();
@@ -40,9 +41,7 @@ pub fn offer(
                 .as_ref()
                 .map(|v| v["test"].clone())
                 .unwrap_or_default();
-            let accepted = lacuna_analysis::suspicious::accepted(guidance)
-                .contains(&(function.to_owned(), invariant.to_owned()));
-            if !accepted {
+            if !accepted.contains(&(function.to_owned(), invariant.to_owned())) {
                 let claim = format!(
                     "{}: {}",
                     test["name"].as_str().unwrap_or_default(),
@@ -99,7 +98,7 @@ pub fn offer(
                 // A call whose value follows from its arguments (`pathlib.Path(root)`) is not
                 // mocked: that would replace the code's own logic, not the world's.
                 let pure = d.data.as_ref().is_some_and(|v| v["pure"] == true);
-                if pure || guidance::has_mock(guidance, callee) {
+                if pure || guidance.declared.mocks_call(callee) {
                     continue;
                 }
                 offers.push((
@@ -120,9 +119,9 @@ pub fn offer(
                     .as_ref()
                     .map(|v| strings(&v["writers"]))
                     .unwrap_or_default();
-                if let Some((factory, _)) = guidance::existing_factory(guidance, qualname) {
+                if let Some((factory, _)) = guidance::existing_factory(&guidance, qualname) {
                     // The factory does not call the writers this side needs: it gets them.
-                    let found = guidance::Factory::find(guidance, &factory);
+                    let found = guidance::Factory::find(&guidance, &factory);
                     let missing = found
                         .as_ref()
                         .map(|f| f.missing(&wanted))

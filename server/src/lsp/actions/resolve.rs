@@ -7,7 +7,7 @@
 use super::{guidance_text, guidance_uri, strings};
 use crate::lsp::budget;
 use crate::lsp::document::{Document, Encoding, Text};
-use crate::lsp::guidance::{self, Insertion};
+use crate::lsp::guidance::{self, GuidanceText, Insertion};
 use lacuna_analysis::config::Config;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
@@ -328,7 +328,9 @@ fn insertions(
     existing: Option<&str>,
     class_api: Option<&ClassApi>,
 ) -> Result<Vec<Insertion>, String> {
-    let text = existing.unwrap_or("");
+    let guidance = GuidanceText::read(existing.unwrap_or(""));
+    let guidance = &guidance;
+    let existing = existing.is_some().then_some(guidance);
     match payload["kind"].as_str() {
         Some("accept") => {
             let function = payload["function"]
@@ -344,13 +346,13 @@ fn insertions(
                 return Err("this behaviour cannot be written as a plain string".into());
             }
             let pair = (function.to_owned(), invariant.to_owned());
-            if lacuna_analysis::suspicious::accepted(text).contains(&pair) {
+            if guidance.declared.accepted().contains(&pair) {
                 return Err(format!(
                     "`{invariant}` is already accepted for `{function}` in the guidance module"
                 ));
             }
             let mut declaration = String::new();
-            if !text.contains("def accepted(") {
+            if !guidance.declared.defines("accepted") {
                 declaration.push_str(ACCEPTED_HELPER);
                 declaration.push_str("\n\n");
             }
@@ -367,7 +369,7 @@ fn insertions(
             let callee = payload["callee"]
                 .as_str()
                 .ok_or("the action names no call")?;
-            if guidance::has_mock(text, callee) {
+            if guidance.declared.mocks_call(callee) {
                 return Err(format!(
                     "`{callee}` is already mocked in the guidance module"
                 ));
@@ -380,7 +382,7 @@ fn insertions(
                 .as_str()
                 .ok_or("the action names no class")?;
             let (module, class) = qualified.split_once(':').ok_or("the class has no module")?;
-            if guidance::existing_factory(text, class).is_some() {
+            if guidance::existing_factory(guidance, class).is_some() {
                 return Err(format!(
                     "the guidance module already has a factory for `{class}`"
                 ));
@@ -403,7 +405,7 @@ fn insertions(
                 .as_str()
                 .ok_or("the action names no factory")?;
             let wanted = strings(&payload["writers"]);
-            let found = guidance::Factory::find(text, factory)
+            let found = guidance::Factory::find(guidance, factory)
                 .ok_or_else(|| format!("the guidance module has no function `{factory}`"))?;
             let missing = found.missing(&wanted);
             if missing.is_empty() {
