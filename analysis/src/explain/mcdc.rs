@@ -349,7 +349,7 @@ pub fn diagnostics(
                         }
                     }
                 }
-                super::from_attempts(f, exploration, d, &attempts)
+                super::reached::from_attempts(f, exploration, d, &attempts)
             });
             let blocked = unread
                 .is_none()

@@ -1,0 +1,237 @@
+//! Causes named by data dependence: the external call or the object state a condition
+//! depends on, from the symbolic conditions the search recorded or, when the agent saw the
+//! condition only concretely, from the statements before it (`flow`).
+
+use super::{
+    Explanation, ExternalKind, Source, display_path, external, flow, position_range, quoted,
+};
+use crate::diagnostic::{Cause, Related};
+use crate::explore::coverage::FunctionUnderTest;
+use crate::explore::exploration::{Dependency, Exploration};
+use lacuna_grammar::TextRange;
+use serde_json::json;
+
+pub(super) fn external_call(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    index: usize,
+) -> Explanation {
+    let call = &exploration.external_calls[index];
+    let line = call.pos.map(|p| p.0).unwrap_or(0);
+    let kind = ExternalKind::of(&call.callee);
+    let why = match kind {
+        ExternalKind::Environment => format!(
+            "depends on the return value of `{}` (line {line}), which generated inputs cannot control",
+            call.callee
+        ),
+        ExternalKind::Opaque => format!(
+            "depends on the return value of `{}` (line {line}), which the solver cannot see into",
+            call.callee
+        ),
+    };
+    let mut e = Explanation::new(
+        Cause::ExternalCall,
+        why,
+        json!({
+            "callee": call.callee,
+            "line": line,
+            "external": kind.as_str(),
+            "arguments_from_inputs": call.arg_vars,
+            "returns": external::return_annotation(&call.callee, &call.returns),
+        }),
+    );
+    if external::is_pure(&call.callee) {
+        // Its value follows from its arguments: a mock would replace the code's own logic.
+        e.data["pure"] = json!(true);
+    }
+    let own = f.file.to_string_lossy();
+    if call.file.as_deref() == Some(own.as_ref()) {
+        if let Some(range) = position_range(f, call.pos) {
+            e.related.push(Related {
+                path: None,
+                range,
+                message: format!("`{}` is called here", call.callee),
+            });
+        }
+    } else if let Some(file) = &call.file {
+        // Called from another project function: the line is in that file.
+        e.data["file"] = json!(file);
+    }
+    e.source = Some(Source::External(index));
+    e
+}
+
+/// A condition on object state no constructor argument or setter reaches.
+pub(super) fn object_state(dep: &Dependency, needed: Option<u64>) -> Option<Explanation> {
+    let Dependency::Field {
+        path,
+        class,
+        field,
+        writers,
+    } = dep
+    else {
+        return None;
+    };
+    let class_name = class
+        .as_deref()
+        .map(|c| c.rsplit([':', '.']).next().unwrap_or(c))
+        .unwrap_or("the object");
+    let shown = display_path(path);
+    let why = match (needed, writers.as_slice()) {
+        (Some(n), [_, ..]) => format!(
+            "needs a `{class_name}` whose `{field}` takes {n} calls of {} to build, more than the generator makes",
+            quoted(writers)
+        ),
+        (_, []) => {
+            format!("depends on `{shown}`, which nothing in `{class_name}`'s public API sets")
+        }
+        (None, _) => format!(
+            "depends on `{shown}`; `{class_name}.{field}` is only changed by {}",
+            quoted(writers)
+        ),
+    };
+    let mut e = Explanation::new(
+        Cause::ObjectCreation,
+        why,
+        json!({"class": class, "field": field, "path": path, "writers": writers, "calls_needed": needed}),
+    );
+    e.source = class
+        .as_ref()
+        .map(|c| Source::Field(c.clone(), field.clone()));
+    Some(e)
+}
+
+/// An external call the condition depends on although no symbol says so (its result was
+/// `None`, or not a scalar, or the value went through operations the agent does not follow):
+/// a call made in the condition or in a statement binding what it reads (`flag =
+/// os.environ.get("X")` … `if flag == "1":`), the nearest first.
+pub(super) fn static_external(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    sources: &flow::Sources,
+) -> Option<usize> {
+    let own = f.file.to_string_lossy();
+    let body = f.syntax.range.absolute(f.anchor);
+    let calls: Vec<(usize, u32)> = exploration
+        .external_calls
+        .iter()
+        .enumerate()
+        // A mocked call's value is an input already: it is not what stops the generator.
+        .filter(|(_, c)| {
+            c.file.as_deref() == Some(own.as_ref()) && c.blocked.is_none() && !c.mocked
+        })
+        .filter_map(|(i, c)| {
+            let at = position_range(f, c.pos)?;
+            body.contains_range(at)
+                .then(|| (i, f.lines.line_col(at.start).line))
+        })
+        .collect();
+    // Calls that read the world before deterministic ones (`datetime.date.today()` before
+    // `datetime.date(1970, 1, 1)` on the same path), the nearest first.
+    let kind = |i: usize| ExternalKind::of(&exploration.external_calls[i].callee);
+    let direct = [ExternalKind::Environment, ExternalKind::Opaque]
+        .into_iter()
+        .find_map(|wanted| {
+            sources.spans.iter().find_map(|&(start, end)| {
+                calls
+                    .iter()
+                    .find(|&&(i, line)| (start..=end).contains(&line) && kind(i) == wanted)
+                    .map(|(i, _)| *i)
+            })
+        });
+    direct.or_else(|| through_helpers(f, exploration, sources))
+}
+
+/// An external call made by a function of the same file that the condition's statements
+/// call (`release = _read_release()`, where `_read_release` opens a file).
+pub(super) fn through_helpers(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+    sources: &flow::Sources,
+) -> Option<usize> {
+    let own = f.file.to_string_lossy();
+    let body = f.syntax.range.absolute(f.anchor);
+    let elsewhere: Vec<(usize, TextRange)> = exploration
+        .external_calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.file.as_deref() == Some(own.as_ref()) && c.blocked.is_none())
+        .filter_map(|(i, c)| Some((i, position_range(f, c.pos)?)))
+        .filter(|(_, at)| !body.contains_range(*at))
+        .collect();
+    if elsewhere.is_empty() {
+        return None;
+    }
+    let module = lacuna_grammar::parse(&f.text);
+    let helper_of = |at: TextRange| {
+        module
+            .functions
+            .iter()
+            .filter(|g| g.syntax.kind == lacuna_grammar::FunctionKind::Def)
+            .filter(|g| g.syntax.range.absolute(g.anchor).contains_range(at))
+            .min_by_key(|g| g.syntax.range.len())
+            .map(|g| g.syntax.name.clone())
+    };
+    let kind = |i: usize| ExternalKind::of(&exploration.external_calls[i].callee);
+    let spans: Vec<&str> = sources
+        .spans
+        .iter()
+        .filter_map(|&(start, end)| {
+            let from = f.lines.line_range(start)?.start;
+            let to = f.lines.line_range(end)?.end;
+            f.text.get(from as usize..to as usize)
+        })
+        .collect();
+    let called = |name: &str| {
+        spans.iter().position(|text| {
+            text.match_indices(&format!("{name}(")).any(|(i, _)| {
+                text[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+            })
+        })
+    };
+    let mut found: Vec<(bool, usize, usize)> = elsewhere
+        .iter()
+        .filter_map(|&(i, at)| {
+            let span = called(&helper_of(at)?)?;
+            Some((kind(i) != ExternalKind::Environment, span, i))
+        })
+        .collect();
+    found.sort();
+    found.first().map(|&(_, _, i)| i)
+}
+
+/// Object state the agent saw only concretely (`self.status is not Status.DRAFT`, or a local
+/// bound from a field): a field the condition reads, directly or through the statements
+/// before it, that only methods change.
+pub(super) fn static_object_state(
+    exploration: &Exploration,
+    sources: &flow::Sources,
+) -> Option<Explanation> {
+    sources.fields.iter().find_map(|(root, field)| {
+        let class = exploration.object_classes.get(root)?;
+        let writers = exploration.writers.get(&(class.clone(), field.clone()))?;
+        object_state(
+            &Dependency::Field {
+                path: format!("{root}.{field}"),
+                class: Some(class.clone()),
+                field: field.clone(),
+                writers: writers.clone(),
+            },
+            None,
+        )
+    })
+}
+
+/// Whether `text` reads `root.field` (followed by anything but more of the name).
+pub(super) fn reads_field(text: &str, root: &str, field: &str) -> bool {
+    let word = format!("{root}.{field}");
+    text.match_indices(&word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+    })
+}
