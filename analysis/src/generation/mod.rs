@@ -1,0 +1,447 @@
+//! Test generation for a set of files: starts the agent pool with the project's interpreter,
+//! turns each explorable function of the database into a target (its syntax, positions, MC/DC
+//! tables, and its signature as the agent describes it), explores the targets in parallel (one
+//! solver per thread: z3 solvers stay on their thread), and returns one result per function.
+
+mod run;
+mod targets;
+
+pub use run::{Progress, RunBudget, explore_all, explore_all_reporting};
+pub use targets::{Target, explorable, targets, writers};
+
+use crate::agent::{Pool, WorkerError, WorkerSpec, embed, interpreter};
+use crate::config::Config;
+use crate::db::SourceFile;
+use crate::explore::coverage::FunctionUnderTest;
+use crate::explore::exploration::Exploration;
+use crate::explore::search::Budget;
+use crate::explore::shape::Shape;
+use crate::explore::signature::Signature;
+use crate::explore::value::ModelValue;
+use crate::guidance::Guidance;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One explored function.
+pub struct FunctionResult {
+    pub file: SourceFile,
+    pub function: lacuna_grammar::FunctionId,
+    pub target: FunctionUnderTest,
+    pub exploration: Exploration,
+    /// Why its module could not be imported, when that is why it was not explored.
+    pub import_failure: Option<crate::imports::ImportFailure>,
+    /// The calls and classes whose guidance declarations the exploration depends on
+    /// (`guidance::dependence::subjects`); none when it failed before it could say.
+    pub guidance_subjects: Option<std::collections::BTreeSet<String>>,
+}
+
+/// Why a target could not be described: the agent's message, and the import failure behind it
+/// when its module could not be imported.
+#[derive(Clone, Debug)]
+pub struct NotDescribed {
+    pub message: String,
+    pub import: Option<Box<crate::imports::ImportFailure>>,
+}
+
+impl std::fmt::Display for NotDescribed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for NotDescribed {
+    fn from(message: String) -> NotDescribed {
+        NotDescribed {
+            message,
+            import: None,
+        }
+    }
+}
+
+/// A function with branch sides that is not explored, and why.
+#[derive(Clone)]
+pub struct Skipped {
+    pub file: SourceFile,
+    pub function: lacuna_grammar::FunctionId,
+    pub reason: String,
+    /// Its branch sides, none of which generated tests cover.
+    pub branch_sides: usize,
+    /// `LCN107` "not explored: <reason>" on the function's name (on its first decision for
+    /// module and class bodies), absolute.
+    pub diagnostic: crate::diagnostic::Diagnostic,
+    /// The function as the project's own suite reaches it (by its own qualified name), for
+    /// the suite's coverage: a generator, a constructor or a nested function the generator
+    /// does not call is still run by the project's tests. None when its module has no name.
+    pub observed_as: Option<FunctionUnderTest>,
+}
+
+/// Starts the pool for a project. Its workers are confined by the kernel (see `sandbox`); the
+/// messages are the repository's sandbox requests that were refused.
+pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), String> {
+    let python = interpreter::discover(
+        &config.root,
+        config.python.as_deref(),
+        config.grants.allow_unconfined,
+    )
+    .map_err(|e| e.to_string())?;
+    let agent_dir = embed::install(&embed::cache_dir()).map_err(|e| {
+        format!(
+            "cannot write the agent to {}: {e}",
+            embed::cache_dir().display()
+        )
+    })?;
+    let scratch_dir = scratch_directory()?;
+    let scratch = canonical(scratch_dir.path());
+    let (policy, refused) = config.sandbox_policy(&scratch);
+    let spec = WorkerSpec {
+        python: python.path,
+        agent_dir,
+        env: vec![],
+        configure: serde_json::json!({
+            "op": "configure",
+            "roots": [canonical(&config.root)],
+            "exclude": [],
+            "sys_path": config.src.iter().map(|p| canonical(p)).collect::<Vec<_>>(),
+            "scratch": scratch,
+            "memory_mb": config.budget.memory_mb,
+            "max_events": config.budget.path_length,
+            "sandbox": {
+                "allow_write": policy.allow_write,
+                "allow_network": policy.allow_network,
+                "allow_subprocess": policy.allow_subprocess,
+            },
+        }),
+        policy,
+    };
+    let pool = Pool::new(spec, config.workers()).with_scratch(scratch_dir);
+    pool.warm_up().map_err(|e: WorkerError| e.to_string())?;
+    Ok((pool, refused))
+}
+
+/// A new scratch directory, named after this process (`lacuna-scratch-<pid>-…`), after the
+/// removal of those left by Lacuna processes that no longer run (killed before they could
+/// remove theirs).
+pub fn scratch_directory() -> Result<tempfile::TempDir, String> {
+    let tmp = std::env::temp_dir();
+    if let Ok(entries) = std::fs::read_dir(&tmp) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name
+                .strip_prefix("lacuna-scratch-")
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    tempfile::Builder::new()
+        .prefix(&format!("lacuna-scratch-{}-", std::process::id()))
+        .tempdir()
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned())
+}
+
+pub fn budget(config: &Config) -> Budget {
+    Budget {
+        time: Duration::from_millis(config.budget.function_time_ms),
+        run_share: None,
+        stall_share: Some(config.budget.stall_share.0).filter(|s| *s < 1.0),
+        executions: config.budget.function_executions,
+        execution_timeout_ms: config.budget.execution_timeout_ms,
+        loop_bound: config.budget.loop_bound,
+        solver_timeout_ms: config.budget.solver_timeout_ms,
+        solver_memory_mb: config.budget.solver_memory_mb,
+        target_obligations: config.mcdc.enabled,
+    }
+}
+
+/// What the search knows of the project beyond the function: who writes each field, and the
+/// guidance module's mocks and factories.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    pub writers: FxHashMap<(String, String), Vec<String>>,
+    pub guidance: Arc<Guidance>,
+    /// The scalar arguments the project's own passing tests called each function with, by
+    /// `module:qualname` (see `observed_inputs`).
+    pub observed: ObservedInputs,
+}
+
+/// The suite's arguments per function (`module:qualname`), shared by the explorations.
+pub type ObservedInputs = Arc<FxHashMap<String, Vec<BTreeMap<String, ModelValue>>>>;
+
+/// Arguments seeded per function from the suite: enough to start from each distinct way the
+/// tests call it, few enough not to crowd out the search.
+pub const OBSERVED: usize = 16;
+
+/// The scalar arguments of the suite's calls of each function (its entry samples' parameters
+/// that hold a number, a boolean or a text), distinct, at most `OBSERVED` per function.
+pub fn observed_inputs(
+    observations: &crate::suite::Observations,
+) -> FxHashMap<String, Vec<BTreeMap<String, ModelValue>>> {
+    use crate::suite::Variable;
+    let mut out = FxHashMap::default();
+    for f in &observations.functions {
+        let mut inputs: Vec<BTreeMap<String, ModelValue>> = vec![];
+        for sample in &f.entry.samples {
+            // Parameters by their own names; derived variables (`len(x)`, `x is None`,
+            // `type(x)`, `self._items`) are not arguments.
+            let input: BTreeMap<String, ModelValue> = sample
+                .iter()
+                .filter(|(k, _)| *k != "self" && k.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                .filter_map(|(k, v)| {
+                    let value = match v {
+                        Variable::Bool(b) => ModelValue::Bool(*b),
+                        Variable::Int(i) => ModelValue::Int(i.clone()),
+                        Variable::Float(f) => ModelValue::Real(f.parse().ok()?),
+                        Variable::Str(s) => ModelValue::Str(s.clone()),
+                    };
+                    Some((k.clone(), value))
+                })
+                .collect();
+            if !input.is_empty() && !inputs.contains(&input) {
+                inputs.push(input);
+            }
+            if inputs.len() == OBSERVED {
+                break;
+            }
+        }
+        if !inputs.is_empty() {
+            out.insert(f.function.clone(), inputs);
+        }
+    }
+    out
+}
+
+/// The signature of a target, as the agent describes it.
+pub fn signature(
+    pool: &Pool,
+    target: &FunctionUnderTest,
+    facts: &Facts,
+    source: &str,
+) -> Result<Signature, NotDescribed> {
+    let request = serde_json::json!({
+        "op": "describe",
+        "target": crate::agent::protocol::Target {
+            module: target.module.clone(),
+            qualname: target.qualname.clone(),
+            call: target.call.clone(),
+        },
+    });
+    let response = pool
+        .raw(request, Duration::from_secs(20))
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
+        return Err(NotDescribed {
+            message: error.to_owned(),
+            import: response
+                .get("import_error")
+                .and_then(crate::imports::ImportFailure::from_agent)
+                .map(Box::new),
+        });
+    }
+    let default_refs: std::collections::BTreeMap<&str, &str> = response["params"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| Some((p["name"].as_str()?, p["default_ref"].as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    // The kinds of values the agent saw an unannotated parameter's uses ask for.
+    let instances: std::collections::BTreeMap<&str, Vec<Shape>> = response["params"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| {
+                    let kinds = p["type"]["instances"].as_array()?;
+                    Some((
+                        p["name"].as_str()?,
+                        kinds.iter().map(Shape::from_describe).collect(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let params = crate::explore::shape::params(&response["params"])
+        .into_iter()
+        .map(|(name, shape)| {
+            // An unannotated parameter's type is guessed from how the function uses it: the
+            // kinds its uses ask for first, then the guess's.
+            let shape = match (shape, instances.get(name.as_str())) {
+                (Shape::Any, Some(kinds)) => {
+                    let guess = crate::explore::seeds::guess_from_uses(&name, source);
+                    let mut variants = kinds.clone();
+                    let rest = match guess.variants() {
+                        v if v.is_empty() => vec![guess],
+                        v => v,
+                    };
+                    variants.extend(rest.into_iter().filter(|v| !kinds.contains(v)));
+                    Shape::Union(variants)
+                }
+                (shape, _) => shape,
+            };
+            let shape = match shape {
+                Shape::Any => crate::explore::seeds::guess_from_uses(&name, source),
+                // What a callable returns, when its annotation does not say, too.
+                Shape::Callable { returns, named } if *returns == Shape::Any => Shape::Callable {
+                    returns: Box::new(
+                        crate::explore::seeds::called(&name, source).unwrap_or(Shape::Any),
+                    ),
+                    named,
+                },
+                s => s,
+            };
+            // A parameter whose default is a function or a class (`factory=dict`) takes
+            // callables, that one first.
+            let shape = match (shape, default_refs.get(name.as_str())) {
+                (Shape::Any, Some(r)) => Shape::Callable {
+                    returns: Box::new(Shape::Any),
+                    named: Some((*r).to_owned()),
+                },
+                (Shape::Callable { returns, .. }, Some(r)) => Shape::Callable {
+                    returns,
+                    named: Some((*r).to_owned()),
+                },
+                (s, _) => s,
+            };
+            (name, shape)
+        })
+        .collect();
+    let mut defaults = std::collections::BTreeMap::new();
+    crate::explore::seeds::defaults(&response["params"], "", &mut defaults);
+    crate::explore::seeds::defaults(&response["owner"]["init"], "self.__init__", &mut defaults);
+    let receiver = match response["kind"].as_str() {
+        Some("method") => match Shape::from_describe(&response["owner"]) {
+            Shape::Object(o) => Some(o),
+            _ => None,
+        },
+        _ => None,
+    };
+    Ok(Signature {
+        params,
+        keyword_only: crate::explore::shape::keyword_only(&response["params"]),
+        varargs: response["params"].as_array().and_then(|a| {
+            a.iter()
+                .find(|p| p["kind"] == "var_positional")
+                .and_then(|p| {
+                    Some((
+                        p["name"].as_str()?.to_owned(),
+                        Shape::from_describe(&p["type"]),
+                    ))
+                })
+        }),
+        defaults,
+        receiver,
+        writers: facts.writers.clone(),
+        guidance: facts.guidance.clone(),
+        observed: facts
+            .observed
+            .get(&target.observed_name())
+            .cloned()
+            .unwrap_or_default(),
+        unread: response["unread"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|u| u.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::targets::wrapped_by;
+    use super::*;
+    use lacuna_grammar::FunctionSyntax;
+
+    const SOURCE: &str = r#"
+def _comparator(operator):
+    def wrapper(self, other):
+        if not isinstance(other, (Version, tuple)):
+            return NotImplemented
+        return operator(self, other)
+    return wrapper
+
+class Version:
+    def __init__(self, major):
+        if major < 0:
+            raise ValueError(major)
+        self.major = major
+
+    @_comparator
+    def __lt__(self, other):
+        return self.major < other.major
+
+    def __getitem__(self, index):
+        if index < 0:
+            raise IndexError(index)
+        return self.major
+"#;
+
+    fn syntax(module: &lacuna_grammar::Module, qualname: &str) -> FunctionSyntax {
+        module
+            .functions
+            .iter()
+            .find(|f| *f.syntax.qualname == *qualname)
+            .map(|f| (*f.syntax).clone())
+            .expect(qualname)
+    }
+
+    /// Shares follow the weights of the functions still waiting, never exceed a function's
+    /// own time budget, and what a function leaves goes to the next ones.
+    #[test]
+    fn the_run_budget_is_shared_by_weight_and_leftovers_pass_on() {
+        let s = Duration::from_secs;
+        let run = RunBudget::new(s(10), s(6), 1, 10);
+        let first = run.take(2);
+        assert_eq!(first, s(2), "2 of the 10 weights of 10 s");
+        run.give_back(first, Duration::from_millis(500));
+        // 9.5 s left for weights 8: the next of weight 4 gets half of it.
+        assert_eq!(run.take(4), Duration::from_millis(4_750));
+        // It used all of it; the last of weight 4 gets what is left, up to its own 6 s.
+        assert_eq!(run.take(4), Duration::from_millis(4_750));
+        assert_eq!(run.take(1), Duration::ZERO, "nothing is left");
+        let generous = RunBudget::new(s(100), s(3), 2, 4);
+        assert_eq!(
+            generous.take(2),
+            s(3),
+            "never above the function's own budget"
+        );
+    }
+
+    #[test]
+    fn special_methods_are_explored_but_constructors_are_not() {
+        let module = lacuna_grammar::parse(SOURCE);
+        assert!(explorable(&syntax(&module, "Version.__getitem__")).is_ok());
+        assert!(explorable(&syntax(&module, "Version.__init__")).is_err());
+    }
+
+    #[test]
+    fn a_decorators_wrapper_is_called_as_the_function_it_decorates() {
+        let module = lacuna_grammar::parse(SOURCE);
+        let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &*f.syntax).collect();
+        let wrapper = syntax(&module, "_comparator.<locals>.wrapper");
+        assert_eq!(
+            wrapped_by(&wrapper, &all).as_deref(),
+            Some("Version.__lt__")
+        );
+        // Not a decorator's wrapper: nothing to call it through.
+        assert_eq!(
+            wrapped_by(&syntax(&module, "Version.__getitem__"), &all),
+            None
+        );
+    }
+}

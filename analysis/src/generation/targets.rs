@@ -1,0 +1,417 @@
+//! Which functions of the database are explored, and how each is reached: its definition's
+//! identity and the call that runs it (a method through an instance, a nested function through
+//! its enclosing call, a decorator's wrapper as the function it decorates), the reason one is
+//! not, and the writers of each class's fields.
+
+use super::{Skipped, canonical};
+use crate::agent::protocol::{Call, Form};
+use crate::db::{
+    Db, SourceFile, class_model, file_classes, file_functions, function_model, line_index,
+    module_index,
+};
+use crate::explore::coverage::FunctionUnderTest;
+use lacuna_grammar::{FunctionKind, FunctionSyntax};
+use rustc_hash::FxHashMap;
+use std::path::{Path, PathBuf};
+
+/// Special methods Python calls while it makes, finalises or subclasses a class, with a
+/// receiver a test cannot build first. Other special methods (`__eq__`, `__getitem__`,
+/// `__str__`) are called like any method: `Version(1, 2, 3).__getitem__(0)`.
+pub(super) const CLASS_HOOKS: &[&str] = &[
+    "__new__",
+    "__init__",
+    "__del__",
+    "__init_subclass__",
+    "__class_getitem__",
+];
+
+/// Whether a function can be called directly by a generated test.
+pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
+    match syntax.kind {
+        FunctionKind::Def => {}
+        FunctionKind::Module => {
+            return Err(
+                "code at module level runs on import and is not explored: move the branches into a function to have them tested",
+            );
+        }
+        FunctionKind::ClassBody => {
+            return Err(
+                "code in a class body runs when the class is defined and is not explored: move the branches into a method",
+            );
+        }
+    }
+    if syntax.qualname.contains("<locals>") {
+        return Err(
+            "nested in another function, it cannot be called directly: move it to module level to have it tested",
+        );
+    }
+    if syntax.is_async && syntax.is_generator {
+        return Err(
+            "async generators are not explored yet: move its branches into a plain function it calls",
+        );
+    }
+    if syntax.is_async && is_context_manager(syntax) {
+        return Err(
+            "async context managers are not explored yet: move its branches into a plain function it calls",
+        );
+    }
+    if CLASS_HOOKS.contains(&syntax.name.as_str()) {
+        return Err(
+            "constructors and class hooks are not explored on their own: their branches are reached through the methods and factories that build the class",
+        );
+    }
+    if syntax.decisions.is_empty() {
+        return Err("no decisions");
+    }
+    Ok(())
+}
+
+pub(super) fn is_context_manager(syntax: &FunctionSyntax) -> bool {
+    syntax.decorators.iter().any(|d| {
+        matches!(
+            d.rsplit('.').next(),
+            Some("contextmanager" | "asynccontextmanager")
+        )
+    })
+}
+
+pub(super) fn is_overload(decorator: &str) -> bool {
+    decorator.rsplit('.').next() == Some("overload")
+}
+
+pub(super) fn is_singledispatch(decorator: &str) -> bool {
+    matches!(
+        decorator.rsplit('.').next(),
+        Some("singledispatch" | "singledispatchmethod")
+    )
+}
+
+/// How a test reaches the definition `syntax` (whose header spans `header`, 1-based lines):
+/// the name it is known by (unique in its module) and the call. A registration of a
+/// `singledispatch` function is called through the dispatcher; a property's accessors through
+/// attribute access; generators are iterated, coroutines run, context managers entered; a name
+/// bound by several definitions is told apart by the lines of each.
+pub(super) fn reach(
+    syntax: &FunctionSyntax,
+    all: &[&FunctionSyntax],
+    header: (u32, u32),
+) -> (String, Call) {
+    let in_scope = |name: &str| match &syntax.class {
+        Some(class) => format!("{class}.{name}"),
+        None => name.to_owned(),
+    };
+    for decorator in &syntax.decorators {
+        let (head, argument) = match decorator.split_once('(') {
+            Some((head, rest)) => (head, rest.strip_suffix(')').map(str::trim)),
+            None => (decorator.as_str(), None),
+        };
+        let Some(dispatcher) = head.strip_suffix(".register") else {
+            continue;
+        };
+        let through = in_scope(dispatcher);
+        let dispatches = all
+            .iter()
+            .any(|f| *f.qualname == *through && f.decorators.iter().any(|d| is_singledispatch(d)));
+        if !dispatches {
+            continue;
+        }
+        // The registered type: the decorator's argument, or the first parameter's annotation.
+        let skip = usize::from(syntax.is_method() && !syntax.is_staticmethod());
+        let registered = argument
+            .filter(|a| !a.is_empty())
+            .map(str::to_owned)
+            .or_else(|| {
+                syntax
+                    .params
+                    .get(skip)
+                    .and_then(|p| p.annotation.as_deref().map(str::to_owned))
+            });
+        let name = match registered {
+            Some(t) => format!("{through}.register({t})"),
+            None => format!("{through}.register@{}", header.1),
+        };
+        return (
+            name,
+            Call {
+                through: Some(through),
+                lines: Some(header),
+                form: Form::Dispatch,
+            },
+        );
+    }
+    let accessor = syntax.decorators.iter().find_map(|d| {
+        if d.ends_with(".setter") {
+            Some(Form::PropertySet)
+        } else if d.ends_with(".deleter") {
+            Some(Form::PropertyDelete)
+        } else {
+            None
+        }
+    });
+    // A dataclass's `__post_init__` runs when the class is called.
+    if syntax.name == "__post_init__"
+        && let Some(class) = &syntax.class
+    {
+        return (
+            syntax.qualname.to_string(),
+            Call {
+                through: Some(class.clone()),
+                lines: None,
+                form: Form::Construct,
+            },
+        );
+    }
+    let form = if syntax.is_property() {
+        Form::PropertyGet
+    } else if let Some(accessor) = accessor {
+        accessor
+    } else if syntax.is_generator && is_context_manager(syntax) {
+        Form::With
+    } else if syntax.is_generator {
+        Form::Generator
+    } else if syntax.is_async {
+        Form::Async
+    } else {
+        Form::Plain
+    };
+    match form {
+        Form::PropertyGet | Form::PropertySet | Form::PropertyDelete => {
+            let name = match form {
+                Form::PropertySet => format!("{}.setter", syntax.qualname),
+                Form::PropertyDelete => format!("{}.deleter", syntax.qualname),
+                _ => syntax.qualname.to_string(),
+            };
+            let through = (*name != *syntax.qualname).then(|| syntax.qualname.to_string());
+            return (
+                name,
+                Call {
+                    through,
+                    lines: Some(header),
+                    form,
+                },
+            );
+        }
+        _ => {}
+    }
+    // `typing.overload` stubs are no definitions a call reaches: the implementation is.
+    let bindings = all
+        .iter()
+        .filter(|f| f.qualname == syntax.qualname && !f.decorators.iter().any(|d| is_overload(d)))
+        .count();
+    if bindings > 1 {
+        return (
+            format!("{}@{}", syntax.qualname, header.1),
+            Call {
+                through: Some(syntax.qualname.to_string()),
+                lines: Some(header),
+                form,
+            },
+        );
+    }
+    // The header's lines let the agent tell the definition from an object the name was
+    // bound to afterwards (`now = Clock()`), which a call by the name would run instead.
+    (
+        syntax.qualname.to_string(),
+        Call {
+            form,
+            lines: Some(header),
+            ..Call::default()
+        },
+    )
+}
+
+/// A function to explore: its file, ID, what the search needs, and its source text.
+pub type Target = (
+    SourceFile,
+    lacuna_grammar::FunctionId,
+    FunctionUnderTest,
+    String,
+);
+
+/// The functions of `files` to explore, with the reasons others are skipped.
+/// Why a module cannot be imported by name (`1abc`, `class`, `my-module`), so that neither the
+/// agent nor a test can reach its functions; `None` when it can.
+pub(super) fn unimportable(module: &str) -> Option<String> {
+    const KEYWORDS: &[&str] = &[
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+        "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+        "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+        "try", "while", "with", "yield",
+    ];
+    let bad = module.split('.').find(|part| {
+        let mut chars = part.chars();
+        let starts = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+        !starts || !chars.all(|c| c == '_' || c.is_alphanumeric()) || KEYWORDS.contains(part)
+    })?;
+    Some(format!(
+        "the module name `{bad}` is not a Python identifier, so `import` cannot reach it; rename the file"
+    ))
+}
+
+/// Why a file has no module name: a part of its path that is not an identifier
+/// (`my-module.py`, `data-v2/x.py`), or no source root above it.
+pub(super) fn unnamed(src: &[PathBuf], file: &Path) -> String {
+    let under_root = src.iter().find_map(|root| file.strip_prefix(root).ok());
+    let Some(relative) = under_root else {
+        return format!(
+            "`{}` is under no source root (`src` in `[tool.lacuna]`), so `import` cannot reach it",
+            file.display()
+        );
+    };
+    let bad = relative.components().find_map(|c| {
+        let part = c.as_os_str().to_string_lossy();
+        let stem = part
+            .strip_suffix(".py")
+            .or_else(|| part.strip_suffix(".pyi"))
+            .unwrap_or(&part);
+        let mut chars = stem.chars();
+        let starts = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+        (!starts || !chars.all(|c| c == '_' || c.is_alphanumeric())).then(|| part.into_owned())
+    });
+    match bad {
+        Some(part) => format!(
+            "the name `{part}` is not a Python identifier, so `import` cannot reach it; rename it (`{}`)",
+            part.replace(
+                |c: char| !(c == '_' || c == '.' || c.is_alphanumeric()),
+                "_"
+            )
+        ),
+        None => format!("`{}` has no module name", relative.display()),
+    }
+}
+
+pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>) {
+    let index = module_index(db, db.project());
+    let mut out = vec![];
+    let mut skipped = vec![];
+    for &file in files {
+        let (module, unimportable) = match index.name(file) {
+            Some(module) => (module, unimportable(module)),
+            None => (
+                "",
+                Some(unnamed(&db.project().config(db).src, file.path(db))),
+            ),
+        };
+        let path = canonical(file.path(db));
+        let lines = line_index(db, file).clone();
+        let text = file.contents(db).text().cloned().unwrap_or_default();
+        let functions = file_functions(db, file);
+        let all: Vec<&FunctionSyntax> = functions.iter().map(|n| &**n.syntax(db)).collect();
+        for &node in functions {
+            let syntax = node.syntax(db).clone();
+            // A function nested in a decorator is called as the functions it decorates.
+            let anchor = node.anchor(db);
+            let header = (
+                lines.line_col(syntax.range.absolute(anchor).start).line + 1,
+                lines
+                    .line_col(syntax.name_range.absolute(anchor).start)
+                    .line
+                    + 1,
+            );
+            let (called_as, call) = match wrapped_by(&syntax, &all) {
+                Some(name) => (name, Call::default()),
+                None => reach(&syntax, &all, header),
+            };
+            let checked = FunctionSyntax {
+                qualname: match &call.through {
+                    Some(through) => through.as_str().into(),
+                    None => called_as.as_str().into(),
+                },
+                ..(*syntax).clone()
+            };
+            let verdict = match &unimportable {
+                Some(why) => Err(why.clone()),
+                None => explorable(&checked).map_err(str::to_owned),
+            };
+            let under_test = |qualname: String, call: Call| FunctionUnderTest {
+                id: node.id(db).clone(),
+                module: module.to_owned(),
+                qualname,
+                call,
+                file: path.clone(),
+                anchor: node.anchor(db),
+                lines: lines.clone(),
+                syntax: syntax.clone(),
+                tables: function_model(db, node).tables.to_vec(),
+                text: text.clone(),
+            };
+            if let Err(reason) = verdict {
+                // A function without branch sides is not a gap.
+                if let Some(diagnostic) = crate::explain::not_explored::not_explored(
+                    node.id(db),
+                    &syntax,
+                    node.anchor(db),
+                    &reason,
+                ) {
+                    skipped.push(Skipped {
+                        file,
+                        function: node.id(db).clone(),
+                        reason: reason.clone(),
+                        branch_sides: crate::explain::not_explored::branch_sides(&syntax),
+                        diagnostic,
+                        observed_as: unimportable
+                            .is_none()
+                            .then(|| under_test(syntax.qualname.to_string(), Call::default())),
+                    });
+                }
+                continue;
+            }
+            let range = syntax.range.absolute(node.anchor(db));
+            let source = text
+                .get(range.start as usize..range.end as usize)
+                .unwrap_or_default()
+                .to_owned();
+            out.push((
+                file,
+                node.id(db).clone(),
+                under_test(called_as, call),
+                source,
+            ));
+        }
+    }
+    (out, skipped)
+}
+
+/// The wrapper a module-level decorator defines (`_comparator.<locals>.wrapper`) runs when a
+/// function it decorates (`@_comparator def __lt__`) is called: the qualified name of the
+/// first of those that is no target of its own (no decisions) and could be called directly.
+pub(super) fn wrapped_by(nested: &FunctionSyntax, all: &[&FunctionSyntax]) -> Option<String> {
+    let (decorator, inner) = nested.qualname.split_once(".<locals>.")?;
+    if decorator.contains('.') || inner.contains('.') {
+        return None;
+    }
+    all.iter()
+        .filter(|f| f.decisions.is_empty() && f.decorators.iter().any(|d| d == decorator))
+        .find(|f| {
+            explorable(&FunctionSyntax {
+                decisions: nested.decisions.clone(),
+                ..(**f).clone()
+            })
+            .is_ok()
+        })
+        .map(|f| f.qualname.to_string())
+}
+
+/// Which methods write each field, for every class of the project: `("module:Qual", field)`.
+pub fn writers(db: &dyn Db, files: &[SourceFile]) -> FxHashMap<(String, String), Vec<String>> {
+    let index = module_index(db, db.project());
+    let mut out = FxHashMap::default();
+    for &file in files {
+        let Some(module) = index.name(file) else {
+            continue;
+        };
+        for &class in file_classes(db, file) {
+            let model = class_model(db, class);
+            for field in &model.fields {
+                let methods: Vec<String> = field.writers.iter().map(|(m, _)| m.clone()).collect();
+                if !methods.is_empty() {
+                    out.insert(
+                        (format!("{module}:{}", model.qualname), field.name.clone()),
+                        methods,
+                    );
+                }
+            }
+        }
+    }
+    out
+}
