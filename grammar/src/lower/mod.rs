@@ -7,9 +7,11 @@
 mod compact;
 mod decisions;
 mod definitions;
+mod edits;
 mod imports;
 pub mod outline;
 mod parts;
+mod recover;
 mod source;
 
 use crate::decision::{BranchSide, Condition, Decision, DecisionKind};
@@ -17,8 +19,10 @@ use crate::ids::{DecisionId, FunctionId};
 use crate::syntax::*;
 use crate::text::{Anchor, TextRange};
 use compact::Compact;
+use edits::{lone_cr_as_newline, text_edit};
+use recover::finish_and_recover;
 use rustc_hash::{FxHashMap, FxHashSet};
-use source::{Source, Visit, range};
+use source::{KindSet, Source, Visit, range};
 use std::cell::RefCell;
 use std::sync::Arc;
 use tree_sitter::{Node, Parser};
@@ -96,93 +100,6 @@ fn parse_tree(text: &str, previous: Option<&PreviousParse>) -> (Module, Option<t
     (module, tree)
 }
 
-/// `text` as tree-sitter should read it: Python reads a lone `\r` as a line break (as the LSP
-/// does), tree-sitter's grammar does not, so each becomes `\n` — byte for byte, every offset
-/// stays the same. Borrowed when there is none.
-fn lone_cr_as_newline(text: &str) -> std::borrow::Cow<'_, str> {
-    if has_lone_cr(text) {
-        std::borrow::Cow::Owned(without_lone_cr(text))
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
-}
-
-fn has_lone_cr(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes
-        .iter()
-        .enumerate()
-        .any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
-}
-
-/// `text` with every `\r` not followed by `\n` replaced by `\n`.
-fn without_lone_cr(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
-            out.push_str(&text[start..i]);
-            out.push('\n');
-            start = i + 1;
-        }
-    }
-    out.push_str(&text[start..]);
-    out
-}
-
-/// The single edit turning `old` into `new`: their common prefix and suffix are kept.
-fn text_edit(old: &str, new: &str) -> tree_sitter::InputEdit {
-    let (o, n) = (old.as_bytes(), new.as_bytes());
-    let mut prefix = o.iter().zip(n).take_while(|(a, b)| a == b).count();
-    while !new.is_char_boundary(prefix) || !old.is_char_boundary(prefix) {
-        prefix -= 1;
-    }
-    let max_suffix = o.len().min(n.len()) - prefix;
-    let suffix = o
-        .iter()
-        .rev()
-        .zip(n.iter().rev())
-        .take(max_suffix)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut suffix = suffix;
-    while !old.is_char_boundary(o.len() - suffix) || !new.is_char_boundary(n.len() - suffix) {
-        suffix -= 1;
-    }
-    let point = |text: &str, offset: usize| {
-        point_after(text, 0, tree_sitter::Point { row: 0, column: 0 }, offset)
-    };
-    tree_sitter::InputEdit {
-        start_byte: prefix,
-        old_end_byte: o.len() - suffix,
-        new_end_byte: n.len() - suffix,
-        start_position: point(old, prefix),
-        old_end_position: point(old, o.len() - suffix),
-        new_end_position: point(new, n.len() - suffix),
-    }
-}
-
-/// The position of byte `end`, counted from `start` at `from`.
-pub(crate) fn point_after(
-    text: &str,
-    start: usize,
-    from: tree_sitter::Point,
-    end: usize,
-) -> tree_sitter::Point {
-    let bytes = &text.as_bytes()[start..end];
-    match bytes.iter().rposition(|&b| b == b'\n') {
-        Some(last) => tree_sitter::Point {
-            row: from.row + bytes.iter().filter(|&&b| b == b'\n').count(),
-            column: bytes.len() - last - 1,
-        },
-        None => tree_sitter::Point {
-            row: from.row,
-            column: from.column + bytes.len(),
-        },
-    }
-}
-
 fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>) -> Module {
     let Some(tree) = tree else {
         return Module {
@@ -241,104 +158,6 @@ fn lower_in_parts(text: &str, part_bytes: usize) -> Module {
     finish_and_recover(lowerer)
 }
 
-fn finish_and_recover(mut lowerer: Lowerer<'_>) -> Module {
-    let text = lowerer.source.text;
-    let regions = std::mem::take(&mut lowerer.error_regions);
-    let mut module = lowerer.finish();
-    recover_definitions(text, &mut module, &regions);
-    module
-}
-
-/// tree-sitter's error recovery often swallows every definition that follows a syntax error
-/// into one ERROR node. For each error, re-parse from the first top-level `def`/`class` that
-/// starts on a later line — with everything else blanked, so offsets stay the same — and keep
-/// the definitions found there.
-fn recover_definitions(text: &str, module: &mut Module, regions: &[TextRange]) {
-    for &error in regions {
-        let Some(restart) = restart_offset(text, error) else {
-            continue;
-        };
-        let window = restart as usize..error.end as usize;
-        let masked: Vec<u8> = text
-            .bytes()
-            .enumerate()
-            .map(|(i, b)| {
-                if window.contains(&i) || b == b'\n' {
-                    b
-                } else {
-                    b' '
-                }
-            })
-            .collect();
-        // The window starts at a line start and ends at a node boundary: it holds whole
-        // characters, and everything else is ASCII.
-        let Ok(masked) = String::from_utf8(masked) else {
-            continue;
-        };
-        let recovered = parse(&masked);
-        let mut taken: Vec<TextRange> = vec![];
-        for f in recovered.functions {
-            if f.syntax.kind != FunctionKind::Module && module.function(&f.id).is_none() {
-                taken.push(f.syntax.range.absolute(f.anchor));
-                module.functions.push(f);
-            }
-        }
-        // What the broken parse attributed to the enclosing scope now belongs to the
-        // recovered definitions.
-        for f in &mut module.functions {
-            let anchor = f.anchor;
-            let stale = |r: TextRange| {
-                let r = r.absolute(anchor);
-                taken.iter().any(|t| t.contains_range(r))
-            };
-            if taken
-                .iter()
-                .any(|t| t.contains_range(f.syntax.range.absolute(anchor)))
-            {
-                continue;
-            }
-            let s = Arc::make_mut(&mut f.syntax);
-            s.decisions.retain(|d| !stale(d.range));
-            s.calls.retain(|c| !stale(c.range));
-            s.loops.retain(|l| !stale(l.range));
-            s.asserts.retain(|a| !stale(a.range));
-        }
-        for c in recovered.classes {
-            if module.class(&c.syntax.qualname).is_none() {
-                module.classes.push(c);
-            }
-        }
-        for e in recovered.syntax_errors {
-            if !module.syntax_errors.iter().any(|m| m.range == e.range) {
-                module.syntax_errors.push(e);
-            }
-        }
-    }
-    module
-        .syntax_errors
-        .sort_by_key(|e| (e.range.start, e.range.end));
-}
-
-/// The start of the first line after the error's first line, inside the error, that opens a
-/// top-level definition.
-fn restart_offset(text: &str, error: TextRange) -> Option<u32> {
-    let region = text.get(error.start as usize..error.end as usize)?;
-    let mut offset = error.start as usize;
-    for (i, line) in region.split_inclusive('\n').enumerate() {
-        let at_line_start = offset == 0 || text.as_bytes()[offset - 1] == b'\n';
-        if i > 0
-            && at_line_start
-            && ["def ", "async def ", "class ", "@"]
-                .iter()
-                .any(|k| line.starts_with(k))
-        {
-            return Some(offset as u32);
-        }
-        offset += line.len();
-    }
-    None
-}
-
 struct FunctionBuilder {
     function: Function,
     /// Occurrences of each (kind, text) so far, for decision IDs.
@@ -374,55 +193,6 @@ struct Lowerer<'a> {
     error_depth: usize,
     qualnames: FxHashMap<String, u32>,
     interesting: &'static KindSet,
-}
-
-/// The node kinds the walk acts on, by numeric ID: most nodes (names, operators, punctuation)
-/// are passed over without looking at their kind's name.
-struct KindSet(Vec<bool>);
-
-impl KindSet {
-    const NAMES: &'static [&'static str] = &[
-        "function_definition",
-        "class_definition",
-        "if_statement",
-        "elif_clause",
-        "while_statement",
-        "conditional_expression",
-        "if_clause",
-        "assert_statement",
-        "boolean_operator",
-        "comparison_operator",
-        "call",
-        "attribute",
-        "assignment",
-        "augmented_assignment",
-        "delete_statement",
-        "import_statement",
-        "import_from_statement",
-        "for_statement",
-        "yield",
-    ];
-
-    fn get() -> &'static KindSet {
-        static SET: std::sync::OnceLock<KindSet> = std::sync::OnceLock::new();
-        SET.get_or_init(|| {
-            let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-            let mut set = vec![false; language.node_kind_count()];
-            for id in 0..language.node_kind_count() as u16 {
-                if language
-                    .node_kind_for_id(id)
-                    .is_some_and(|name| Self::NAMES.contains(&name))
-                {
-                    set[id as usize] = true;
-                }
-            }
-            KindSet(set)
-        })
-    }
-
-    fn contains(&self, id: u16) -> bool {
-        self.0.get(id as usize).copied().unwrap_or(false)
-    }
 }
 
 impl<'a> Lowerer<'a> {

@@ -69,7 +69,7 @@ fn parse_parts(
     let forced_at = part_bytes.saturating_mul(MAX_GROWTH).max(MIN_FORCED_BYTES);
     loop {
         let end = line_end_after(text, start.0 + size);
-        let end_point = super::point_after(text, start.0, start.1, end);
+        let end_point = super::edits::point_after(text, start.0, start.1, end);
         let tree = parse_range(parser, text, start, (end, end_point), None)?;
         if end == text.len() {
             lower(&Part { tree });

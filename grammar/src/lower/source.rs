@@ -1,5 +1,6 @@
 //! Small read-only helpers over tree-sitter nodes and the source text they index: node text,
-//! ranges, whitespace-collapsed text, token streams and syntax-error messages.
+//! ranges, whitespace-collapsed text, token streams, syntax-error messages, and the node kinds
+//! the lowering acts on.
 
 use crate::text::TextRange;
 use tree_sitter::Node;
@@ -160,6 +161,55 @@ pub(super) fn syntax_error_message(source: &Source<'_>, node: Node<'_>) -> Strin
         let shown: String = text.chars().take(24).collect();
         let ellipsis = if text.chars().count() > 24 { "…" } else { "" };
         format!("invalid syntax: unexpected `{shown}{ellipsis}`")
+    }
+}
+
+/// The node kinds the walk acts on, by numeric ID: most nodes (names, operators, punctuation)
+/// are passed over without looking at their kind's name.
+pub(super) struct KindSet(Vec<bool>);
+
+impl KindSet {
+    const NAMES: &'static [&'static str] = &[
+        "function_definition",
+        "class_definition",
+        "if_statement",
+        "elif_clause",
+        "while_statement",
+        "conditional_expression",
+        "if_clause",
+        "assert_statement",
+        "boolean_operator",
+        "comparison_operator",
+        "call",
+        "attribute",
+        "assignment",
+        "augmented_assignment",
+        "delete_statement",
+        "import_statement",
+        "import_from_statement",
+        "for_statement",
+        "yield",
+    ];
+
+    pub(super) fn get() -> &'static KindSet {
+        static SET: std::sync::OnceLock<KindSet> = std::sync::OnceLock::new();
+        SET.get_or_init(|| {
+            let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+            let mut set = vec![false; language.node_kind_count()];
+            for id in 0..language.node_kind_count() as u16 {
+                if language
+                    .node_kind_for_id(id)
+                    .is_some_and(|name| Self::NAMES.contains(&name))
+                {
+                    set[id as usize] = true;
+                }
+            }
+            KindSet(set)
+        })
+    }
+
+    pub(super) fn contains(&self, id: u16) -> bool {
+        self.0.get(id as usize).copied().unwrap_or(false)
     }
 }
 
