@@ -1,0 +1,472 @@
+
+use super::*;
+use crate::agent::protocol::{Event, Position, Status, Value};
+use crate::explore::exploration::Attempt;
+use crate::explore::signature::Guidance;
+use crate::explore::solver::Answer;
+use crate::explore::value::ModelValue;
+use crate::symbolic::{Expr, Op, Sort};
+use lacuna_grammar::LineIndex;
+use std::sync::{Arc, Mutex};
+
+/// An executor that runs a script in place of the agent: given the integer arguments of a
+/// request and how many runs came before, the script says which branch events the run
+/// produced. It keeps every request it ran. For the search's own logic only: what the
+/// agent reports is tested against the real agent elsewhere.
+struct Scripted<F> {
+    script: F,
+    ran: Mutex<Vec<ExecuteRequest>>,
+}
+
+impl<F: Fn(&[i64], usize) -> Vec<Event> + Sync> Executor for Scripted<F> {
+    fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        let mut ran = self.ran.lock().expect("requests lock");
+        let args: Vec<i64> = request
+            .args
+            .iter()
+            .map(|a| match &a.value {
+                Value::Int { value } => value.parse().unwrap_or(0),
+                _ => 0,
+            })
+            .collect();
+        let events = (self.script)(&args, ran.len());
+        ran.push(request.clone());
+        Ok(run(events))
+    }
+}
+
+fn scripted<F: Fn(&[i64], usize) -> Vec<Event> + Sync>(script: F) -> Scripted<F> {
+    Scripted {
+        script,
+        ran: Mutex::new(vec![]),
+    }
+}
+
+struct Unavailable;
+
+impl Executor for Unavailable {
+    fn execute(&self, _: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        Err(WorkerError::Handshake("no Python".into()))
+    }
+}
+
+fn run(events: Vec<Event>) -> Execution {
+    Execution {
+        status: Status::Returned,
+        returned: None,
+        exception: None,
+        files: vec!["m.py".into()],
+        events,
+        lines: BTreeMap::new(),
+        stdout: String::new(),
+        stderr: String::new(),
+        truncated: false,
+        error: None,
+        building: None,
+        fields: BTreeMap::new(),
+        callables: BTreeMap::new(),
+        type_tests: vec![],
+        draws_random: false,
+        effects: vec![],
+        module_state: vec![],
+    }
+}
+
+fn function(text: &str, name: &str) -> FunctionUnderTest {
+    let module = lacuna_grammar::parse(text);
+    let function = module
+        .functions
+        .iter()
+        .find(|f| f.syntax.name == name)
+        .expect("the function is defined");
+    FunctionUnderTest {
+        id: function.id.clone(),
+        module: "m".into(),
+        qualname: function.syntax.qualname.to_string(),
+        file: "m.py".into(),
+        syntax: function.syntax.clone(),
+        anchor: function.anchor,
+        lines: Arc::new(LineIndex::new(text)),
+        tables: vec![],
+        text: Arc::from(text),
+        call: Default::default(),
+    }
+}
+
+/// The agent's position of the first occurrence of `needle` in `text`.
+fn position(text: &str, needle: &str) -> Position {
+    let at = |offset: usize| {
+        let before = &text[..offset];
+        let line = before.matches('\n').count() as u32 + 1;
+        let col = (offset - before.rfind('\n').map_or(0, |n| n + 1)) as u32;
+        (line, col)
+    };
+    let start = text.find(needle).expect("the needle is in the text");
+    let (l1, c1) = at(start);
+    let (l2, c2) = at(start + needle.len());
+    Position(l1, Some(c1), l2, Some(c2))
+}
+
+fn branch(text: &str, condition: &str, taken: bool, expr: Option<Expr>) -> Event {
+    Event::Branch {
+        f: 0,
+        pos: Some(position(text, condition)),
+        taken,
+        frame: 1,
+        expr,
+        link: None,
+    }
+}
+
+fn int_params(names: &[&str]) -> Signature {
+    Signature {
+        params: names
+            .iter()
+            .map(|n| ((*n).to_owned(), Shape::Int))
+            .collect(),
+        keyword_only: vec![],
+        varargs: None,
+        defaults: BTreeMap::new(),
+        receiver: None,
+        writers: FxHashMap::default(),
+        guidance: Arc::new(Guidance::default()),
+        unread: vec![],
+        observed: vec![],
+    }
+}
+
+fn budget() -> Budget {
+    Budget {
+        time: Duration::from_secs(60),
+        run_share: None,
+        stall_share: None,
+        executions: 5_000,
+        execution_timeout_ms: 1_000,
+        loop_bound: 8,
+        solver_timeout_ms: 5_000,
+        solver_memory_mb: 2_048,
+        target_obligations: false,
+    }
+}
+
+fn compare(op: Op, var: &str, n: i64) -> Expr {
+    Expr::app(op, vec![Expr::var(var, Sort::Int), Expr::int(n)])
+}
+
+const GRADE: &str = "def grade(score: int, bonus: int):\n    if score > 90:\n        return \"A\"\n    if bonus == 7:\n        return \"B\"\n    return \"C\"\n";
+
+/// `grade` as CPython runs it: `score > 90`, then `bonus == 7` when the first is false.
+fn grade(args: &[i64], _: usize) -> Vec<Event> {
+    let (score, bonus) = (args[0], args[1]);
+    let mut events = vec![branch(
+        GRADE,
+        "score > 90",
+        score > 90,
+        Some(compare(Op::Gt, "score", 90)),
+    )];
+    if score <= 90 {
+        events.push(branch(
+            GRADE,
+            "bonus == 7",
+            bonus == 7,
+            Some(compare(Op::Eq, "bonus", 7)),
+        ));
+    }
+    events
+}
+
+/// The solver's flip of an open decision runs before the seeds left in the frontier;
+/// every input that shows a side first is run a second time right away and kept; no
+/// other input runs twice; the search stops once every side is covered.
+#[test]
+fn flips_of_open_decisions_run_first_and_new_sides_are_confirmed() {
+    let f = function(GRADE, "grade");
+    let executor = scripted(grade);
+    let e = explore(
+        &f,
+        &int_params(&["score", "bonus"]),
+        &executor,
+        &budget(),
+        GRADE,
+    );
+    let sides: Vec<(usize, bool)> = e.covered.keys().copied().collect();
+    assert_eq!(sides, [(0, false), (0, true), (1, false), (1, true)]);
+    assert_eq!(
+        e.tests.len(),
+        3,
+        "the first input and one per side it missed"
+    );
+    assert!(e.tests.iter().all(|t| !t.new_sides.is_empty()));
+    assert!(e.attempts.is_empty(), "nothing is left to explain");
+    let ran = executor.ran.into_inner().expect("requests lock");
+    assert_eq!(e.executions as usize, ran.len());
+    // The first input (the defaults), then the flip of `bonus == 7` on its path, before
+    // the dozen seeds the literals 90 and 7 give.
+    assert_eq!(ran[0], ran[1]);
+    assert_eq!(ran[2].args[1].value, Value::Int { value: "7".into() });
+    for test in &e.tests {
+        let at = ran.iter().position(|r| *r == test.request).expect("it ran");
+        assert_eq!(ran[at + 1], test.request, "confirmed by a second run");
+    }
+    let distinct: FxHashSet<String> = ran.iter().map(|r| format!("{r:?}")).collect();
+    assert_eq!(distinct.len(), ran.len() - e.tests.len());
+}
+
+/// A side an input takes only some of the time (a branch on `random.random()`) is never
+/// claimed: its test could not reproduce it. The search gives up after `STALE` executions
+/// in a row without anything new, long before its budget.
+#[test]
+fn a_side_the_second_run_does_not_confirm_is_not_claimed() {
+    const COIN: &str = "def toss(n: int):\n    if coin():\n        return n\n    return 0\n";
+    let f = function(COIN, "toss");
+    let executor =
+        scripted(|_: &[i64], before: usize| vec![branch(COIN, "coin()", before % 2 == 1, None)]);
+    let e = explore(&f, &int_params(&["n"]), &executor, &budget(), COIN);
+    assert!(e.covered.is_empty(), "{:?}", e.covered);
+    assert!(e.tests.iter().all(|t| t.new_sides.is_empty()));
+    assert!(
+        e.executions > STALE && e.executions < 2 * STALE,
+        "{STALE} executions without anything new, not the budget: {}",
+        e.executions
+    );
+    for side in [(0, true), (0, false)] {
+        assert_eq!(e.attempts[&side], [Attempt::ConcreteOnly]);
+    }
+}
+
+/// With no target left for the solver (the condition is only seen concretely), the
+/// search mutates the inputs it has until `STALE` executions show nothing new.
+#[test]
+fn mutations_end_after_stale_executions() {
+    const FLAG: &str = "def check(n: int):\n    if enabled():\n        return n\n    return 0\n";
+    let f = function(FLAG, "check");
+    let executor = scripted(|_: &[i64], _: usize| vec![branch(FLAG, "enabled()", true, None)]);
+    let signature = int_params(&["n"]);
+    let budget = budget();
+    let mut search = Search::new(&f, &signature, &executor, &budget, FLAG);
+    search.run();
+    assert_eq!(search.phase, Phase::Mutations);
+    let ran = executor.ran.lock().expect("requests lock");
+    assert_eq!(
+        ran[0], ran[1],
+        "the side the first input shows is confirmed"
+    );
+    assert_eq!(search.out.executions as usize, ran.len());
+    assert!(
+        (STALE..STALE + 20).contains(&search.out.executions),
+        "{}",
+        search.out.executions
+    );
+    assert_eq!(search.out.covered.len(), 1);
+    assert_eq!(search.out.attempts[&(0, false)], [Attempt::ConcreteOnly]);
+}
+
+/// The frontier: highest priority first, the oldest among equals, and no input queued
+/// twice, even after it ran.
+#[test]
+fn the_frontier_pops_by_priority_and_never_queues_an_input_twice() {
+    let f = function(GRADE, "grade");
+    let executor = scripted(grade);
+    let signature = int_params(&["score", "bonus"]);
+    let budget = budget();
+    let mut search = Search::new(&f, &signature, &executor, &budget, GRADE);
+    let input = |score: i64| {
+        let mut c = Candidate::default();
+        c.vars
+            .insert("score".into(), ModelValue::Int(score.to_string()));
+        c
+    };
+    search.push(0, input(1));
+    search.push(3, input(2));
+    search.push(0, input(3));
+    search.push(3, input(4));
+    search.push(1, input(2));
+    let order: Vec<(u32, Candidate)> = std::iter::from_fn(|| search.pop()).collect();
+    assert_eq!(
+        order,
+        [(3, input(2)), (3, input(4)), (0, input(1)), (0, input(3))]
+    );
+    search.push(5, input(4));
+    assert!(
+        search.pop().is_none(),
+        "an input that ran is not queued again"
+    );
+}
+
+/// Runs that all raise the same exception at the same line before any decision stop the
+/// search after `FAILING_ALIKE` of them, and the stop says which exception and where.
+#[test]
+fn runs_failing_alike_before_any_decision_stop_the_search() {
+    struct Failing;
+    impl Executor for Failing {
+        fn execute(&self, _: &ExecuteRequest) -> Result<Execution, WorkerError> {
+            let mut r = run(vec![]);
+            r.status = Status::Raised;
+            r.exception = Some(crate::agent::protocol::RaisedException {
+                type_name: "KeyError".into(),
+                message: "'region'".into(),
+                line: Some(2),
+            });
+            Ok(r)
+        }
+    }
+    let f = function(GRADE, "grade");
+    let e = explore(
+        &f,
+        &int_params(&["score", "bonus"]),
+        &Failing,
+        &budget(),
+        GRADE,
+    );
+    assert_eq!(e.executions, FAILING_ALIKE);
+    assert_eq!(
+        e.stop,
+        Stop::FailingAlike(FailingAlike {
+            exception: "KeyError: 'region'".into(),
+            line: Some(2),
+            runs: FAILING_ALIKE,
+        })
+    );
+    assert_eq!(
+        e.stop.describe().as_deref(),
+        Some(
+            "stopped after 20 runs: every one raised `KeyError: 'region'` at line 2 before reaching a decision, whatever the input"
+        )
+    );
+}
+
+/// With a stall share, the search stops once that share of its time has passed without a
+/// new side, long before its time or `STALE` executions; without one, it goes on.
+#[test]
+fn a_stall_of_a_share_of_the_time_stops_the_search() {
+    const FLAG: &str = "def check(n: int):\n    if enabled():\n        return n\n    return 0\n";
+    let f = function(FLAG, "check");
+    let slow = |_: &[i64], _: usize| {
+        std::thread::sleep(Duration::from_millis(5));
+        vec![branch(FLAG, "enabled()", true, None)]
+    };
+    let mut stalling = budget();
+    stalling.time = Duration::from_secs(2);
+    stalling.stall_share = Some(0.1);
+    let executor = scripted(slow);
+    let e = explore(&f, &int_params(&["n"]), &executor, &stalling, FLAG);
+    let Stop::Stalled(after) = e.stop else {
+        panic!("stopped by {:?}", e.stop);
+    };
+    assert!(after >= Duration::from_millis(200), "{after:?}");
+    assert!(e.executions < STALE, "{}", e.executions);
+    assert_eq!(e.covered.len(), 1);
+    assert_eq!(
+        e.stop
+            .describe()
+            .map(|d| d.contains("without a new branch side")),
+        Some(true)
+    );
+    stalling.stall_share = None;
+    stalling.time = Duration::from_secs(20);
+    let executor = scripted(slow);
+    let e = explore(&f, &int_params(&["n"]), &executor, &stalling, FLAG);
+    assert_eq!(
+        e.stop,
+        Stop::Exhausted,
+        "{STALE} executions without anything new"
+    );
+}
+
+/// When nothing can run, the search stops at once and says why.
+#[test]
+fn an_executor_that_cannot_run_ends_the_search_with_its_reason() {
+    let f = function(GRADE, "grade");
+    let e = explore(
+        &f,
+        &int_params(&["score", "bonus"]),
+        &Unavailable,
+        &budget(),
+        GRADE,
+    );
+    assert_eq!(
+        e.failure.as_deref(),
+        Some("the agent did not start: no Python")
+    );
+    assert_eq!(e.executions, 0);
+    assert!(e.tests.is_empty());
+}
+
+/// A parameter's domain comes from the type the agent described, not from its name: a
+/// project's `hour` is any int, a mocked `datetime.now()`'s `hour` (or a `datetime`
+/// parameter's) is an hour, a mocked `uuid4()`'s hex digits are 32 hex digits.
+#[test]
+fn only_value_type_arguments_are_kept_within_their_domains() {
+    use serde_json::json;
+    let datetime = json!({"kind": "class", "class": "datetime:datetime", "methods": [],
+            "init": [{"name": "hour", "kind": "positional_or_keyword", "type": {"kind": "int"},
+                      "default": "12", "domain": {"min": 0, "max": 23}}]});
+    let uuid = json!({"kind": "class", "class": "uuid:UUID", "methods": [],
+            "init": [{"name": "hex", "kind": "positional_or_keyword", "type": {"kind": "str"},
+                      "default": "'0'", "domain": {"length": 32, "alphabet": "0123456789abcdef"}}]});
+    let slot = json!({"kind": "class", "class": "shop.slots:Slot", "methods": [],
+            "init": [{"name": "hour", "kind": "positional_or_keyword", "type": {"kind": "int"}}]});
+    let guidance = Guidance::from_describe(&json!({"mocks": [
+        {"target": "datetime.datetime.now", "returns": datetime},
+        {"target": "uuid.uuid4", "returns": uuid},
+    ]}));
+    let signature = Signature {
+        params: vec![
+            ("hour".into(), Shape::Int),
+            ("slot".into(), Shape::from_describe(&slot)),
+            (
+                "when".into(),
+                Shape::from_describe(&json!({"kind": "optional", "of": datetime})),
+            ),
+        ],
+        keyword_only: vec![],
+        varargs: None,
+        defaults: BTreeMap::new(),
+        receiver: None,
+        writers: FxHashMap::default(),
+        guidance: std::sync::Arc::new(guidance),
+        unread: vec![],
+        observed: vec![],
+    };
+    let mut solver = Solver::new(5_000).with_domains(signature.domains());
+    let mut past_midnight = |name: &str| {
+        let above = Expr::app(Op::Gt, vec![Expr::var(name, Sort::Int), Expr::int(23)]);
+        solver.check(&[above])
+    };
+    assert!(matches!(past_midnight("hour"), Answer::Sat(_)));
+    assert!(matches!(
+        past_midnight("slot.__init__.hour"),
+        Answer::Sat(_)
+    ));
+    assert_eq!(past_midnight("$mock:0[2].__init__.hour"), Answer::Unsat);
+    assert_eq!(past_midnight("when.__init__.hour"), Answer::Unsat);
+    let late = Expr::app(
+        Op::Ge,
+        vec![
+            Expr::var("$mock:0[0].__init__.hour", Sort::Int),
+            Expr::int(22),
+        ],
+    );
+    let Answer::Sat(model) = solver.check(&[late]) else {
+        panic!("an hour of 22 or 23 exists");
+    };
+    assert!(matches!(
+        &model.values["$mock:0[0].__init__.hour"],
+        ModelValue::Int(h) if h == "22" || h == "23"
+    ));
+    let hex = Expr::var("$mock:1[0].__init__.hex", Sort::Str);
+    let starts = |prefix: &str| {
+        Expr::app(
+            Op::StrStartsWith,
+            vec![hex.clone(), Expr::Str(prefix.into())],
+        )
+    };
+    assert_eq!(solver.check(&[starts("g")]), Answer::Unsat);
+    let Answer::Sat(model) = solver.check(&[starts("00000000")]) else {
+        panic!("a hex string starting with zeros exists");
+    };
+    assert!(matches!(
+        &model.values["$mock:1[0].__init__.hex"],
+        ModelValue::Str(s) if s.len() == 32 && s.chars().all(|c| c.is_ascii_hexdigit())
+    ));
+}
