@@ -425,14 +425,14 @@ class _Importing(dict):
         try:
             return importlib.import_module(key)
         except ImportError:
-            raise KeyError(key)
+            raise KeyError(key) from None
 
 
 def guidance(module, is_project_class):
     """The declarations of a guidance module: mocked callees with the type of what they return,
     and factories with their parameters and the class they build."""
     mocks, factories = [], []
-    for name, member in sorted(vars(module).items()):
+    for _name, member in sorted(vars(module).items()):
         if not inspect.isfunction(member) or member.__module__ != module.__name__:
             continue
         target = getattr(member, "__lacuna_mock__", None)

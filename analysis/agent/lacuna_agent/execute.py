@@ -11,7 +11,6 @@ import os
 import random
 import signal
 import sys
-import traceback
 
 try:
     import resource
@@ -21,7 +20,7 @@ except ImportError:  # not on every platform
 from . import describe as describing
 from . import identity, interpose, objects, positions, recorder, targets, values
 from .modstate import ModuleState
-from .sym import Sym, concrete
+from .sym import concrete
 from .observe import Observer
 from .tracer import Tracer
 

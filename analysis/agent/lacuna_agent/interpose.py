@@ -17,7 +17,7 @@ import types
 
 from . import recorder
 from .containers import SymDict, SymList, SymRange, SymTuple
-from .sym import Sym, SymBool, SymInt, apply, concrete, expr_of, make
+from .sym import Sym, SymBool, apply, concrete, make
 
 _SORTS = {bool: "bool", int: "int", float: "float", str: "str"}
 

@@ -55,7 +55,7 @@ def main():
             elif op == "suite":
                 from .suite import run_suite
                 response = run_suite(runtime, request,
-                                     lambda m: send(dict(m, partial=request.get("id"))))
+                                     lambda m, request=request: send(dict(m, partial=request.get("id"))))
             elif op == "shutdown":
                 send({"id": request.get("id"), "ok": True})
                 return

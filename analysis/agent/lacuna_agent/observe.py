@@ -28,7 +28,6 @@ floats.
 
 import decimal
 import fractions
-import sys
 import weakref
 
 from .codemap import CodeMap, frame_key

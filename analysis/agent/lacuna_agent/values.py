@@ -126,7 +126,7 @@ def _decode(tree, is_project_object):
         try:
             return resolve(tree["name"])
         except (ImportError, AttributeError) as e:
-            raise InputError("%s cannot be found: %s" % (tree["name"], e))
+            raise InputError("%s cannot be found: %s" % (tree["name"], e)) from e
     if kind == "list":
         return [sub(t) for t in tree.get("items", [])]
     if kind == "tuple":
@@ -147,7 +147,7 @@ def _decode(tree, is_project_object):
         except Exception as e:
             raise InputError("%s(...) raised %s: %s" % (tree.get("class") or tree.get("function"),
                                                         type(e).__name__, e),
-                             building=tree.get("class") if kind == "object" else None)
+                             building=tree.get("class") if kind == "object" else None) from e
         for call in tree.get("calls", []):
             method = getattr(obj, call["method"])
             cargs = [sub(t) for t in call.get("args", [])]
@@ -156,7 +156,7 @@ def _decode(tree, is_project_object):
                 method(*cargs, **ckwargs)
             except Exception as e:
                 raise InputError("%s(...) raised %s: %s" % (call["method"], type(e).__name__, e),
-                                 building=tree.get("class"))
+                                 building=tree.get("class")) from e
         return obj
     raise InputError("unknown value kind %r" % (kind,))
 

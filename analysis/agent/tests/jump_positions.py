@@ -42,7 +42,7 @@ def main(root):
                         p -= 1
                     producers[ins.offset] = instructions[p].opname if p >= 0 else ""
                 seen = set()
-                for offset, jump in positions.analyse(c, lambda _: lines).items():
+                for _offset, jump in positions.analyse(c, lambda _, lines=lines: lines).items():
                     if id(jump) in seen:
                         continue
                     seen.add(id(jump))

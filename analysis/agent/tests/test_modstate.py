@@ -122,7 +122,7 @@ def test_the_lists_of_a_module_level_project_object_are_put_back():
 def test_an_execution_that_changes_nothing_reports_nothing():
     module = module_of(SOURCE)
     state = recorded(module)
-    module.Currency("ABC").code
+    module.Currency("ABC").code  # noqa: B018 - a read, which changes nothing
     module.CURRENCIES.clear()
     state.restore()
     assert state.restore() == []

@@ -4,6 +4,7 @@
 
 pub mod embed;
 pub mod interpreter;
+pub mod literal;
 pub mod pool;
 pub mod protocol;
 pub mod state;

@@ -4,7 +4,7 @@
 //! here (constructor names from a closed set, arguments of the kinds each takes) and rendered as
 //! Python by the emitter, never taken as text from the worker.
 
-use super::protocol::Literal;
+use super::literal::Literal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A standard-library class whose values an emitted test rebuilds to compare with.

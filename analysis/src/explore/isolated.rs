@@ -7,15 +7,15 @@
 //! and the answer is the solver's limit.
 //!
 //! The binary registers itself with [`isolate_with`] at start-up; without it (a library test)
-//! queries are solved in-process.
+//! queries are solved in-process. The solving process's side is `solve_query`.
 
-use super::solver::{Answer, Model};
+use super::answer::{Answer, Model};
 use super::value::ModelValue;
 use crate::symbolic::Sort;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -25,7 +25,7 @@ pub const SUBCOMMAND: &str = "solve-query";
 
 /// How long past z3's own time limit the process may run before it is killed: z3 answers
 /// `unknown` at its limit on all but the queries this module exists for.
-const GRACE: Duration = Duration::from_secs(2);
+pub(crate) const GRACE: Duration = Duration::from_secs(2);
 
 static EXECUTABLE: OnceLock<PathBuf> = OnceLock::new();
 
@@ -82,7 +82,7 @@ impl From<WireSort> for Sort {
 
 /// The answer, as the solving process writes it.
 #[derive(Serialize, Deserialize)]
-enum Response {
+pub(crate) enum Response {
     Sat(Vec<(String, ModelValue)>),
     Unsat,
     Unknown(String),
@@ -194,79 +194,4 @@ fn answer_of(response: Response) -> Answer {
         Response::Unsat => Answer::Unsat,
         Response::Unknown(why) => Answer::Unknown(why),
     }
-}
-
-/// The solving process: reads one [`Request`] per line on standard input and writes each
-/// answer as a line on standard output, until its input ends. Before each query its processor
-/// time is capped by the kernel (`RLIMIT_CPU`) at what it has used plus the query's deadline,
-/// so that it ends even if the process that started it is gone.
-pub fn serve() -> ExitCode {
-    // Stopped by the kernel at its processor-time cap, it leaves no core file behind (its
-    // working directory is the project's).
-    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
-    let stdin = std::io::stdin().lock();
-    let mut stdout = std::io::stdout().lock();
-    for line in stdin.lines() {
-        let Ok(line) = line else {
-            return ExitCode::from(2);
-        };
-        let Ok(request) = serde_json::from_str::<Request>(&line) else {
-            return ExitCode::from(2);
-        };
-        limit_cpu(Duration::from_millis(request.timeout_ms) + GRACE);
-        let Ok(mut out) = serde_json::to_vec(&answer(&request)) else {
-            return ExitCode::from(2);
-        };
-        out.push(b'\n');
-        if stdout
-            .write_all(&out)
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
-            return ExitCode::from(2);
-        }
-    }
-    ExitCode::SUCCESS
-}
-
-fn answer(request: &Request) -> Response {
-    if request.memory_mb > 0 {
-        super::solver::Solver::limit_memory(request.memory_mb);
-    }
-    let vars: Vec<(Arc<str>, Sort)> = request
-        .vars
-        .iter()
-        .map(|(name, sort)| (Arc::from(name.as_str()), Sort::from(*sort)))
-        .collect();
-    let texts: Vec<&str> = request.assertions.iter().map(String::as_str).collect();
-    match super::solver::solve_in_process(&request.declarations, &texts, &vars, request.timeout_ms)
-    {
-        Answer::Sat(model) => Response::Sat(
-            model
-                .values
-                .into_iter()
-                .map(|(name, value)| (name.to_string(), value))
-                .collect(),
-        ),
-        Answer::Unsat => Response::Unsat,
-        Answer::Unknown(why) => Response::Unknown(why),
-        Answer::Unsupported(ops) => Response::Unknown(format!(
-            "unsupported: {}",
-            ops.iter()
-                .map(|o| o.as_ref())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
-}
-
-/// Caps this process's processor time at what it has used plus `allowed`.
-fn limit_cpu(allowed: Duration) {
-    use nix::sys::resource::{Resource, UsageWho, getrusage, setrlimit};
-    let used = getrusage(UsageWho::RUSAGE_SELF)
-        .map(|u| u.user_time().tv_sec() + u.system_time().tv_sec())
-        .unwrap_or(0)
-        .max(0) as u64;
-    let soft = used + allowed.as_secs() + 1;
-    let _ = setrlimit(Resource::RLIMIT_CPU, soft, soft + 1);
 }

@@ -2,6 +2,7 @@
 //! "which inputs take this path, with this condition flipped?"; the search (frontier, targets,
 //! budgets) and object construction build on it.
 
+pub mod answer;
 pub mod coverage;
 pub mod exploration;
 pub mod inputs;
@@ -14,5 +15,6 @@ pub mod seeds;
 pub mod shape;
 pub mod signature;
 pub mod smt;
+pub mod solve_query;
 pub mod solver;
 pub mod value;

@@ -6,6 +6,7 @@
 //!
 //! `z3::Solver` is not `Send`: a `Solver` lives and dies on the thread that explores a function.
 
+pub use super::answer::{Answer, Model};
 use super::isolated;
 use super::signature::Domains;
 use super::smt::{Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
@@ -14,30 +15,6 @@ use crate::symbolic::{Expr, Sort};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Model {
-    pub values: FxHashMap<Arc<str>, ModelValue>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Answer {
-    Sat(Model),
-    Unsat,
-    /// z3 gave up (timeout, incompleteness): its reason.
-    Unknown(String),
-    /// The assertions use operations the solver does not model.
-    Unsupported(Vec<Arc<str>>),
-}
-
-impl Answer {
-    pub fn model(&self) -> Option<&Model> {
-        match self {
-            Answer::Sat(m) => Some(m),
-            _ => None,
-        }
-    }
-}
 
 /// Counters for benchmarks and explanations.
 #[derive(Clone, Debug, Default)]

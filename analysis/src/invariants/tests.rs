@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn int(n: i64) -> Variable {

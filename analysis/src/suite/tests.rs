@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn point(samples: &[(i64, &str)]) -> ProgramPoint {

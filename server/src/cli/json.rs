@@ -1,7 +1,7 @@
 //! The JSON document of `lacuna check --format json`, documented in `docs/json-output.md`.
 //! Fields are only ever added, never renamed or removed; `version` changes if that ever has to.
 
-use super::check::{CheckedFile, RunStats, Totals};
+use super::report::{CheckedFile, RunStats, Totals};
 use lacuna_analysis::diagnostic::Diagnostic;
 use lacuna_grammar::{FunctionKind, LineIndex, TextRange};
 use serde::Serialize;
@@ -523,10 +523,10 @@ fn file<'a>(f: &'a CheckedFile, stats: Option<&RunStats>) -> File<'a> {
                     stop_reason: g.and_then(|g| g.stop_reason.as_deref()),
                     outcome: stats.map(|_| match g {
                         Some(g) if g.failure.is_none() => "explored",
-                        Some(g) if g.stopped_by == super::check::StoppedBy::Unchanged => {
+                        Some(g) if g.stopped_by == super::report::StoppedBy::Unchanged => {
                             "unchanged"
                         }
-                        Some(g) if g.stopped_by == super::check::StoppedBy::SuiteOnly => {
+                        Some(g) if g.stopped_by == super::report::StoppedBy::SuiteOnly => {
                             "suite-only"
                         }
                         Some(_) => "not-explored",

@@ -3,7 +3,7 @@
 //! covered 3/4", "condition 1 not covered (false)"), with what would cover each or why nothing
 //! can.
 
-use super::check::{CheckedFile, Totals};
+use super::report::{CheckedFile, Totals};
 use std::io::Write;
 
 pub fn print(files: &[CheckedFile]) {

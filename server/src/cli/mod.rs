@@ -8,6 +8,7 @@ mod json;
 mod mcdc_report;
 mod merge;
 mod render;
+mod report;
 mod shard;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -210,7 +211,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     match args.command {
-        Command::SolveQuery => Ok(isolated::serve()),
+        Command::SolveQuery => Ok(lacuna_analysis::explore::solve_query::serve()),
         Command::Check(check) => check::run(*check),
         Command::Merge(merge) => match &merge.lcov {
             Some(out) => merge::lcov(&merge.files, out),

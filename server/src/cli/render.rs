@@ -1,7 +1,7 @@
 //! Human output of `lacuna check`: per function counts, then each diagnostic with its source
 //! snippet, rustc style.
 
-use super::check::{CheckedFile, StoppedBy, Totals};
+use super::report::{CheckedFile, StoppedBy, Totals};
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use lacuna_analysis::diagnostic::{Diagnostic, Severity};
 use std::io::{IsTerminal, Write};

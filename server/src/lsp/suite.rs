@@ -4,7 +4,6 @@
 //! functions it reached and the branch sides it covered of each. It never touches the database:
 //! the functions to map the runs onto come with the request.
 
-use super::event::Event;
 use super::ledger::{Selection, Sides, Stamp, TestRecord};
 use super::outbox::Outbox;
 use lacuna_analysis::config::Config;
@@ -40,22 +39,26 @@ pub struct Ran {
     pub observations: lacuna_analysis::suite::Observations,
 }
 
-/// Starts the thread. `stop`: set by the owner when generation starts during a run, which
-/// then ends at the next test (its results are dropped: it is planned again once generation is
-/// idle); the owner clears it before each run.
-pub fn spawn(events: Sender<Event>, outbox: Outbox, stop: Arc<AtomicBool>) -> Sender<Run> {
+/// Starts the thread; each run's result goes to `deliver`, and the thread ends when it answers
+/// false (the owner is gone). `stop`: set by the owner when generation starts during a run,
+/// which then ends at the next test (its results are dropped: it is planned again once
+/// generation is idle); the owner clears it before each run.
+pub fn spawn(
+    deliver: impl Fn(Ran) -> bool + Send + 'static,
+    outbox: Outbox,
+    stop: Arc<AtomicBool>,
+) -> Sender<Run> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("lacuna-suite".into())
-        .spawn(move || serve(rx, events, outbox, stop))
+        .spawn(move || serve(rx, deliver, outbox, stop))
         .expect("cannot start the suite's thread");
     tx
 }
 
-fn serve(rx: Receiver<Run>, events: Sender<Event>, outbox: Outbox, stop: Arc<AtomicBool>) {
+fn serve(rx: Receiver<Run>, deliver: impl Fn(Ran) -> bool, outbox: Outbox, stop: Arc<AtomicBool>) {
     while let Ok(run) = rx.recv() {
-        let ran = execute(run, &outbox, &stop);
-        if events.send(Event::SuiteRan(Box::new(ran))).is_err() {
+        if !deliver(execute(run, &outbox, &stop)) {
             return;
         }
     }

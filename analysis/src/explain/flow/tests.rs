@@ -1,4 +1,3 @@
-
 use super::*;
 use lacuna_grammar::LineIndex;
 use std::sync::Arc;

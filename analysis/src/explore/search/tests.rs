@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::agent::protocol::{Event, Position, Status, Value};
 use crate::explore::exploration::Attempt;

@@ -3,11 +3,11 @@
 //! that kept modules from being explored.
 
 use super::emit::emit_tests;
-use super::report::{
-    CheckedFile, GeneratedFunction, McdcDecision, RunStats, StoppedBy, SuiteSummary, side_records,
-};
 use super::suspicious::suspicious_assertions;
 use super::{Scope, display_path, progress_bar};
+use crate::cli::report::{
+    CheckedFile, GeneratedFunction, McdcDecision, RunStats, StoppedBy, SuiteSummary, side_records,
+};
 use lacuna_analysis::config::Config;
 use lacuna_analysis::db::{Workspace, line_index, static_report};
 use lacuna_analysis::explain::not_explored;

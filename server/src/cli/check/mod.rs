@@ -3,9 +3,9 @@
 
 mod emit;
 mod generate;
-mod report;
 mod suspicious;
 
+use super::report::CheckedFile;
 use super::{CheckArgs, Format, json, render};
 use anyhow::Context;
 use lacuna_analysis::config::{Config, Grants};
@@ -16,8 +16,6 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-
-pub use report::*;
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;

@@ -5,7 +5,7 @@
 //! side's body. Lacuna measures branch sides and conditions, not every line: no other line is
 //! claimed, covered or not.
 
-use super::super::check::CheckedFile;
+use super::super::report::CheckedFile;
 use std::collections::BTreeMap;
 
 /// Whose coverage: the tests Lacuna generated, or the project's own suite under pytest.
@@ -107,7 +107,7 @@ pub fn of(files: &[CheckedFile], of: CoverageOf) -> Vec<FileCoverage> {
                 };
                 let explored = g.failure.is_none();
                 // The project's own tests run whatever the generator did not explore.
-                let taken = |s: &super::super::check::SideRecord| match of {
+                let taken = |s: &super::super::report::SideRecord| match of {
                     CoverageOf::Generated => explored && s.covered,
                     CoverageOf::Suite => s.suite_covered,
                 };

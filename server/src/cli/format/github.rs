@@ -3,8 +3,8 @@
 //! annotation on the pull request's diff. Values are escaped as the runner requires; nothing
 //! else is printed.
 
-use super::super::check::CheckedFile;
 use super::super::json::position;
+use super::super::report::CheckedFile;
 use lacuna_analysis::diagnostic::Severity;
 use std::io::Write;
 

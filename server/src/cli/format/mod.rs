@@ -9,7 +9,7 @@ pub mod github;
 pub mod lcov;
 pub mod sarif;
 
-use super::check::CheckedFile;
+use super::report::CheckedFile;
 use lacuna_analysis::diagnostic::Diagnostic;
 
 /// The file of a report as a relative URI with `/` separators (what code scanning and coverage

@@ -3,8 +3,8 @@
 //! full region, related locations, the path to an uncovered side as a code flow, and
 //! fingerprints that survive code moving (function, decision and side; never a line number).
 
-use super::super::check::CheckedFile;
 use super::super::json::{Position, position};
+use super::super::report::CheckedFile;
 use lacuna_analysis::diagnostic::{Code, Diagnostic, Severity};
 use serde::Serialize;
 use std::collections::BTreeMap;

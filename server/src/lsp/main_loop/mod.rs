@@ -190,7 +190,9 @@ impl Owner {
                 outbox.log(format!("Lacuna: {capped}"));
             }
             let generator = Generator::spawn(events.clone(), outbox.clone(), versions.clone());
-            let suite = suite::spawn(events.clone(), outbox.clone(), suite_stop.clone());
+            let events = events.clone();
+            let deliver = move |ran| events.send(Event::SuiteRan(Box::new(ran))).is_ok();
+            let suite = suite::spawn(deliver, outbox.clone(), suite_stop.clone());
             outbox.status(Status::idle());
             (Some(generator), store, Some(suite))
         };

@@ -126,7 +126,7 @@ pub struct GeneratedFunction {
 impl GeneratedFunction {
     /// A function with no exploration of this run: its sides (none covered), why, and the
     /// diagnostics that say so.
-    pub(super) fn unexplored(
+    pub(crate) fn unexplored(
         id: String,
         sides: Vec<SideRecord>,
         stopped_by: StoppedBy,
@@ -201,7 +201,7 @@ impl StoppedBy {
         }
     }
 
-    pub(super) fn of(
+    pub(crate) fn of(
         e: &lacuna_analysis::explore::exploration::Exploration,
         complete: bool,
     ) -> StoppedBy {
@@ -250,7 +250,7 @@ pub struct McdcDecision {
 }
 
 impl McdcDecision {
-    pub(super) fn new(
+    pub(crate) fn new(
         f: &lacuna_analysis::explore::coverage::FunctionUnderTest,
         o: &lacuna_analysis::explain::mcdc::DecisionObligations,
     ) -> McdcDecision {
@@ -369,7 +369,7 @@ pub struct SideRecord {
 
 /// Every modelled branch side of a function, with whether the generated tests (`covered`) and
 /// the project's own suite (`suite`) take it.
-pub(super) fn side_records(
+pub(crate) fn side_records(
     syntax: &lacuna_grammar::FunctionSyntax,
     anchor: lacuna_grammar::Anchor,
     lines: &LineIndex,
