@@ -527,11 +527,71 @@ def constructor(cls):
     return init
 
 
+def declared_signature(cls):
+    """The signature a class declares for its calls (`__signature__`), as pydantic's models do:
+    their `__init__` takes `**data`, their signature the fields. None for other classes."""
+    try:
+        signature = getattr(cls, "__signature__", None)
+    except Exception:
+        return None
+    return signature if isinstance(signature, inspect.Signature) else None
+
+
+def _field_domains(cls, init):
+    """The bounds a pydantic model's fields declare (`Field(ge=0, le=150)`,
+    `Field(min_length=4)`, `Annotated[int, Gt(0)]`: annotated-types constraints in each field's
+    `metadata`), as the domains of its constructor's arguments: outside them the model raises
+    `ValidationError`, so a value there is an input error, not a new path."""
+    try:
+        fields = getattr(cls, "model_fields", None)
+    except Exception:
+        return
+    if not isinstance(fields, dict):
+        return
+    for param in init:
+        field = fields.get(param["name"])
+        kind = param["type"].get("kind")
+        if kind == "optional":
+            kind = param["type"].get("of", {}).get("kind")
+        domain = {}
+        for constraint in getattr(field, "metadata", None) or ():
+            bound = _bound(constraint, kind)
+            if bound is not None:
+                domain.update(bound)
+        if domain:
+            param["domain"] = domain
+
+
+def _bound(constraint, kind):
+    """One annotated-types constraint as a domain's bounds, for an `int` or a `str`."""
+    def number(name):
+        value = getattr(constraint, name, None)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    if kind == "int":
+        for name, key, shift in (("ge", "min", 0), ("gt", "min", 1), ("le", "max", 0),
+                                 ("lt", "max", -1)):
+            value = number(name)
+            if value is not None:
+                return {key: value + shift}
+    if kind == "str":
+        for name, key in (("min_length", "min_length"), ("max_length", "max_length")):
+            value = number(name)
+            if value is not None and value >= 0:
+                return {key: value}
+    return None
+
+
 def _describe_class(cls, is_project_class, depth):
     init = _named_tuple_init(cls, is_project_class, depth)
     try:
         if init is None:
-            init = parameters(constructor(cls), is_project_class, depth, skip_first=True)
+            declared = declared_signature(cls)
+            if declared is not None:
+                init = signature_parameters(declared, type_hints(cls), is_project_class, depth)
+                _field_domains(cls, init)
+            else:
+                init = parameters(constructor(cls), is_project_class, depth, skip_first=True)
     except (TypeError, ValueError):
         init = []
     if dataclasses.is_dataclass(cls):
@@ -605,8 +665,13 @@ class _Unresolved:
 
 
 def parameters(func, is_project_class, depth=0, skip_first=False):
-    sig = inspect.signature(func)
-    hints = type_hints(func)
+    return signature_parameters(inspect.signature(func), type_hints(func), is_project_class,
+                                depth, skip_first)
+
+
+def signature_parameters(sig, hints, is_project_class, depth=0, skip_first=False):
+    """The parameters of a signature, each typed by its resolved annotation in `hints` (else
+    the signature's own)."""
     out = []
     for i, p in enumerate(sig.parameters.values()):
         if skip_first and i == 0 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):

@@ -656,9 +656,17 @@ class ProjectStr(str, metaclass=_Converting):
     _convert = staticmethod(_convert_str)
 
 
+def _pydantic_schema(cls, source, handler):
+    """pydantic (2) builds a model's validation schema from its annotations when the class is
+    created, and knows the builtin types by identity: the `int`, `float` or `str` a project's
+    annotation names is the real one there."""
+    return handler.generate_schema(cls._real)
+
+
 for _cls, _real_cls in ((ProjectInt, int), (ProjectFloat, float), (ProjectStr, str)):
     _cls.__name__ = _cls.__qualname__ = _real_cls.__name__
     _cls.__module__ = "builtins"
+    _cls.__get_pydantic_core_schema__ = classmethod(_pydantic_schema)
 
 class ProjectRange(metaclass=_Converting):
     """`range` cannot be subclassed: this class only converts and answers type checks."""

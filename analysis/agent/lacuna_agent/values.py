@@ -148,6 +148,8 @@ def _decode(tree, is_project_object):
             raise InputError("%s(...) raised %s: %s" % (tree.get("class") or tree.get("function"),
                                                         type(e).__name__, e),
                              building=tree.get("class") if kind == "object" else None) from e
+        if kwargs:
+            _keep_symbols(obj, kwargs)
         for call in tree.get("calls", []):
             method = getattr(obj, call["method"])
             cargs = [sub(t) for t in call.get("args", [])]
@@ -159,6 +161,31 @@ def _decode(tree, is_project_object):
                                  building=tree.get("class")) from e
         return obj
     raise InputError("unknown value kind %r" % (kind,))
+
+
+def _keep_symbols(obj, kwargs):
+    """A class that declares its signature for a library's `__init__` (a pydantic model's takes
+    `**data`) stores validated copies of its arguments, plain `int`s and `str`s: where a stored
+    field equals the symbolic argument the input gave for it, it becomes that argument again, so
+    that conditions on the field stay symbolic. Nothing else changes: the values are equal and
+    of the same type as far as project code can tell."""
+    from .describe import declared_signature
+    from .sym import Sym, concrete
+
+    if declared_signature(type(obj)) is None:
+        return
+    try:
+        fields = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return
+    if type(fields) is not dict:
+        return
+    for name, arg in kwargs.items():
+        if not isinstance(arg, Sym) or name not in fields:
+            continue
+        stored, value = fields[name], concrete(arg)
+        if type(stored) is type(value) and stored == value:
+            fields[name] = arg
 
 
 def _key(value):

@@ -6,7 +6,7 @@
 //! agent receives — callables among them, whose return values are inputs too — and the domains
 //! of value types' constructor arguments, which the solver keeps its models within.
 
-use super::shape::Shape;
+use super::shape::{Domain, Shape};
 use super::signature::FactoryDecl;
 use super::value::ModelValue;
 use crate::agent::protocol::{MethodCall, Value, ValueTree};
@@ -284,13 +284,16 @@ impl Builder<'_> {
                     .init
                     .iter()
                     .partition(|(name, _)| object.keyword_only.contains(name));
+                let argument = |name: &String, s: &Shape| {
+                    self.build_within(s, &format!("{init}.{name}"), object.domains.get(name))
+                };
                 let args = positional
                     .iter()
-                    .map(|(name, s)| self.build(s, &format!("{init}.{name}")))
+                    .map(|(name, s)| argument(name, s))
                     .collect();
                 let kwargs = keyword
                     .iter()
-                    .map(|(name, s)| (name.clone(), self.build(s, &format!("{init}.{name}"))))
+                    .map(|(name, s)| (name.clone(), argument(name, s)))
                     .collect();
                 let calls = c
                     .calls
@@ -330,6 +333,18 @@ impl Builder<'_> {
                 )
             }
         }
+    }
+
+    /// [`Self::build`], with a default value (none chosen for `path` yet) moved inside the
+    /// constructor argument's domain.
+    fn build_within(&self, shape: &Shape, path: &str, domain: Option<&Domain>) -> ValueTree {
+        let mut tree = self.build(shape, path);
+        if let Some(domain) = domain
+            && !self.candidate.vars.contains_key(path)
+        {
+            domain.admit(&mut tree.value);
+        }
+        tree
     }
 
     /// An argument of the `k`-th construction call: distinct per call unless the candidate says

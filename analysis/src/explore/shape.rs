@@ -63,9 +63,14 @@ pub struct ObjectShape {
 pub enum Domain {
     /// An integer within `min..=max`; an absent bound does not bound.
     Int { min: Option<i64>, max: Option<i64> },
-    /// A string of `length` characters, each one of `alphabet`; an absent one does not bound.
+    /// A string of `length` characters (or between `min_length` and `max_length`), each one of
+    /// `alphabet`; an absent one does not bound.
     Str {
         length: Option<u64>,
+        #[serde(default)]
+        min_length: Option<u64>,
+        #[serde(default)]
+        max_length: Option<u64>,
         alphabet: Option<String>,
     },
     /// A day of the month given by the sibling arguments `year` and `month` (of a `date`):
@@ -91,8 +96,55 @@ impl Domain {
             return Some(Domain::Int { min, max });
         }
         let length = d["length"].as_u64();
+        let (min_length, max_length) = (d["min_length"].as_u64(), d["max_length"].as_u64());
         let alphabet = d["alphabet"].as_str().map(str::to_owned);
-        (length.is_some() || alphabet.is_some()).then_some(Domain::Str { length, alphabet })
+        let bounded =
+            length.is_some() || min_length.is_some() || max_length.is_some() || alphabet.is_some();
+        bounded.then_some(Domain::Str {
+            length,
+            min_length,
+            max_length,
+            alphabet,
+        })
+    }
+
+    /// Moves a default value (one no model chose) inside the domain: an integer to its nearest
+    /// bound, a string padded with the alphabet's first character (else `a`) or cut to the
+    /// lengths allowed. A model's `Field(ge=1)` rejects the default 0, `Field(min_length=4)`
+    /// the empty string.
+    pub fn admit(&self, value: &mut crate::agent::protocol::Value) {
+        use crate::agent::protocol::Value;
+        match (self, value) {
+            (Domain::Int { min, max }, Value::Int { value }) => {
+                if let Ok(n) = value.parse::<i64>() {
+                    let n = min.map_or(n, |m| n.max(m));
+                    *value = max.map_or(n, |m| n.min(m)).to_string();
+                }
+            }
+            (
+                Domain::Str {
+                    length,
+                    min_length,
+                    max_length,
+                    alphabet,
+                },
+                Value::Str { value },
+            ) => {
+                let have = value.chars().count() as u64;
+                let low = length.or(*min_length).unwrap_or(0);
+                let high = length.or(*max_length).unwrap_or(u64::MAX);
+                let fill = alphabet
+                    .as_deref()
+                    .and_then(|a| a.chars().next())
+                    .unwrap_or('a');
+                if have < low {
+                    value.extend(std::iter::repeat_n(fill, (low - have) as usize));
+                } else if have > high {
+                    *value = value.chars().take(high as usize).collect();
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -300,6 +352,34 @@ mod tests {
             Shape::Union(vec![Shape::Str, Shape::Int, Shape::None])
         );
         assert_eq!(shape.choice_count(), 3);
+    }
+
+    #[test]
+    fn a_default_moves_inside_its_domain() {
+        use crate::agent::protocol::Value;
+        let age = Domain::from_describe(&json!({"min": 18, "max": 150})).unwrap();
+        let mut v = Value::Int { value: "0".into() };
+        age.admit(&mut v);
+        assert_eq!(v, Value::Int { value: "18".into() });
+        let code = Domain::from_describe(&json!({"min_length": 4, "max_length": 6})).unwrap();
+        let mut short = Value::Str { value: "x".into() };
+        code.admit(&mut short);
+        assert_eq!(
+            short,
+            Value::Str {
+                value: "xaaa".into()
+            }
+        );
+        let mut long = Value::Str {
+            value: "ééééééé".into(),
+        };
+        code.admit(&mut long);
+        assert_eq!(
+            long,
+            Value::Str {
+                value: "éééééé".into()
+            }
+        );
     }
 
     #[test]

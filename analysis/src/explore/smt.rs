@@ -457,9 +457,23 @@ fn within(domain: &Domain, sort: Sort, var: &str) -> Option<String> {
             parts.extend(min.map(|m| format!("(<= {} {var})", int_literal(&m.to_string()))));
             parts.extend(max.map(|m| format!("(<= {var} {})", int_literal(&m.to_string()))));
         }
-        (Domain::Str { length, alphabet }, Sort::Str) => {
+        (
+            Domain::Str {
+                length,
+                min_length,
+                max_length,
+                alphabet,
+            },
+            Sort::Str,
+        ) => {
             if let Some(n) = length {
                 parts.push(format!("(= (str.len {var}) {n})"));
+            }
+            if let Some(n) = min_length {
+                parts.push(format!("(<= {n} (str.len {var}))"));
+            }
+            if let Some(n) = max_length {
+                parts.push(format!("(<= (str.len {var}) {n})"));
             }
             if let Some(chars) = alphabet {
                 let mut chars: Vec<char> = chars.chars().collect();
@@ -617,6 +631,15 @@ pub fn unescape_z3_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_length_domain_bounds_the_string_between_its_lengths() {
+        let code = Domain::from_describe(&serde_json::json!({"min_length": 4, "max_length": 6}));
+        assert_eq!(
+            within(&code.unwrap(), Sort::Str, "s"),
+            Some("(and (<= 4 (str.len s)) (<= (str.len s) 6))".to_owned())
+        );
+    }
 
     #[test]
     fn products_and_quotients_of_two_unknowns_are_nonlinear() {
