@@ -793,8 +793,17 @@ def _recording(name):
     return ExternalFunction(name, target)
 
 
+def _build_class(func, name, *bases, **kwds):
+    """A class statement of project code: a base it names as `int`, `float`, `str`, `range` or
+    `type` is the real type, so the class is what Python would make (`class Color(str, Enum)`
+    would otherwise mix Lacuna's metaclass with `Enum`'s and fail to be created)."""
+    bases = tuple(_REAL_OF.get(b, b) if isinstance(b, _Converting) else b for b in bases)
+    return _real["__build_class__"](func, name, *bases, **kwds)
+
+
 _builtins = dict(vars(builtins))
 _builtins.update({
+    "__build_class__": _build_class,
     "len": _len,
     "int": ProjectInt,
     "float": ProjectFloat,
@@ -851,9 +860,16 @@ def wrap_globals(module, is_project_module):
                     continue
                 namespace[name] = ExternalFunction(_qualname(value), value)
         elif _is_external_instance(value, is_project_module):
-            # `log = logging.getLogger(__name__)`, `PATTERN = re.compile(...)`: their method
-            # calls are external calls too.
-            namespace[name] = ExternalObject(_qualname(type(value)), value)
+            if callable(value):
+                # `from urllib.parse import urlsplit` (an `lru_cache` wrapper), a
+                # `functools.partial`: calling it is an external call.
+                named = getattr(value, "__qualname__", None) is not None
+                namespace[name] = ExternalFunction(
+                    _qualname(value if named else type(value)), value)
+            else:
+                # `log = logging.getLogger(__name__)`, `PATTERN = re.compile(...)`: their
+                # method calls are external calls too.
+                namespace[name] = ExternalObject(_qualname(type(value)), value)
 
 
 def wraps_project_function(value, is_project_module):

@@ -51,3 +51,16 @@ def test_a_model_annotated_with_the_builtins_project_code_sees_is_created():
     exec("class Score(BaseModel):\n    points: int\n    label: str = 'x'\n", namespace)  # noqa: S102
     score = namespace["Score"](points=3)
     assert score.points == 3 and type(score.points) is int
+
+
+def test_a_class_deriving_from_a_builtin_and_another_metaclass_is_created():
+    import enum
+
+    namespace = {"__builtins__": interpose.builtins_for("shop"), "Enum": enum.Enum}
+    exec("class Color(str, Enum):\n    RED = 'red'\n\n"  # noqa: S102
+         "class Size(int, Enum):\n    S = 1\n\n"
+         "class Name(str):\n    pass\n", namespace)
+    color, size, name = namespace["Color"], namespace["Size"], namespace["Name"]
+    assert color.RED == "red" and color.__mro__[1] is str
+    assert size.S == 1 and size.__mro__[1] is int
+    assert name.__mro__[1] is str and isinstance(name("a"), str)
