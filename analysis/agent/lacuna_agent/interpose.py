@@ -93,7 +93,9 @@ class _Unwrapping:
     def value(self, value, depth):
         if isinstance(value, ReturnedObject):
             return object.__getattribute__(value, "_target")
-        if type(value) is ExternalObject:
+        if type(value) in (ExternalObject, ExternalFunction):
+            # `dispatch.register(Path, ...)`: library code given a library class or function
+            # the project names through its wrapper checks it is one.
             return value._target
         if isinstance(value, Sym) and not isinstance(value, _PLAIN_CONTAINERS):
             return concrete(value)
@@ -551,8 +553,19 @@ def _forwarded(wrapper, attr):
     return _external_attribute("%s.%s" % (name, attr), getattr(target, attr))
 
 
+# Modules of typing machinery: annotations and type tests, never the world outside the inputs
+# (`typing.Optional[Node]` in a signature must stay subscriptable).
+_TYPE_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "abc", "numbers",
+                           "types", "annotated_types"})
+
+
 def _external_attribute(name, value):
     if isinstance(value, Mock):
+        return value
+    owner = value if isinstance(value, type) else type(value)
+    if getattr(owner, "__module__", None) in _TYPE_MODULES and not isinstance(
+            value, (types.FunctionType, types.BuiltinFunctionType)):
+        # `typing.Optional`, `typing.List`, `collections.abc.Callable`: forms to subscript.
         return value
     if isinstance(value, types.ModuleType):
         return ExternalModule(name, value)
@@ -850,7 +863,7 @@ def wrap_globals(module, is_project_module):
             # `functools.wraps`: the project's function behind it is followed, not recorded.
             continue
         if isinstance(value, types.ModuleType):
-            if not is_project_module(value):
+            if not is_project_module(value) and value.__name__ not in _TYPE_MODULES:
                 namespace[name] = ExternalModule(value.__name__, value)
         elif isinstance(value, (types.BuiltinFunctionType, types.FunctionType)) or \
                 (isinstance(value, type) and not issubclass(value, BaseException)):
