@@ -345,6 +345,38 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_of_a_method_whose_receiver_never_built_is_blamed_on_the_receiver() {
+        let text = r#"
+class Checker:
+    def remove(self, *types):
+        for each in types:
+            self.forget(each)
+        return self
+"#;
+        let f = function(text, "remove");
+        let exploration = Exploration {
+            executions: 220,
+            unbuilt: Some(crate::explore::exploration::Unbuilt {
+                runs: 220,
+                error: "m:Checker(...) raised TypeError: 'int' object is not iterable".into(),
+                class: Some("m:Checker".into()),
+            }),
+            ..Exploration::default()
+        };
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(report.diagnostics.len(), 2);
+        for d in &report.diagnostics {
+            assert!(
+                d.message
+                    .contains("never reached: no `Checker` could be built"),
+                "{}",
+                d.message
+            );
+            assert_eq!(d.code.cause(), Some(Cause::ObjectCreation));
+        }
+    }
+
+    #[test]
     fn decisions_after_a_call_that_always_raised_are_blamed_on_it() {
         let text = r#"
 import urllib.request

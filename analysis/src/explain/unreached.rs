@@ -9,15 +9,19 @@ use crate::explore::exploration::Exploration;
 use lacuna_grammar::{DecisionKind, TextRange};
 use serde_json::json;
 
-/// A decision never evaluated: the cause of the uncovered side that guards it, when there is
-/// one; else an external call before it that always raised; else what the loop around it
-/// iterates over.
+/// A decision never evaluated: when no run got past building its inputs, that; else the cause
+/// of the uncovered side that guards it, when there is one; else an external call before it
+/// that always raised; else what the loop around it iterates over.
 pub(super) fn unreached(
     f: &FunctionUnderTest,
     exploration: &Exploration,
     d: usize,
     explained: &[Option<Explanation>],
 ) -> Explanation {
+    // Nothing of the function ran: no loop, guard or call explains anything.
+    if let Some(e) = never_built(exploration) {
+        return e;
+    }
     if let Some((g, side)) = guard_of(f, exploration, d)
         && let Some(guard) = &explained[2 * g + usize::from(!side)]
     {
@@ -78,9 +82,6 @@ pub(super) fn unreached(
         return e;
     }
     if let Some(e) = enclosing_loop(f, exploration, d) {
-        return e;
-    }
-    if let Some(e) = never_built(exploration) {
         return e;
     }
     Explanation::new(
