@@ -432,7 +432,7 @@ def guidance(module, is_project_class):
     """The declarations of a guidance module: mocked callees with the type of what they return,
     and factories with their parameters and the class they build."""
     mocks, factories = [], []
-    for _name, member in sorted(vars(module).items()):
+    for _key, member in sorted(vars(module).items()):
         if not inspect.isfunction(member) or member.__module__ != module.__name__:
             continue
         target = getattr(member, "__lacuna_mock__", None)

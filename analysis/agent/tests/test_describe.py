@@ -46,3 +46,24 @@ def test_the_receiver_is_described_once_for_all_its_methods(monkeypatch):
     assert sorted(walks) == [("Cart", 1), ("Item", 1), ("Item", 2)]
     describe.describe(Cart.add, Cart, project)
     assert len(walks) == 3, "nothing walked again"
+
+
+def test_a_guidance_modules_factories_and_mocks_are_described():
+    import types
+
+    guidance = types.ModuleType("shop_guidance")
+
+    def make_cart(items: list) -> Cart:
+        return Cart(items)
+
+    def now(*args, **kwargs) -> float:
+        return 0.0
+
+    make_cart.__module__ = now.__module__ = guidance.__name__
+    make_cart.__lacuna_factory__ = True
+    now.__lacuna_mock__ = "time.time"
+    guidance.make_cart, guidance.now = make_cart, now
+    described = describe.guidance(guidance, project)
+    assert [m["target"] for m in described["mocks"]] == ["time.time"]
+    assert [(f["function"].split(":")[0], f["class"]) for f in described["factories"]] == [
+        ("shop_guidance", describe._name(Cart))]
