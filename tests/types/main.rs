@@ -235,3 +235,29 @@ fn attrs_classes_and_pydantic_models_are_built_through_their_fields_and_coverage
     assert!(read(&run, "test_lacuna_club_later.py").contains("= Score("));
     insta::assert_snapshot!(run.missing);
 }
+
+#[test]
+fn objects_are_built_as_the_projects_own_tests_build_them_and_coverage_confirms_it() {
+    // `Locker` refuses any code but four digits, and only `unlock` with that same code opens
+    // it: neither check is on the path of `take`. The project's own test builds one and
+    // calls `unlock` and `put` before `take`: the generator builds its receivers so, with the
+    // state before each of the test's calls of the method under test.
+    let run = run("mined", "vault");
+    insta::assert_snapshot!(run.table, @r"
+    vault/locker.py Locker.__init__ 0/2
+    vault/locker.py Locker.unlock 2/2
+    vault/locker.py Locker.put 2/2
+    vault/locker.py Locker.take 4/4
+    ");
+    let locker = read(&run, "test_lacuna_vault_locker.py");
+    for sequence in [
+        // Before the test's first `take()`, and before its second.
+        "    locker = Locker('2468')\n    locker.unlock('2468')\n    locker.put('coat')\n    result = locker.take()\n",
+        "    locker.put('coat')\n    locker.take()\n    result = locker.take()\n",
+        // `code != self._code` flipped with the locker built as it was.
+        "    locker = Locker('2468')\n    result = locker.unlock('2468')\n",
+    ] {
+        assert!(locker.contains(sequence), "{sequence} in:\n{locker}");
+    }
+    insta::assert_snapshot!(run.missing);
+}

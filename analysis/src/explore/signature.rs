@@ -35,6 +35,28 @@ pub struct Signature {
     /// value), distinct, at most `OBSERVED`: the first inputs tried, as Pynguin seeds from
     /// existing tests.
     pub observed: Vec<BTreeMap<String, ModelValue>>,
+    /// The call sequences the project's own passing tests made on objects of the classes of
+    /// the receiver and the object parameters, by class (`module:Qual`), most frequent first:
+    /// objects built as the tests build them (Palus's dynamic model).
+    pub mined: BTreeMap<String, Vec<MinedSequence>>,
+}
+
+/// A call sequence the project's own passing tests made on an object: the constructor's
+/// arguments, then the methods called on the object from outside it, in order, each with its
+/// arguments.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MinedSequence {
+    pub constructor: Vec<MinedArgument>,
+    pub calls: Vec<(String, Vec<MinedArgument>)>,
+}
+
+/// An argument of a mined call: a number, a boolean or a short text; `None`; or anything else,
+/// which the input builder chooses as for any argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MinedArgument {
+    Value(ModelValue),
+    None,
+    Other,
 }
 
 impl Signature {

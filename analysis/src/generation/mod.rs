@@ -15,8 +15,8 @@ use crate::db::SourceFile;
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
 use crate::explore::search::Budget;
-use crate::explore::shape::Shape;
-use crate::explore::signature::Signature;
+use crate::explore::shape::{ObjectShape, Shape};
+use crate::explore::signature::{MinedArgument, MinedSequence, Signature};
 use crate::explore::value::ModelValue;
 use crate::guidance::Guidance;
 use rustc_hash::FxHashMap;
@@ -174,10 +174,84 @@ pub struct Facts {
     /// The scalar arguments the project's own passing tests called each function with, by
     /// `module:qualname` (see `observed_inputs`).
     pub observed: ObservedInputs,
+    /// The call sequences the project's own passing tests made on objects of each project
+    /// class, by class (`module:Qual`; see `observed_sequences`).
+    pub sequences: ObservedSequences,
+}
+
+/// The suite's call sequences per class (`module:Qual`), shared by the explorations.
+pub type ObservedSequences = Arc<FxHashMap<String, Vec<MinedSequence>>>;
+
+/// Call sequences kept per class: the most frequent distinct ones.
+pub const MINED: usize = 8;
+
+/// The call sequences of the suite's passing tests per class, as the search builds objects
+/// from them: most frequent first, distinct, at most `MINED` per class. A class is named as
+/// the observer names it (`module.Qual`), which is ambiguous where a module's name has dots;
+/// it is matched against the classes of a signature by `mined_for`.
+pub fn observed_sequences(
+    observations: &crate::suite::Observations,
+) -> FxHashMap<String, Vec<MinedSequence>> {
+    use crate::suite::Argument;
+    let value = |a: &Argument| match a {
+        Argument::None => MinedArgument::None,
+        Argument::Bool { value } => MinedArgument::Value(ModelValue::Bool(*value)),
+        Argument::Int { value: Some(v) } => MinedArgument::Value(ModelValue::Int(v.clone())),
+        Argument::Float { value } => value.parse().map_or(MinedArgument::Other, |v| {
+            MinedArgument::Value(ModelValue::Real(v))
+        }),
+        Argument::Str { value: Some(v), .. } => MinedArgument::Value(ModelValue::Str(v.clone())),
+        _ => MinedArgument::Other,
+    };
+    let mut sorted: Vec<&crate::suite::CallSequence> = observations.sequences.iter().collect();
+    sorted.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.class.cmp(&b.class)));
+    let mut out: FxHashMap<String, Vec<MinedSequence>> = FxHashMap::default();
+    for s in sorted {
+        let mined = MinedSequence {
+            constructor: s.constructor.iter().flatten().map(value).collect(),
+            calls: s
+                .calls
+                .iter()
+                .map(|c| (c.method.clone(), c.args.iter().map(value).collect()))
+                .collect(),
+        };
+        let kept = out.entry(s.class.clone()).or_default();
+        if kept.len() < MINED && !kept.contains(&mined) {
+            kept.push(mined);
+        }
+    }
+    out
+}
+
+/// The mined sequences of the classes of `receiver` and `params` (`module:Qual`), by class.
+fn mined_for(
+    sequences: &FxHashMap<String, Vec<MinedSequence>>,
+    receiver: Option<&ObjectShape>,
+    params: &[(String, Shape)],
+) -> BTreeMap<String, Vec<MinedSequence>> {
+    let objects = receiver
+        .into_iter()
+        .chain(params.iter().filter_map(|(_, s)| match s {
+            Shape::Object(o) => Some(o),
+            _ => None,
+        }));
+    objects
+        .filter_map(|o| {
+            let dotted = o.class.replacen(':', ".", 1);
+            let mined = sequences.get(&dotted)?;
+            Some((o.class.clone(), mined.clone()))
+        })
+        .collect()
 }
 
 /// The suite's arguments per function (`module:qualname`), shared by the explorations.
 pub type ObservedInputs = Arc<FxHashMap<String, Vec<BTreeMap<String, ModelValue>>>>;
+
+/// The stack of a thread that explores functions: z3 rewrites and solves terms recursively, and
+/// the path conditions of real code (a loop over a long text, a chain of string operations)
+/// nest deeply, past what a thread's default 2 MiB holds; an overflow there kills the whole
+/// process. Only the pages a thread touches are ever allocated.
+pub const EXPLORATION_STACK: usize = 512 << 20;
 
 /// Arguments seeded per function from the suite: enough to start from each distinct way the
 /// tests call it, few enough not to crowd out the search.
@@ -273,7 +347,7 @@ pub fn signature(
                 .collect()
         })
         .unwrap_or_default();
-    let params = crate::explore::shape::params(&response["params"])
+    let params: Vec<(String, Shape)> = crate::explore::shape::params(&response["params"])
         .into_iter()
         .map(|(name, shape)| {
             // An unannotated parameter's type is guessed from how the function uses it: the
@@ -328,6 +402,7 @@ pub fn signature(
         },
         _ => None,
     };
+    let mined = mined_for(&facts.sequences, receiver.as_ref(), &params);
     Ok(Signature {
         params,
         keyword_only: crate::explore::shape::keyword_only(&response["params"]),
@@ -350,6 +425,7 @@ pub fn signature(
             .get(&target.observed_name())
             .cloned()
             .unwrap_or_default(),
+        mined,
         unread: response["unread"]
             .as_array()
             .map(|a| {
@@ -443,5 +519,64 @@ class Version:
             wrapped_by(&syntax(&module, "Version.__getitem__"), &all),
             None
         );
+    }
+
+    #[test]
+    fn the_suites_call_sequences_are_kept_per_class_most_frequent_first() {
+        use crate::suite::{Argument, CallSequence, MethodCall, Observations};
+        let sequence = |count, code: &str, calls: Vec<MethodCall>| CallSequence {
+            class: "vault.locker.Locker".into(),
+            constructor: Some(vec![
+                Argument::Str {
+                    value: Some(code.into()),
+                    len: None,
+                },
+                Argument::None,
+                Argument::List { len: 2 },
+            ]),
+            calls,
+            count,
+        };
+        let unlock = MethodCall {
+            method: "unlock".into(),
+            args: vec![Argument::Int {
+                value: Some("2468".into()),
+            }],
+        };
+        let observations = Observations {
+            functions: vec![],
+            sequences: vec![
+                sequence(1, "1111", vec![]),
+                sequence(5, "2468", vec![unlock]),
+            ],
+        };
+        let mined = observed_sequences(&observations);
+        let kept = &mined["vault.locker.Locker"];
+        assert_eq!(kept.len(), 2);
+        assert_eq!(
+            kept[0],
+            MinedSequence {
+                constructor: vec![
+                    MinedArgument::Value(ModelValue::Str("2468".into())),
+                    MinedArgument::None,
+                    MinedArgument::Other,
+                ],
+                calls: vec![(
+                    "unlock".into(),
+                    vec![MinedArgument::Value(ModelValue::Int("2468".into()))]
+                )],
+            }
+        );
+        // Matched to a signature's classes by their `module:Qual` name.
+        let locker = ObjectShape {
+            class: "vault.locker:Locker".into(),
+            init: vec![],
+            methods: vec![],
+            keyword_only: vec![],
+            domains: BTreeMap::new(),
+        };
+        let by_class = mined_for(&mined, Some(&locker), &[]);
+        assert_eq!(by_class["vault.locker:Locker"].len(), 2);
+        assert!(mined_for(&mined, None, &[]).is_empty());
     }
 }

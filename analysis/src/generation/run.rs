@@ -123,7 +123,10 @@ pub fn explore_all_reporting(
     let results = Mutex::new(vec![]);
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
-            s.spawn(|| {
+            let explorer = std::thread::Builder::new()
+                .name("lacuna-explore".into())
+                .stack_size(super::EXPLORATION_STACK);
+            let spawned = explorer.spawn_scoped(s, || {
                 loop {
                     let next = queue.lock().expect("queue lock").pop();
                     let Some((i, (file, function, target, source))) = next else {
@@ -196,6 +199,7 @@ pub fn explore_all_reporting(
                     ));
                 }
             });
+            spawned.expect("cannot start an exploration thread");
         }
     });
     let mut results = results.into_inner().expect("results lock");

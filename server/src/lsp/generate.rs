@@ -76,6 +76,9 @@ pub struct Generator {
     /// The arguments the suite's passing tests call each function with: the first inputs of
     /// the explorations after the suite has run.
     observed: generation::ObservedInputs,
+    /// The call sequences the suite's passing tests made on objects of each project class:
+    /// how the explorations after the suite has run build objects too.
+    sequences: generation::ObservedSequences,
     /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
     /// The function ID of each explored `(module, qualname)`.
@@ -94,11 +97,13 @@ impl Generator {
             declarations: Declarations::default(),
             suite: None,
             observed: Default::default(),
+            sequences: Default::default(),
             explored: FxHashMap::default(),
             ids: FxHashMap::default(),
         };
         std::thread::Builder::new()
             .name("lacuna-generation".into())
+            .stack_size(generation::EXPLORATION_STACK)
             .spawn(move || generator.run(rx))
             .expect("cannot start the generation thread");
         tx
@@ -249,6 +254,7 @@ impl Generator {
         observations: Arc<lacuna_analysis::suite::Observations>,
     ) {
         self.observed = generation::observed_inputs(&observations).into();
+        self.sequences = generation::observed_sequences(&observations).into();
         self.suite = Some(observations);
         if self.pool.is_none() || !config.suspicious.enabled {
             return;
@@ -294,6 +300,7 @@ impl Generator {
             writers: writers.clone(),
             guidance: self.guidance.clone(),
             observed: self.observed.clone(),
+            sequences: self.sequences.clone(),
         };
         let pool = &self.pool.as_ref().expect("pool started").1;
         match generation::signature(pool, target, &facts, source) {

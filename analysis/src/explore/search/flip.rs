@@ -242,6 +242,17 @@ impl Search<'_> {
                         });
                     }
                     model.values.retain(|name, _| constrained.contains(&**name));
+                    // A model that also changes how an object input was built (its
+                    // constructor's or its methods' arguments: `code != self.__init__.code`
+                    // solved by changing both) may not build it any more: the same flip with
+                    // the object built as it was comes first.
+                    let kept = self.as_built(candidate, &model, path, i);
+                    if let Some(kept) = kept
+                        && let Applied::Candidate(next) =
+                            self.apply(candidate, &kept, &controllable, &observed.fixed_values)
+                    {
+                        self.push(priority, next);
+                    }
                     match self.apply(candidate, &model, &controllable, &observed.fixed_values) {
                         Applied::Candidate(next) => {
                             if drifting {
@@ -292,6 +303,56 @@ impl Search<'_> {
                     )
                 }
             }
+        }
+    }
+
+    /// The model of the negation of step `i` of `path` with every construction argument
+    /// `model` changes (a variable under an object input's path: `self.__init__.code`,
+    /// `self.unlock.0.code`) kept at the value `candidate` gives it; None when the model
+    /// changes none, or when the flip needs them changed.
+    fn as_built(
+        &mut self,
+        candidate: &Candidate,
+        model: &Model,
+        path: &[PathStep],
+        i: usize,
+    ) -> Option<Model> {
+        let mut pins: Vec<Expr> = vec![];
+        path[..=i].iter().for_each(|step| {
+            step.expr.for_each_var(&mut |v, sort| {
+                let Some(current) = current_value(candidate, v) else {
+                    return;
+                };
+                let changed = model.values.get(v).is_some_and(|m| *m != current);
+                if !changed || !construction_argument(v) {
+                    return;
+                }
+                let value = match &current {
+                    ModelValue::Int(d) => Expr::Int(d.as_str().into()),
+                    ModelValue::Bool(b) => Expr::Bool(*b),
+                    ModelValue::Str(t) => Expr::Str(t.as_str().into()),
+                    ModelValue::Real(x) if x.is_finite() => Expr::Real(*x),
+                    ModelValue::Real(_) => return,
+                };
+                let pin = Expr::app(Op::Eq, vec![Expr::var(v, sort), value]);
+                if !pins.contains(&pin) {
+                    pins.push(pin);
+                }
+            });
+        });
+        if pins.is_empty() {
+            return None;
+        }
+        let mut query: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();
+        query.push(path[i].negation());
+        query.extend(pins);
+        match self.solver.check(&query) {
+            Answer::Sat(mut kept) => {
+                kept.values
+                    .retain(|name, _| model.values.contains_key(name));
+                Some(kept)
+            }
+            _ => None,
         }
     }
 
@@ -518,6 +579,20 @@ fn pins(
     out
 }
 
+/// Whether `name` is an argument an object input was built with: of its constructor
+/// (`self.__init__.code`) or of a method called on it before the function
+/// (`self.unlock.0.code`, the first call's).
+fn construction_argument(name: &str) -> bool {
+    let segments: Vec<&str> = name.split('.').collect();
+    segments.windows(2).any(|w| w[0] == "__init__")
+        || segments.windows(3).any(|w| {
+            !w[0].is_empty()
+                && !w[1].is_empty()
+                && w[1].bytes().all(|b| b.is_ascii_digit())
+                && !w[2].is_empty()
+        })
+}
+
 /// Whether a step reads an object field the solver was asked to keep.
 fn reads_pinned_field(step: &PathStep, pins: &[(String, Expr)]) -> bool {
     let mut found = false;
@@ -632,6 +707,20 @@ mod tests {
             .collect();
         assert_eq!(moved, [1.0, 0.25, 1.5, -0.5].map(ModelValue::Real).to_vec());
         assert!(away_from_boundary(&next, &next).is_empty());
+    }
+
+    #[test]
+    fn construction_arguments_are_told_from_other_inputs() {
+        for name in [
+            "self.__init__.code",
+            "box.__init__.size",
+            "self.unlock.0.code",
+        ] {
+            assert!(construction_argument(name), "{name}");
+        }
+        for name in ["code", "self._code", "xs[2]", "xs.__len__", "f.__call__[0]"] {
+            assert!(!construction_argument(name), "{name}");
+        }
     }
 
     #[test]

@@ -343,7 +343,18 @@ impl Search<'_> {
     }
 
     fn run(&mut self) {
-        for seed in self.seeds() {
+        // The defaults first; then objects as the project's own tests build them, ahead of
+        // the repairs that take over while no input is valid (a constructor that refuses the
+        // defaults, or state only a sequence of calls makes — `unlock(code)` before `take()` —
+        // is then no wall the search stops at); then the other first inputs.
+        let mut seeds = self.seeds().into_iter();
+        if let Some(base) = seeds.next() {
+            self.push(3, base);
+        }
+        for seed in self.mined_seeds() {
+            self.push(2, seed);
+        }
+        for seed in seeds {
             self.push(0, seed);
         }
         loop {

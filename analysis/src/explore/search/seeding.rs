@@ -11,7 +11,8 @@ use crate::explore::coverage::Observed;
 use crate::explore::exploration::Attempt;
 use crate::explore::inputs::{Candidate, call_return, constructor_choice};
 use crate::explore::mutate::{Sources, mutate};
-use crate::explore::shape::{Shape, kind_shape};
+use crate::explore::shape::{ObjectShape, Shape, kind_shape};
+use crate::explore::signature::{MinedArgument, MinedSequence};
 use crate::explore::value::ModelValue;
 
 impl Search<'_> {
@@ -83,13 +84,7 @@ impl Search<'_> {
                 let Some(value) = input.get(name) else {
                     continue;
                 };
-                let want = match value {
-                    ModelValue::Int(_) => Shape::Int,
-                    ModelValue::Bool(_) => Shape::Bool,
-                    ModelValue::Str(_) => Shape::Str,
-                    ModelValue::Real(_) => Shape::Float,
-                };
-                let Some(pick) = variant_of(shape, &want) else {
+                let Some(pick) = variant_of(shape, &value_shape(value)) else {
                     continue;
                 };
                 if let Some(k) = pick {
@@ -103,6 +98,117 @@ impl Search<'_> {
             }
         }
         added
+    }
+
+    /// The object inputs built as the suite's passing tests built objects of their classes
+    /// (Palus's dynamic model): the constructor's arguments they passed, then the methods they
+    /// called, with their arguments. For the receiver, the state before each call the tests
+    /// made of the method under test (the calls before it, earlier calls of it included); for
+    /// another object, the state after the whole sequence; for both, the object as its
+    /// constructor left it. At most `MINED_SEEDS`, the most frequent sequences first.
+    pub(super) fn mined_seeds(&self) -> Vec<Candidate> {
+        const MINED_SEEDS: usize = 16;
+        let method = self.f.qualname.rsplit('.').next().unwrap_or_default();
+        let objects = self
+            .signature
+            .receiver
+            .iter()
+            .map(|o| ("self", o))
+            .chain(self.signature.params.iter().filter_map(|(n, s)| match s {
+                Shape::Object(o) => Some((n.as_str(), o)),
+                _ => None,
+            }))
+            .filter(|(path, o)| {
+                self.factory(&Candidate::default(), &o.class, path)
+                    .is_none()
+            });
+        let mut seeds: Vec<Candidate> = vec![];
+        for (path, object) in objects {
+            for sequence in self
+                .signature
+                .mined
+                .get(&object.class)
+                .into_iter()
+                .flatten()
+            {
+                let mut ends: Vec<usize> = vec![0];
+                if path == "self" {
+                    ends.extend(
+                        (0..sequence.calls.len()).filter(|&i| sequence.calls[i].0 == method),
+                    );
+                }
+                if path != "self" || ends.len() == 1 {
+                    ends.push(sequence.calls.len());
+                }
+                for end in ends {
+                    let c = self.mined_candidate(path, object, sequence, end);
+                    if !seeds.iter().any(|s| s.key() == c.key()) {
+                        seeds.push(c);
+                    }
+                }
+            }
+        }
+        seeds.truncate(MINED_SEEDS);
+        seeds
+    }
+
+    /// The defaults, with the object at `path` built by the first `calls` steps of `sequence`
+    /// (up to the first the object's shape cannot make): each argument the tests passed that is
+    /// a value (or `None`) of a kind its parameter takes.
+    fn mined_candidate(
+        &self,
+        path: &str,
+        object: &ObjectShape,
+        sequence: &MinedSequence,
+        calls: usize,
+    ) -> Candidate {
+        let mut c = self.base();
+        let set = |c: &mut Candidate, var: String, shape: &Shape, argument: &MinedArgument| {
+            let want = match argument {
+                MinedArgument::Value(value) => value_shape(value),
+                MinedArgument::None => Shape::None,
+                MinedArgument::Other => return,
+            };
+            let Some(pick) = variant_of(shape, &want) else {
+                return;
+            };
+            if let Some(k) = pick {
+                c.choices.insert(var.clone(), k);
+            }
+            match argument {
+                MinedArgument::Value(value) => {
+                    c.vars.insert(var, value.clone());
+                }
+                _ => {
+                    c.vars.remove(&var);
+                }
+            }
+        };
+        for ((name, shape), argument) in object.init.iter().zip(&sequence.constructor) {
+            set(&mut c, format!("{path}.__init__.{name}"), shape, argument);
+        }
+        let mut made = vec![];
+        for (method, args) in sequence.calls.iter().take(calls) {
+            // A call the object's shape cannot make (`cache[k] = v`, a private method) ends
+            // the sequence: the calls after it may need the state it made.
+            let Some(m) = object.methods.iter().position(|(name, _)| name == method) else {
+                break;
+            };
+            let k = made.len();
+            for ((param, shape), argument) in object.methods[m].1.iter().zip(args) {
+                set(
+                    &mut c,
+                    format!("{path}.{method}.{k}.{param}"),
+                    shape,
+                    argument,
+                );
+            }
+            made.push(m);
+        }
+        if !made.is_empty() {
+            c.calls.insert(path.to_owned(), made);
+        }
+        c
     }
 
     /// Values no path condition asks for, worth a try for an input of `shape`: non-finite
@@ -486,6 +592,16 @@ fn object_choices(shape: &Shape, path: &str, out: &mut Vec<(String, usize)>) {
 
 /// How an input of `shape` takes values of shape `want`: `Some(None)` when it is one,
 /// `Some(Some(k))` when its choice's alternative `k` is one.
+/// The shape of a scalar value.
+fn value_shape(value: &ModelValue) -> Shape {
+    match value {
+        ModelValue::Int(_) => Shape::Int,
+        ModelValue::Bool(_) => Shape::Bool,
+        ModelValue::Str(_) => Shape::Str,
+        ModelValue::Real(_) => Shape::Float,
+    }
+}
+
 fn variant_of(shape: &Shape, want: &Shape) -> Option<Option<usize>> {
     if shape == want {
         return Some(None);

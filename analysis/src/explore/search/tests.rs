@@ -131,6 +131,7 @@ fn int_params(names: &[&str]) -> Signature {
         guidance: Arc::new(Guidance::default()),
         unread: vec![],
         observed: vec![],
+        mined: BTreeMap::new(),
     }
 }
 
@@ -426,6 +427,7 @@ fn only_value_type_arguments_are_kept_within_their_domains() {
         guidance: std::sync::Arc::new(guidance),
         unread: vec![],
         observed: vec![],
+        mined: BTreeMap::new(),
     };
     let mut solver = Solver::new(5_000).with_domains(signature.domains());
     let mut past_midnight = |name: &str| {

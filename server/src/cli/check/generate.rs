@@ -58,6 +58,7 @@ pub(super) fn generate(
         writers: generation::writers(db, project),
         guidance: guidance.into(),
         observed: Default::default(),
+        sequences: Default::default(),
     };
     // What the store has for the functions' code as it is now, and with `--changed-since`,
     // which functions are as they were at the revision.
@@ -152,6 +153,7 @@ pub(super) fn generate(
         );
     }
     facts.observed = generation::observed_inputs(&suite.observations).into();
+    facts.sequences = generation::observed_sequences(&suite.observations).into();
     let started = Instant::now();
     let run_time = config.budget.run_time_s.map(std::time::Duration::from_secs);
     let explored = generation::explore_all_reporting(

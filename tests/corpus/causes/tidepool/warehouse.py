@@ -52,6 +52,6 @@ class Warehouse:
 
     def utilisation(self) -> float:
         used = sum(self._stock.values())
-        if used * 10 >= self.capacity * 9:  # lacuna: true=object-creation[Warehouse._stock] false=covered
+        if used * 10 >= self.capacity * 9:  # lacuna: both=covered
             log.warning("%s is over 90%% full", self.name)
         return used / self.capacity
