@@ -1,0 +1,233 @@
+"""`lacuna check` on a workspace of more than 100,000 lines: one run against four shards merged,
+and a second run after editing one function.
+
+    python3 scripts/bench_scale.py --work DIR --lacuna target/release/lacuna --budget 900
+
+The workspace is CPython's own standard library packages (those of the language server's
+benchmark: `email`, `http`, `json`, `xml`, `logging`, `asyncio`, … with their `test`
+directories removed) copied into one package, DIR/project/lib/stdcopy (so that no module of the
+project shadows the standard library's own: `stdcopy.email.message` imports the real `email`),
+with `textwrap.py` copied in as `stdcopy/textwrap_mod.py`: no `pyproject.toml`, no
+`[tool.lacuna]`, HOME in a temporary directory. Every run is `lacuna check --format json --budget SECONDS lib` from the project's
+root, as a CI job runs it; each is timed alone (the machine otherwise idle), as each shard would
+run on its own runner.
+
+1. **One run** from an empty results store, with the whole budget.
+2. **Four shards from an empty store** (`--shard i/4`, a quarter of the budget each, nothing
+   stored: balanced by the hash of each function's file and name), merged with `lacuna merge`;
+   the merged document is compared with the one run, function by function (time-cut
+   explorations differ from run to run).
+3. **Four shards from the store the one run left** (as CI's shards restore the store of the
+   last run, balanced by its exploration times; the one run's `--budget`, since the store
+   keeps explorations per configuration): what the store has is reported from it, what it has
+   not (functions whose exploration failed, such as those of modules that could not be
+   imported, are tried again) is explored; merged, they are compared with the one run's
+   document, but for the costs of each machine.
+4. **One function edited** (`dedent` of `lib/stdcopy/textwrap_mod.py`), run again on the one run's
+   store: how many functions are explored again, in what time.
+
+Prints a Markdown table; the JSON documents stay in DIR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+PACKAGES = (
+    "email http json xml logging asyncio urllib concurrent importlib unittest tomllib zoneinfo "
+    "sqlite3 wsgiref dbm multiprocessing"
+).split()
+MODULES = (
+    "argparse typing inspect pathlib tarfile zipfile subprocess configparser datetime decimal "
+    "_pydecimal difflib pickle"
+).split()
+SHARDS = 4
+
+
+def make_workspace(project: Path) -> int:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    if project.exists():
+        shutil.rmtree(project)
+    lib = project / "lib" / "stdcopy"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    ignore = shutil.ignore_patterns("test", "tests", "__pycache__")
+    for package in PACKAGES:
+        shutil.copytree(stdlib / package, lib / package, ignore=ignore)
+    for module in MODULES:
+        shutil.copy(stdlib / f"{module}.py", lib / f"{module}.py")
+    shutil.copy(stdlib / "textwrap.py", lib / "textwrap_mod.py")
+    return sum(len(f.read_text(errors="replace").splitlines()) for f in project.rglob("*.py"))
+
+
+def run(lacuna: str, root: Path, home: Path, args: list[str], out: Path) -> dict:
+    """One `lacuna check`, timed; its JSON document written to `out`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env["HOME"] = str(home)
+    start = time.monotonic()
+    with open(out, "wb") as stdout, open(out.with_suffix(".err"), "wb") as stderr:
+        proc = subprocess.Popen(
+            [lacuna, "check", "--format", "json", *args, "lib"],
+            cwd=root,
+            env=env,
+            stdout=stdout,
+            stderr=stderr,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.monotonic() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        sys.exit(f"lacuna check {' '.join(args)} exited {code}: see {out.with_suffix('.err')}")
+    doc = json.loads(out.read_text())
+    return {"seconds": seconds, "rss_mb": usage.ru_maxrss / 1024, "doc": doc}
+
+
+def without_costs(v):
+    if isinstance(v, dict):
+        return {k: without_costs(x) for k, x in v.items() if not k.endswith("_ms") and k != "generation"}
+    if isinstance(v, list):
+        return [without_costs(x) for x in v]
+    return v
+
+
+def functions(doc: dict) -> dict[tuple[str, str, int], dict]:
+    return {
+        (f["path"], fn["name"], fn["line"]): fn
+        for f in doc["files"]
+        for fn in f["functions"]
+    }
+
+
+def covered(fn: dict) -> int:
+    return fn["branches"]["covered"]
+
+
+def store_bytes(store: Path) -> int:
+    return sum(f.stat().st_size for f in store.rglob("*") if f.is_file())
+
+
+def merge(lacuna: str, root: Path, parts: list[Path], out: Path) -> dict:
+    with open(out, "wb") as stdout:
+        subprocess.run([lacuna, "merge", *map(str, parts)], cwd=root, stdout=stdout, check=True)
+    return json.loads(out.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--lacuna", default="target/release/lacuna")
+    parser.add_argument("--budget", type=int, default=900)
+    parser.add_argument("--reuse-one-run", action="store_true",
+                        help="take the one run from DIR, where an earlier invocation left it")
+    a = parser.parse_args()
+    lacuna = str(Path(a.lacuna).resolve())
+    work = a.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    home = work / "home"
+    home.mkdir(exist_ok=True)
+    project = work / "project"
+    lines = make_workspace(project) if not a.reuse_one_run else sum(
+        len(f.read_text(errors="replace").splitlines()) for f in project.rglob("*.py"))
+    # Without a `pyproject.toml`, the project `lacuna check lib` checks is `lib`: its store
+    # is `lib/.lacuna`.
+    store = project / "lib" / ".lacuna"
+    budget = ["--budget", str(a.budget)]
+    shard_budget = ["--budget", str(a.budget // SHARDS)]
+
+    kept_store = work / "store-after-one-run"
+    meta = work / "whole-meta.json"
+    if a.reuse_one_run and meta.exists() and kept_store.exists():
+        # The one run of an earlier invocation, with the same binary and workspace.
+        whole = {**json.loads(meta.read_text()), "doc": json.loads((work / "whole.json").read_text())}
+    else:
+        whole = run(lacuna, project, home, budget, work / "whole.json")
+        meta.write_text(json.dumps({"seconds": whole["seconds"], "rss_mb": whole["rss_mb"]}))
+        if kept_store.exists():
+            shutil.rmtree(kept_store)
+        shutil.copytree(store, kept_store)
+    whole_fns = functions(whole["doc"])
+    gen = whole["doc"]["summary"]
+    print(f"workspace: {lines} lines, {gen['functions']} functions", file=sys.stderr)
+    print(f"one run: {whole['seconds']:.0f} s", file=sys.stderr)
+
+    def shards(name: str, from_store: Path | None, extra: list[str]) -> tuple[list[dict], dict]:
+        results, parts = [], []
+        for i in range(1, SHARDS + 1):
+            shutil.rmtree(store, ignore_errors=True)
+            if from_store is not None:
+                shutil.copytree(from_store, store)
+            out = work / f"{name}-{i}.json"
+            r = run(lacuna, project, home, [*extra, "--shard", f"{i}/{SHARDS}"], out)
+            print(f"{name} {i}/{SHARDS}: {r['seconds']:.0f} s", file=sys.stderr)
+            results.append(r)
+            parts.append(out)
+        merged = merge(lacuna, project, parts, work / f"{name}-merged.json")
+        return results, merged
+
+    cold, cold_merged = shards("cold-shard", None, shard_budget)
+    warm, warm_merged = shards("warm-shard", kept_store, budget)
+
+    # One function edited, on the one run's store.
+    shutil.rmtree(store, ignore_errors=True)
+    shutil.copytree(kept_store, store)
+    module = project / "lib" / "stdcopy" / "textwrap_mod.py"
+    text = module.read_text()
+    anchor = "def dedent(text):\n"
+    assert anchor in text
+    edited_text = text.replace(anchor, anchor + "    edited = True\n", 1)
+    module.write_text(edited_text)
+    edited = run(lacuna, project, home, budget, work / "edited.json")
+    store_size = store_bytes(store)
+
+    # The cold shards against the one run, function by function.
+    cold_fns = functions(cold_merged)
+    same_set = cold_fns.keys() == whole_fns.keys()
+    differ = [k for k in whole_fns if k in cold_fns and covered(whole_fns[k]) != covered(cold_fns[k])]
+    more = sum(1 for k in differ if covered(cold_fns[k]) > covered(whole_fns[k]))
+    total = lambda fns: sum(covered(f) for f in fns.values())  # noqa: E731
+    warm_equal = without_costs(warm_merged) == without_costs(whole["doc"])
+
+    def gen_of(doc: dict) -> dict:
+        return doc.get("generation", {})
+
+    print(f"\nworkspace: {lines:,} lines in {len(list(project.rglob('*.py')))} files, "
+          f"{gen['functions']:,} functions, {gen['branches']:,} branch sides\n")
+    print("| run | wall time | peak RSS (lacuna) | functions explored / from the store | branch sides covered |")
+    print("|---|---|---|---|---|")
+
+    def row(name: str, r: dict, doc: dict | None = None) -> None:
+        doc = doc or r["doc"]
+        g = gen_of(r["doc"])
+        rss = f"{r['rss_mb']:.0f} MB" if r.get("rss_mb") else "—"
+        print(f"| {name} | {r['seconds']:.0f} s | {rss} | "
+              f"{g.get('explored', '?')} / {g.get('reused', '?')} | "
+              f"{doc['summary'].get('covered', total(functions(doc))):,} |")
+
+    row("one run, empty store", whole)
+    for i, r in enumerate(cold, 1):
+        row(f"shard {i}/{SHARDS}, empty store", r)
+    for i, r in enumerate(warm, 1):
+        row(f"shard {i}/{SHARDS}, the one run's store", r)
+    row("after editing `dedent`", edited)
+    print()
+    slowest = max(r["seconds"] for r in cold)
+    print(f"- slowest cold shard: {slowest:.0f} s against {whole['seconds']:.0f} s for the one run "
+          f"({whole['seconds'] / slowest:.2f}x)")
+    print(f"- cold shards merged: same functions: {same_set}; branch sides covered "
+          f"{total(cold_fns):,} against {total(whole_fns):,}; {len(differ)} functions differ "
+          f"({more} with more covered in the shards)")
+    print(f"- warm shards merged equal to the one run (but for costs): {warm_equal}")
+    print(f"- the results store after the edited run: {store_size / 1e6:.1f} MB")
+    json.dump({"differ": [list(k) for k in differ]}, open(work / "differ.json", "w"))
+
+
+if __name__ == "__main__":
+    main()
