@@ -590,8 +590,6 @@ fn object_choices(shape: &Shape, path: &str, out: &mut Vec<(String, usize)>) {
     }
 }
 
-/// How an input of `shape` takes values of shape `want`: `Some(None)` when it is one,
-/// `Some(Some(k))` when its choice's alternative `k` is one.
 /// The shape of a scalar value.
 fn value_shape(value: &ModelValue) -> Shape {
     match value {
@@ -602,6 +600,8 @@ fn value_shape(value: &ModelValue) -> Shape {
     }
 }
 
+/// How an input of `shape` takes values of shape `want`: `Some(None)` when it is one,
+/// `Some(Some(k))` when its choice's alternative `k` is one.
 fn variant_of(shape: &Shape, want: &Shape) -> Option<Option<usize>> {
     if shape == want {
         return Some(None);
