@@ -56,7 +56,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return vec![];
     };
-    let module = parse(&text);
+    let module = Arc::new(parse(&text));
     let text: Arc<str> = text.into();
     let lines = Arc::new(LineIndex::new(&text));
     let mut out = vec![];
@@ -75,6 +75,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
             lines: lines.clone(),
             tables: vec![],
             text: text.clone(),
+            file_syntax: module.clone(),
         };
         for claim in dead_sides(&f) {
             out.push(claim_of(&f, path, &claim));

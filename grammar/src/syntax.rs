@@ -194,6 +194,20 @@ pub struct Loop {
     pub iter: Option<String>,
 }
 
+/// A name a function's body binds, where it binds it (relative to the function).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Binding {
+    pub name: CompactString,
+    pub range: TextRange,
+}
+
+/// A read of an attribute of a parameter that is not the receiver: `order.status`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct ParamFieldRead {
+    pub param: CompactString,
+    pub field: CompactString,
+}
+
 /// A write to an attribute of `self` (or `cls`) in a method body.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct FieldWrite {
@@ -258,12 +272,30 @@ pub struct FunctionSyntax {
     pub field_writes: ThinVec<FieldWrite>,
     /// Reads of `self.<field>` (methods only), deduplicated, in first-read order.
     pub field_reads: ThinVec<CompactString>,
+    /// Reads of an attribute of another parameter (`order.status`; not a method called,
+    /// `order.total()`), in code (never in a comment or a string), deduplicated, in first-read
+    /// order.
+    pub param_field_reads: ThinVec<ParamFieldRead>,
+    /// The names its body binds again (`functions` only): assignment, augmented assignment and
+    /// annotated targets, `for` targets, `with … as`, `except … as` and `case … as` names, `:=`,
+    /// `del`, and the names of its `global` and `nonlocal` statements; a subscript or an
+    /// attribute target (`xs[0] = …`, `o.x = …`) binds no name. In source order, each with the
+    /// range of the name where it is bound (relative to the function).
+    pub bindings: ThinVec<Binding>,
     /// Branch sides an exclusion left out of `decisions` (`# pragma: no cover`): set by the
     /// analysis, which knows the project's exclusions; the lowering leaves it 0.
     pub excluded_sides: u32,
 }
 
 impl FunctionSyntax {
+    /// Whether its body binds `name` again inside `within` (relative to the function; the
+    /// whole function when none).
+    pub fn binds(&self, name: &str, within: Option<TextRange>) -> bool {
+        self.bindings
+            .iter()
+            .any(|b| b.name == name && within.is_none_or(|w| w.contains_range(b.range)))
+    }
+
     pub fn branch_count(&self) -> usize {
         2 * self.decisions.len()
     }

@@ -103,6 +103,14 @@ fn render(text: &str) -> String {
         if !s.field_reads.is_empty() {
             writeln!(out, "  reads {}", s.field_reads.join(", ")).unwrap();
         }
+        if !s.param_field_reads.is_empty() {
+            let reads: Vec<String> = s
+                .param_field_reads
+                .iter()
+                .map(|r| format!("{}.{}", r.param, r.field))
+                .collect();
+            writeln!(out, "  reads of parameters {}", reads.join(", ")).unwrap();
+        }
     }
     for c in &module.classes {
         let s = &c.syntax;
@@ -396,4 +404,85 @@ async def scan(xs, d, rows, it):
     return [x * 2 for x in xs], {k for k in d}, sum(y for y in xs)
 "#
     ));
+}
+
+/// Reads of other parameters' attributes, from code only: a docstring, a comment or a string
+/// that mentions `order.status` is not a read, nor is a write, nor an attribute of a local.
+#[test]
+fn attribute_reads_of_parameters_are_code_not_text() {
+    let text = r#"
+def ship(order, carrier, *, note=None):
+    """Ships `order.paid` orders."""
+    # order.total is checked below
+    label = "order.weight"
+    order.shipped = True
+    local = carrier
+    if order.status == "paid" and carrier.active and local.region:
+        return order.status, order.total
+    return note.text
+"#;
+    let module = parse(text);
+    let f = &module.functions.iter().find(|f| f.syntax.name == "ship").unwrap().syntax;
+    let reads: Vec<String> = f
+        .param_field_reads
+        .iter()
+        .map(|r| format!("{}.{}", r.param, r.field))
+        .collect();
+    assert_eq!(
+        reads,
+        ["order.status", "carrier.active", "order.total", "note.text"]
+    );
+}
+
+/// The names a function binds again, from code only: every way Python binds a name, and none
+/// of what merely looks like it in a comment or a string, a subscript or an attribute target,
+/// or a comparison.
+#[test]
+fn bindings_are_every_way_python_binds_a_name_and_nothing_else() {
+    let text = r#"
+def f(level, n, m, xs, o, flag):
+    """level = 3 in a docstring"""
+    # n = 4 in a comment
+    label = "m = 5"
+    if level == 3 and n >= 2:
+        pass
+    xs[0] = 1
+    o.x = 2
+    level += 1
+    a, (b, *c) = xs
+    [d, e] = xs
+    total: int = 0
+    for i, (j, k) in xs:
+        pass
+    with open(label) as handle, open(label) as (p, q):
+        pass
+    try:
+        pass
+    except ValueError as err:
+        pass
+    if (w := n):
+        pass
+    del m
+    global counter
+    return flag
+"#;
+    let module = parse(text);
+    let function = module.functions.iter().find(|f| f.syntax.name == "f").unwrap();
+    let f = &function.syntax;
+    let names: Vec<&str> = f.bindings.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "label", "level", "a", "b", "c", "d", "e", "total", "i", "j", "k", "handle", "p", "q",
+            "err", "w", "m", "counter"
+        ]
+    );
+    assert!(f.binds("level", None));
+    assert!(!f.binds("n", None) && !f.binds("xs", None) && !f.binds("o", None));
+    assert!(!f.binds("flag", None));
+    // Where: `level += 1` is after the `if`.
+    let at = text.find("level += 1").unwrap() as u32 - function.anchor.offset;
+    let before = lacuna_grammar::TextRange::new(0, at);
+    assert!(!f.binds("level", Some(before)));
+    assert!(f.binds("level", Some(lacuna_grammar::TextRange::new(at, at + 5))));
 }

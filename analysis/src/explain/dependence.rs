@@ -162,9 +162,8 @@ pub(super) fn through_helpers(
     if elsewhere.is_empty() {
         return None;
     }
-    let module = lacuna_grammar::parse(&f.text);
     let helper_of = |at: TextRange| {
-        module
+        f.file_syntax
             .functions
             .iter()
             .filter(|g| g.syntax.kind == lacuna_grammar::FunctionKind::Def)
@@ -222,16 +221,5 @@ pub(super) fn static_object_state(
             },
             None,
         )
-    })
-}
-
-/// Whether `text` reads `root.field` (followed by anything but more of the name).
-pub(super) fn reads_field(text: &str, root: &str, field: &str) -> bool {
-    let word = format!("{root}.{field}");
-    text.match_indices(&word).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'))
-            && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
     })
 }

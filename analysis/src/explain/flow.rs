@@ -239,10 +239,9 @@ fn through_methods(f: &FunctionUnderTest, fields: Vec<(String, String)>) -> Vec<
     if !fields.iter().any(|(root, _)| receiver(f, root)) {
         return fields;
     }
-    let module = lacuna_grammar::parse(&f.text);
     let reads = |method: &str| -> Option<Vec<String>> {
         let qualname = format!("{class}.{method}");
-        module
+        f.file_syntax
             .functions
             .iter()
             .find(|m| *m.syntax.qualname == *qualname && m.syntax.kind == FunctionKind::Def)

@@ -83,13 +83,13 @@ pub fn prove_dead(
         for &(g, outcome) in &guards {
             let block = decisions[g].side(outcome).target?;
             let before = TextRange::new(block.start, decision.range.start.max(block.start));
-            let leading = function_text(f, before);
-            let looped = leading.lines().any(|l| {
-                let l = l.trim_start();
-                l.starts_with("for ") || l.starts_with("while ") || l.starts_with("async for ")
-            });
+            let looped = f
+                .syntax
+                .loops
+                .iter()
+                .any(|l| before.contains_range(l.header));
             let scope = if looped { block } else { before };
-            if assigns(&function_text(f, scope), name) {
+            if f.syntax.binds(name, Some(scope)) {
                 return None;
             }
         }
@@ -97,14 +97,6 @@ pub fn prove_dead(
     let solver = solver.get_or_insert_with(|| Solver::new(2_000));
     names.sort_by(|a, b| a.0.cmp(&b.0));
     (solver.check(&assertions) == Answer::Unsat).then_some(Proof { guards, names })
-}
-
-fn function_text(f: &FunctionUnderTest, range: TextRange) -> String {
-    let r = range.absolute(f.anchor);
-    f.text
-        .get(r.start as usize..r.end as usize)
-        .unwrap_or_default()
-        .to_owned()
 }
 
 /// The decision's outcome being `outcome`, as an expression over its conditions' source.
@@ -222,32 +214,6 @@ fn is_identifier(text: &str) -> bool {
         && text.chars().all(|c| c == '_' || c.is_alphanumeric())
 }
 
-/// Whether a statement of `text` (re)binds `name`.
-fn assigns(text: &str, name: &str) -> bool {
-    text.lines().any(|line| {
-        let l = line.trim_start();
-        let after = l
-            .strip_prefix(name)
-            .filter(|rest| !rest.starts_with(|c: char| c == '_' || c.is_alphanumeric()));
-        let assignment = after.is_some_and(|rest| {
-            let rest = rest.trim_start();
-            (rest.starts_with('=') && !rest.starts_with("=="))
-                || rest.starts_with(',')
-                || ["+=", "-=", "*=", "/=", "//=", "%=", "|=", "&=", "**=", ":"]
-                    .iter()
-                    .any(|op| rest.starts_with(op))
-        });
-        assignment
-            || l.starts_with(&format!("for {name} "))
-            || l.starts_with(&format!("for {name},"))
-            || l.contains(&format!(" as {name}"))
-            || l.contains(&format!("{name} :="))
-            || l.starts_with(&format!("del {name}"))
-            || l.starts_with("global ")
-            || l.starts_with("nonlocal ")
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,15 +227,5 @@ mod tests {
         assert!(condition("self.x > 1", &mut sorts).is_none());
         // A name read both as a number and as a flag is not modelled.
         assert!(condition("level", &mut sorts).is_none());
-    }
-
-    #[test]
-    fn assignments() {
-        assert!(assigns("    level += safety\n", "level"));
-        assert!(assigns("    for level in xs:\n", "level"));
-        assert!(!assigns(
-            "    if level > 100:\n        return level\n",
-            "level"
-        ));
     }
 }

@@ -119,7 +119,6 @@ fn proven_infeasible(
     vectors: &[Vec<(u16, bool)>],
     solver: &mut Option<Solver>,
 ) -> bool {
-    let source = function_source(f);
     let solver = solver.get_or_insert_with(|| Solver::new(2_000));
     let conditions = &f.syntax.decisions[d].conditions;
     vectors.iter().all(|vector| {
@@ -142,7 +141,7 @@ fn proven_infeasible(
             else {
                 return false;
             };
-            if !stable(f, &expr, &source) {
+            if !stable(f, &expr) {
                 return false;
             }
             assertions.push(if v { expr } else { expr.negate() });
@@ -168,19 +167,11 @@ fn literal_truth(text: &str) -> Option<bool> {
     t.replace('_', "").parse::<f64>().ok().map(|x| x != 0.0)
 }
 
-fn function_source(f: &FunctionUnderTest) -> String {
-    let range = f.syntax.range.absolute(f.anchor);
-    f.text
-        .get(range.start as usize..range.end as usize)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 /// An expression over parameters the function never rebinds, each annotated with a type the
 /// recorded expression models exactly: an unannotated parameter is any object (the type the
 /// generator happened to give it proves nothing), and a float may be NaN, which the solver's
 /// reals are not.
-fn stable(f: &FunctionUnderTest, expr: &Expr, source: &str) -> bool {
+fn stable(f: &FunctionUnderTest, expr: &Expr) -> bool {
     let mut ok = true;
     expr.for_each_var(&mut |name, _| {
         let param = VarPath::parse(name).and_then(|p| match p.root {
@@ -196,34 +187,10 @@ fn stable(f: &FunctionUnderTest, expr: &Expr, source: &str) -> bool {
                 .and_then(|q| q.annotation.as_deref())
                 .and_then(super::reading::annotation)
                 .is_some_and(|r| matches!(r, Reading::Int | Reading::Text));
-            exact && !rebound(source, &p)
+            exact && !f.syntax.binds(&p, None)
         });
     });
     ok
-}
-
-/// Whether a line of `source` (after the `def` line) assigns `name`: `name =`, `name +=`,
-/// `for name in`, `name, other =`, `with … as name`, `:= `.
-fn rebound(source: &str, name: &str) -> bool {
-    source.lines().skip(1).any(|line| {
-        let l = line.trim_start();
-        let starts_with_name = l
-            .strip_prefix(name)
-            .is_some_and(|rest| !rest.starts_with(|c: char| c == '_' || c.is_alphanumeric()));
-        let assigns = starts_with_name && {
-            let rest = l[name.len()..].trim_start();
-            (rest.starts_with('=') && !rest.starts_with("=="))
-                || rest.starts_with(',')
-                || ["+=", "-=", "*=", "/=", "//=", "%=", "|=", "&=", ":"]
-                    .iter()
-                    .any(|op| rest.starts_with(op))
-        };
-        assigns
-            || l.starts_with(&format!("for {name} "))
-            || l.contains(&format!(" as {name}"))
-            || l.contains(&format!("{name} :="))
-            || l.starts_with(&format!("del {name}"))
-    })
 }
 
 /// Renders a vector: ``a > 10 true, b < 3 false``.
@@ -464,17 +431,5 @@ mod tests {
         assert_eq!(literal_truth("0"), Some(false));
         assert_eq!(literal_truth("None"), Some(false));
         assert_eq!(literal_truth("prefix"), None);
-    }
-
-    #[test]
-    fn rebinding_is_recognised() {
-        let src = "def f(n, m):\n    n += 1\n    for m in x:\n        pass\n";
-        assert!(rebound(src, "n"));
-        assert!(rebound(src, "m"));
-        assert!(!rebound(
-            "def f(n):\n    if n == 1:\n        return n\n",
-            "n"
-        ));
-        assert!(!rebound("def f(n):\n    nn = 1\n", "n"));
     }
 }

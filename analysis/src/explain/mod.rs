@@ -23,7 +23,6 @@ use serde_json::{Value as Json, json};
 
 use dead::dead;
 pub use dead::{DeadSide, dead_sides};
-use dependence::reads_field;
 pub use external::ExternalKind;
 use reached::reached;
 use unreached::unreached;
@@ -223,11 +222,6 @@ fn field_candidates(
     exploration: &Exploration,
     named: &[&Source],
 ) -> Vec<FieldCandidate> {
-    let body = f.syntax.range.absolute(f.anchor);
-    let text = f
-        .text
-        .get(body.start as usize..body.end as usize)
-        .unwrap_or("");
     let through_methods = flow::receiver_fields(f);
     let mut out: Vec<FieldCandidate> = vec![];
     for (root, class) in &exploration.object_classes {
@@ -237,8 +231,16 @@ fn field_candidates(
             .filter(|((c, _), _)| c == class)
             .map(|((_, field), writers)| (field, writers))
             .filter(|(field, _)| {
-                reads_field(text, root, field)
-                    || (root == "self" && through_methods.contains(field))
+                // The receiver's fields it reads, directly or through its other methods;
+                // another parameter's, directly (as the syntax layer recorded them).
+                if root == "self" {
+                    through_methods.contains(*field)
+                } else {
+                    f.syntax
+                        .param_field_reads
+                        .iter()
+                        .any(|r| r.param == root.as_str() && r.field == field.as_str())
+                }
             })
             .collect();
         fields.sort();

@@ -28,6 +28,10 @@ pub struct FunctionUnderTest {
     pub tables: Vec<Option<McdcTable>>,
     /// The text of the file.
     pub text: Arc<str>,
+    /// The file as the syntax layer read it (the database's parse, shared): its other
+    /// functions, for explanations that look at them (the receiver's methods, the helper an
+    /// external call is made in).
+    pub file_syntax: Arc<lacuna_grammar::Module>,
 }
 
 impl FunctionUnderTest {

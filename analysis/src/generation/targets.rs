@@ -295,6 +295,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
         let path = canonical(file.path(db));
         let lines = line_index(db, file).clone();
         let text = file.contents(db).text().cloned().unwrap_or_default();
+        let file_syntax = crate::db::parsed(db, file).clone();
         let functions = file_functions(db, file);
         let all: Vec<&FunctionSyntax> = functions.iter().map(|n| &**n.syntax(db)).collect();
         for &node in functions {
@@ -334,6 +335,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 syntax: syntax.clone(),
                 tables: function_model(db, node).tables.to_vec(),
                 text: text.clone(),
+                file_syntax: file_syntax.clone(),
             };
             if let Err(reason) = verdict {
                 // A function without branch sides is not a gap.

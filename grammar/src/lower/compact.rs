@@ -67,13 +67,15 @@ compact_fields! {
     CallSite { callee }
     Loop { iter }
     FieldWrite { field, from_param }
+    ParamFieldRead { param, field }
+    Binding { name }
     Condition { text, branches }
     Import { local, target, scope }
     SyntaxError { message }
     ClassField { name, annotation, default }
     Property { name }
     MethodWrite { method, write }
-    FunctionSyntax { name, qualname, class, params, returns, decorators, decisions, calls, asserts, loops, field_writes, field_reads }
+    FunctionSyntax { name, qualname, class, params, returns, decorators, decisions, calls, asserts, loops, field_writes, field_reads, param_field_reads, bindings }
     ClassSyntax { name, qualname, bases, decorators, methods, fields, properties, writes }
 }
 

@@ -236,6 +236,58 @@ pub(super) fn class_body_fields(
 }
 
 /// `self.<field>` when `node` is an attribute of the receiver named `receiver`.
+/// The names a binding target binds: `x`, `a, (b, *c)`, `[d, e]`; a subscript or an attribute
+/// (`xs[0]`, `o.x`) binds none.
+pub(super) fn bound_names<'t>(target: Node<'t>, out: &mut Vec<Node<'t>>) {
+    match target.kind() {
+        "identifier" => out.push(target),
+        "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "expression_list"
+        | "tuple"
+        | "list"
+        | "parenthesized_expression"
+        | "list_splat_pattern"
+        | "list_splat"
+        | "as_pattern_target" => {
+            let mut cursor = target.walk();
+            for child in target.named_children(&mut cursor) {
+                bound_names(child, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether an attribute is the function of a call: a method looked up to be called
+/// (`order.total()`), no field read.
+pub(super) fn called(attribute: Node<'_>) -> bool {
+    attribute
+        .parent()
+        .filter(|p| p.kind() == "call")
+        .and_then(|p| p.child_by_field_name("function"))
+        .is_some_and(|f| f.id() == attribute.id())
+}
+
+/// `name.attr` as (`name`, `attr`), when the attribute's object is a plain name.
+pub(super) fn name_attribute<'a>(
+    source: &Source<'a>,
+    node: Node<'_>,
+) -> Option<(&'a str, &'a str)> {
+    if node.kind() != "attribute" {
+        return None;
+    }
+    let object = node.child_by_field_name("object")?;
+    if object.kind() != "identifier" {
+        return None;
+    }
+    Some((
+        source.text(object),
+        source.text(node.child_by_field_name("attribute")?),
+    ))
+}
+
 pub(super) fn receiver_field<'a>(
     source: &Source<'a>,
     node: Node<'_>,

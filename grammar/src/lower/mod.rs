@@ -534,23 +534,77 @@ impl<'a> Lowerer<'a> {
             });
     }
 
+    /// The names `node` binds in the function it is in ([`FunctionSyntax::bindings`]).
+    fn record_bindings(&mut self, node: Node<'_>) {
+        if self.current().function.syntax.kind != FunctionKind::Def {
+            return;
+        }
+        let mut names: Vec<Node<'_>> = vec![];
+        match node.kind() {
+            "assignment" | "augmented_assignment" | "for_statement" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    definitions::bound_names(left, &mut names);
+                }
+            }
+            "as_pattern" => {
+                if let Some(alias) = node.child_by_field_name("alias") {
+                    definitions::bound_names(alias, &mut names);
+                }
+            }
+            "named_expression" => names.extend(node.child_by_field_name("name")),
+            "delete_statement" | "global_statement" | "nonlocal_statement" => {
+                for child in source::named_children(node) {
+                    definitions::bound_names(child, &mut names);
+                }
+            }
+            _ => {}
+        }
+        for name in names {
+            let binding = Binding {
+                name: self.source.text(name).into(),
+                range: self.relative(range(name)),
+            };
+            Arc::make_mut(&mut self.current().function.syntax)
+                .bindings
+                .push(binding);
+        }
+    }
+
     fn record_field_access(&mut self, node: Node<'_>) {
         let index = self.scope().function;
         let anchor = self.functions[index].function.anchor.offset;
         let builder = &mut self.functions[index];
+        if node.kind() == "attribute" {
+            if definitions::is_store_target(node) {
+                return;
+            }
+            let Some((object, field)) = definitions::name_attribute(&self.source, node) else {
+                return;
+            };
+            let receiver = builder.receiver.as_ref().map(|(r, _)| r.as_str());
+            let syntax = Arc::make_mut(&mut builder.function.syntax);
+            if receiver == Some(object) {
+                if !syntax.field_reads.iter().any(|r| r == field) {
+                    syntax.field_reads.push(field.into());
+                }
+            } else if !definitions::called(node)
+                && syntax.params.iter().any(|p| p.name == object)
+                && !syntax
+                    .param_field_reads
+                    .iter()
+                    .any(|r| r.param == object && r.field == field)
+            {
+                syntax.param_field_reads.push(ParamFieldRead {
+                    param: object.into(),
+                    field: field.into(),
+                });
+            }
+            return;
+        }
         let Some((receiver, _)) = &builder.receiver else {
             return;
         };
         let syntax = Arc::make_mut(&mut builder.function.syntax);
-        if node.kind() == "attribute" {
-            if let Some(field) = definitions::receiver_field(&self.source, node, receiver)
-                && !definitions::is_store_target(node)
-                && !syntax.field_reads.iter().any(|r| r == field)
-            {
-                syntax.field_reads.push(field.into());
-            }
-            return;
-        }
         let writes = definitions::field_writes(&self.source, node, receiver, &syntax.params);
         for mut w in writes {
             w.range = TextRange::new(w.range.start - anchor, w.range.end - anchor);
@@ -718,7 +772,11 @@ impl Visit for Lowerer<'_> {
                 self.record_field_access(node);
             }
             "attribute" | "assignment" | "augmented_assignment" | "delete_statement" => {
-                self.record_field_access(node)
+                self.record_field_access(node);
+                self.record_bindings(node);
+            }
+            "as_pattern" | "named_expression" | "global_statement" | "nonlocal_statement" => {
+                self.record_bindings(node)
             }
             "import_statement" | "import_from_statement" => {
                 let scope = self.current().function.id.clone();
@@ -730,6 +788,9 @@ impl Visit for Lowerer<'_> {
         }
         if matches!(node.kind(), "for_statement" | "while_statement") {
             self.add_loop(node);
+        }
+        if node.kind() == "for_statement" {
+            self.record_bindings(node);
         }
         true
     }

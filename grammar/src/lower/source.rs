@@ -189,6 +189,10 @@ impl KindSet {
         "import_from_statement",
         "for_statement",
         "yield",
+        "as_pattern",
+        "named_expression",
+        "global_statement",
+        "nonlocal_statement",
     ];
 
     pub(super) fn get() -> &'static KindSet {

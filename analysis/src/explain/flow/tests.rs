@@ -20,6 +20,7 @@ pub(crate) fn function(text: &str, name: &str) -> FunctionUnderTest {
         lines: Arc::new(LineIndex::new(text)),
         tables: vec![],
         text: Arc::from(text),
+        file_syntax: Arc::new(lacuna_grammar::parse(text)),
     }
 }
 
