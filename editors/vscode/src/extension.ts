@@ -12,7 +12,7 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { createClient, type LacunaLanguageClient } from './client';
-import { exportArgs, functionAtCursor, rerunArgs } from './commands';
+import { exportArgs, rerunArgs } from './commands';
 import { type ServerResolution, repairBundledServer, resolveServer, systemLookup } from './launch';
 import {
   type CoverageParams,
@@ -20,6 +20,7 @@ import {
   Notifications,
   SECTION,
   type GuidanceResult,
+  type RerunAnswer,
   ServerCommands,
   type StatusParams,
 } from './protocol';
@@ -263,30 +264,21 @@ export class Lacuna implements vscode.Disposable {
   async rerunFunction(): Promise<void> {
     const editor = this.pythonEditor();
     if (!editor || this.staticOnly('it generates no tests to re-run.')) return;
-    let symbols: unknown[] | undefined;
-    try {
-      symbols = await vscode.commands.executeCommand<unknown[]>(
-        'vscode.executeDocumentSymbolProvider',
-        editor.document.uri,
-      );
-    } catch {
-      symbols = undefined;
-    }
-    const position = editor.selection.active;
-    const qualname = functionAtCursor(symbols, editor.document.getText(), position);
-    if (!qualname) {
+    const { line, character } = editor.selection.active;
+    const answer = await this.rerun<RerunAnswer>(rerunArgs(editor.document.uri.toString(), { line, character }));
+    if (answer && answer.function === null) {
       void vscode.window.showInformationMessage(
         'Lacuna: the cursor is not inside a function; re-running generation for the whole file.',
       );
     }
-    await this.rerun(rerunArgs(editor.document.uri.toString(), qualname));
   }
 
-  private async rerun(args: unknown[]): Promise<void> {
+  private async rerun<T = null>(args: unknown[]): Promise<T | undefined> {
     try {
-      await this.executeServerCommand<null>(ServerCommands.rerun, args);
+      return (await this.executeServerCommand<T>(ServerCommands.rerun, args)) ?? undefined;
     } catch (error) {
       void vscode.window.showErrorMessage(`Lacuna could not re-run generation: ${message(error)}`);
+      return undefined;
     }
   }
 

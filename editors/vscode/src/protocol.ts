@@ -58,7 +58,18 @@ export interface GuidanceResult {
 /** `lacuna.rerun` argument: one file, or one function of it by qualified name. */
 export interface RerunArgs {
   uri: string;
+  /** One function by its ID or qualified name (`Order.total`). */
   function?: string;
+  /** The function at this position of the document (0-based, in the negotiated encoding). */
+  position?: { line: number; character: number };
+}
+
+/**
+ * `lacuna.rerun`'s answer when it was given a `position`: the qualified name of the function it
+ * re-runs, `null` when the position is in no function (the whole file is re-run).
+ */
+export interface RerunAnswer {
+  function: string | null;
 }
 
 /** `lacuna.exportTests` argument; without `directory` the server writes to `tests/generated`. */

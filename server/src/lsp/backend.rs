@@ -356,8 +356,27 @@ impl LanguageServer for Backend {
                     .get("function")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                self.send(Event::Rerun { uri, function });
-                Ok(None)
+                let at = arg
+                    .get("position")
+                    .map(|p| serde_json::from_value::<Position>(p.clone()))
+                    .transpose()
+                    .map_err(|_| {
+                        Error::invalid_params("`position` is not a `{line, character}` position")
+                    })?;
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                self.send(Event::Rerun {
+                    uri,
+                    function,
+                    at,
+                    reply: tx,
+                });
+                // With a position: which function it re-runs (none: the whole file).
+                match (at, rx.await) {
+                    (Some(_), Ok(function)) => {
+                        Ok(Some(serde_json::json!({ "function": function })))
+                    }
+                    _ => Ok(None),
+                }
             }
             EXPORT => {
                 let directory = arg

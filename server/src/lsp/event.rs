@@ -37,9 +37,13 @@ pub enum Event {
     },
     Settings(Settings),
     FilesChanged(Vec<(PathBuf, FileChangeType)>),
+    /// `lacuna.rerun`: a document (none: all), one function of it by ID or qualified name,
+    /// or the one at a position; `reply` gets the function re-run (none: the whole file).
     Rerun {
         uri: Option<Uri>,
         function: Option<String>,
+        at: Option<tower_lsp_server::ls_types::Position>,
+        reply: tokio::sync::oneshot::Sender<Option<String>>,
     },
     Export {
         directory: Option<PathBuf>,

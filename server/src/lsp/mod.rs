@@ -8,6 +8,7 @@ mod actions;
 mod backend;
 mod budget;
 mod convert;
+mod cursor;
 mod document;
 mod event;
 mod framing;

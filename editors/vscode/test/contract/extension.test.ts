@@ -153,7 +153,8 @@ describe('the packaged extension with the real language client and server', () =
       return sendRequest(type, params);
     };
     await fake.state.commands.get('lacuna.rerunFunction')!();
-    expect(sent).toEqual([{ command: 'lacuna.rerun', arguments: [{ uri, function: 'load' }] }]);
+    expect(sent).toEqual([{ command: 'lacuna.rerun', arguments: [{ uri, position: { line: 8, character: 8 } }] }]);
+    expect(fake.state.messages.some((m) => m.text.includes('not inside a function'))).toBe(false);
 
     const out = path.join(root, '..', 'exported');
     fake.state.openDialog = [Uri.file(out)];

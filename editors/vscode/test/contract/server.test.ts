@@ -165,7 +165,10 @@ describe('lacuna lsp, driven as the VS Code extension drives it', () => {
 
     // lacuna.rerun for one function, as `Lacuna: Re-run … Function at Cursor` sends it.
     const before = server.statuses().length;
-    expect(await server.executeCommand(ServerCommands.rerun, rerunArgs(uri, 'load'))).toBeNull();
+    // The server finds the function at the cursor: line 5 is inside `load`.
+    expect(await server.executeCommand(ServerCommands.rerun, rerunArgs(uri, { line: 5, character: 12 }))).toEqual({
+      function: 'load',
+    });
     await server.waitFor('generation of `load` again', () =>
       server
         .statuses()
@@ -177,6 +180,10 @@ describe('lacuna lsp, driven as the VS Code extension drives it', () => {
     await server.waitFor('idle again', () =>
       server.statuses().length > before && server.statuses().at(-1)?.state === 'idle' ? true : undefined,
     );
+    // Outside every function: the whole file, and the answer says so.
+    expect(await server.executeCommand(ServerCommands.rerun, rerunArgs(uri, { line: 0, character: 0 }))).toEqual({
+      function: null,
+    });
     // And for the whole file.
     expect(await server.executeCommand(ServerCommands.rerun, rerunArgs(uri))).toBeNull();
   });

@@ -282,41 +282,29 @@ describe('commands', () => {
     ]);
   });
 
-  it('re-runs the function at the cursor, named from document symbols or the text', async () => {
+  it('re-runs the function at the cursor, which the server finds, and says when there is none', async () => {
     await start();
     const text = 'class Order:\n    def total(self):\n        return 1\n\nX = 2\n';
     const file = path.join(dir, 'project/shop/orders.py');
+    const uri = vscode.Uri.file(file).toString();
+    const answers = Fake.commandResults;
+    answers.set('lacuna.rerun', { function: 'Order.total' });
     vscode.events.setActiveEditor(vscode.editorFor(file, text, 2, 8));
     await vscode.commands.executeCommand(Commands.rerunFunction);
-    vscode.commandResults.set('vscode.executeDocumentSymbolProvider', [
-      {
-        name: 'Order',
-        kind: vscode.SymbolKind.Class,
-        range: { start: { line: 0, character: 0 }, end: { line: 2, character: 16 } },
-        children: [
-          {
-            name: 'total',
-            kind: vscode.SymbolKind.Method,
-            range: { start: { line: 1, character: 4 }, end: { line: 2, character: 16 } },
-            children: [],
-          },
-        ],
-      },
-    ]);
-    await vscode.commands.executeCommand(Commands.rerunFunction);
-    expect(vscode.commands.executeCommand).toHaveBeenCalledWith(
-      'vscode.executeDocumentSymbolProvider',
-      vscode.Uri.file(file),
-    );
-    // Outside any function: the whole file, and `function` is not sent.
+    expect(vscode.window.showInformationMessage).not.toHaveBeenCalled();
+    // Outside any function: the server re-runs the whole file and says so; so does the extension.
+    answers.set('lacuna.rerun', { function: null });
     vscode.events.setActiveEditor(vscode.editorFor(file, text, 4, 0));
     await vscode.commands.executeCommand(Commands.rerunFunction);
-    const uri = vscode.Uri.file(file).toString();
+    expect(vscode.window.showInformationMessage).toHaveBeenCalledWith(
+      'Lacuna: the cursor is not inside a function; re-running generation for the whole file.',
+    );
+    answers.delete('lacuna.rerun');
     expect(executeCommands().map((r) => r.params.arguments)).toEqual([
-      [{ uri, function: 'Order.total' }],
-      [{ uri, function: 'Order.total' }],
-      [{ uri }],
+      [{ uri, position: { line: 2, character: 8 } }],
+      [{ uri, position: { line: 4, character: 0 } }],
     ]);
+    expect(vscode.commands.executeCommand).not.toHaveBeenCalledWith('vscode.executeDocumentSymbolProvider', expect.anything());
   });
 
   it('needs a Python editor to re-run', async () => {

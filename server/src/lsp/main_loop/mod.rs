@@ -10,6 +10,7 @@ mod files;
 mod suite_runs;
 
 use super::actions::{self, ClassApi, Resolving};
+use super::cursor;
 use super::document::{Document, Text};
 use super::event::Event;
 use super::generate::{Generator, Job, Request, Versions};
@@ -22,6 +23,7 @@ use super::store::Store;
 use super::suite;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::db::{Database, SourceFile, Workspace, module_index, static_report};
+use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::generation;
 use lacuna_analysis::workspace::{FileContents, discover_files};
 use rustc_hash::FxHashMap;
@@ -334,7 +336,17 @@ impl Owner {
                 self.reconfigure();
             }
             Event::FilesChanged(changes) => self.files_changed(changes),
-            Event::Rerun { uri, function } => {
+            Event::Rerun {
+                uri,
+                function,
+                at,
+                reply,
+            } => {
+                let function = match (&uri, at) {
+                    (Some(uri), Some(at)) => self.function_at(uri, at),
+                    _ => function,
+                };
+                let _ = reply.send(function.clone());
                 let uris: Vec<Uri> = match uri {
                     Some(uri) => vec![uri],
                     None => {
@@ -495,6 +507,17 @@ impl Owner {
 
     /// Sends the functions of `uris` that need exploring to the generation thread, one job per
     /// document. `force`: explore even what has a current outcome (`lacuna.rerun`).
+    /// The qualified name of the function at `at` in the document `uri`, as `lacuna.rerun`
+    /// re-runs it ([`cursor::function_at`]); none outside every explorable function.
+    fn function_at(&self, uri: &Uri, at: tower_lsp_server::ls_types::Position) -> Option<String> {
+        let doc = self.docs.get(uri)?;
+        let offset = doc.text.offset(at, self.shared.encoding());
+        let file = path_of(uri).and_then(|p| self.workspace.lookup(&p))?;
+        let (targets, _) = generation::targets(&self.workspace.db, &[file]);
+        let functions: Vec<&FunctionUnderTest> = targets.iter().map(|t| &t.2).collect();
+        cursor::function_at(&functions, offset).map(|f| f.qualname.clone())
+    }
+
     fn schedule(&mut self, uris: &[Uri], only: Option<&str>, force: bool) {
         let Some(generator) = self.generator.clone() else {
             return;
