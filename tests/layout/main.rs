@@ -379,3 +379,45 @@ fn a_function_whose_exploration_fails_is_not_explored_with_its_reason() {
     let report = timings::without_timings(&String::from_utf8_lossy(&out.stdout));
     insta::assert_snapshot!(report);
 }
+
+/// A module named like one of the standard library's that Python has already imported
+/// (`inspect.py` at the project's root) cannot be imported by its name, under pytest or
+/// Lacuna: it is not explored, and says why and what to do, instead of exploring the standard
+/// library's function of the same name or failing on a missing attribute; the other modules of
+/// the project are explored as usual.
+#[test]
+fn a_module_the_standard_library_shadows_says_so_and_the_rest_is_explored() {
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("pyproject.toml", "[project]\nname = \"shadow\"\n"),
+        ("inspect.py", SIGN),
+        (
+            "shapes.py",
+            "import dataclasses\n\n\n@dataclasses.dataclass\nclass Box:\n    w: int\n\n    def area(self, h: int) -> int:\n        if h > self.w:\n            return h * self.w\n        return 0\n",
+        ),
+    ]);
+    let out = lacuna(p.path(), home.path(), &["check", "--format", "json", "."]);
+    let functions = covered(&out);
+    assert_eq!(functions.len(), 2, "{}", text(&out));
+    let (name, covered, total, failure) = &functions[0];
+    assert_eq!(
+        (name.as_str(), covered, total),
+        ("sign", &0, &2),
+        "{}",
+        text(&out)
+    );
+    let failure = failure.as_deref().unwrap_or_default();
+    assert!(
+        failure.starts_with("`import inspect` gets the standard library's `inspect` (")
+            && failure.ends_with(
+                "), which Python had imported before the project's code ran, not this file: rename the module or move it into a package"
+            ),
+        "{failure}"
+    );
+    assert_eq!(
+        functions[1],
+        ("Box.area".to_owned(), 2, 2, None),
+        "{}",
+        text(&out)
+    );
+}

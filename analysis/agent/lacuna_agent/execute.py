@@ -100,6 +100,20 @@ class ProjectFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def shadowed(name, module):
+    """Why `import name` does not get the project's file: another module of that name (the
+    standard library's, already imported, or an installed package's) comes first."""
+    where = getattr(module, "__file__", None) or "a module built into Python"
+    top = name.partition(".")[0]
+    if top in getattr(sys, "stdlib_module_names", ()) or top in sys.builtin_module_names:
+        what = "the standard library's `%s` (%s), which Python had imported before the project's code ran" % (
+            name, where)
+    else:
+        what = "%s" % where
+    return ("`import %s` gets %s, not this file: rename the module or move it into a package"
+            % (name, what))
+
+
 class Runtime:
     """The agent's state across executions: configuration, tracer, sandbox."""
 
@@ -214,6 +228,8 @@ class Runtime:
             module = importlib.import_module(target["module"])
         except Exception as e:  # ImportError, and whatever the module raises while it runs
             raise TargetImportError(e, self) from e
+        if not self.is_project_module(module):
+            raise targets.Unreachable(shadowed(target["module"], module))
         return targets.resolve(module, target)
 
     def describe(self, request):
