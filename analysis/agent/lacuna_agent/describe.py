@@ -563,23 +563,28 @@ def _field_domains(cls, init):
 
 
 def _bound(constraint, kind):
-    """One annotated-types constraint as a domain's bounds, for an `int` or a `str`."""
+    """One annotated-types constraint as a domain's bounds, for an `int` or a `str`: every
+    bound it carries (`Len(4, 8)` has two; `Interval(ge=0, le=150)` too, where pydantic keeps
+    it whole), the tightest when two give the same end (`ge` and `gt`)."""
     def number(name):
         value = getattr(constraint, name, None)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
+    out = {}
     if kind == "int":
         for name, key, shift in (("ge", "min", 0), ("gt", "min", 1), ("le", "max", 0),
                                  ("lt", "max", -1)):
             value = number(name)
             if value is not None:
-                return {key: value + shift}
+                value += shift
+                tighter = max if key == "min" else min
+                out[key] = tighter(out[key], value) if key in out else value
     if kind == "str":
-        for name, key in (("min_length", "min_length"), ("max_length", "max_length")):
+        for name in ("min_length", "max_length"):
             value = number(name)
             if value is not None and value >= 0:
-                return {key: value}
-    return None
+                out[name] = value
+    return out or None
 
 
 def _describe_class(cls, is_project_class, depth):

@@ -64,3 +64,12 @@ def test_a_class_deriving_from_a_builtin_and_another_metaclass_is_created():
     assert color.RED == "red" and color.__mro__[1] is str
     assert size.S == 1 and size.__mro__[1] is int
     assert name.__mro__[1] is str and isinstance(name("a"), str)
+
+
+def test_a_constraint_with_two_bounds_gives_both():
+    annotated_types = pytest.importorskip("annotated_types")
+    assert describe._bound(annotated_types.Len(4, 8), "str") == {"min_length": 4, "max_length": 8}
+    assert describe._bound(annotated_types.Interval(ge=0, le=150), "int") == {"min": 0, "max": 150}
+    assert describe._bound(annotated_types.Interval(gt=0, lt=10), "int") == {"min": 1, "max": 9}
+    assert describe._bound(annotated_types.Gt(3), "int") == {"min": 4}
+    assert describe._bound(annotated_types.Gt(3), "str") is None
