@@ -44,8 +44,7 @@ fn main() {
         guidance: lacuna_analysis::guidance::load(&pool, &config)
             .unwrap_or_default()
             .into(),
-        observed: Default::default(),
-        sequences: Default::default(),
+        suite: Default::default(),
     };
     let (targets, _) = generation::targets(db, &all);
     let mut budget = generation::budget(&config);

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One import statement of the chain: a project module that was being imported.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Link {
     /// Its module name (none for a file the compiler rejected before it ran).
     pub module: Option<String>,
@@ -19,7 +19,7 @@ pub struct Link {
 }
 
 /// Why importing a target's module failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImportFailure {
     /// The exception's type and message (`ModuleNotFoundError`, `No module named 'yaml'`).
     pub error: String,

@@ -342,3 +342,107 @@ fn a_guidance_change_explores_again_only_the_functions_it_concerns() {
     );
     assert_eq!(second["generation"]["reused"], explored - 1);
 }
+
+/// `lacuna check --format json ARGS` on the project at `root`, whatever its exit code.
+fn check_failing(root: &Path, args: &[&str]) -> (Output, serde_json::Value) {
+    let home = tempfile::tempdir().unwrap();
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna"))
+            .args(["check", "--format", "json"])
+            .args(args),
+        home.path(),
+    )
+    .current_dir(root)
+    .output()
+    .expect("the lacuna binary runs");
+    let doc =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    (out, doc)
+}
+
+/// The LCN108 diagnostics of a document, as `file:line message`.
+fn import_errors(doc: &serde_json::Value) -> Vec<String> {
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| {
+            f["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["code"] == "LCN108")
+                .map(move |d| {
+                    format!(
+                        "{}:{} {}",
+                        f["path"], d["range"]["start"]["line"], d["message"]
+                    )
+                })
+        })
+        .collect()
+}
+
+/// A function whose module does not import is reported from the store with its LCN108 error
+/// while nothing it depends on changes; an edit elsewhere does not explore it again; the
+/// missing module appearing does.
+#[test]
+fn a_module_that_does_not_import_is_tried_again_only_when_what_it_depends_on_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("pyproject.toml"), "[project]\nname = \"app\"\n").unwrap();
+    std::fs::create_dir(root.join("app")).unwrap();
+    std::fs::write(root.join("app/__init__.py"), "").unwrap();
+    std::fs::write(
+        root.join("app/feed.py"),
+        "import feedkit\n\n\ndef kind(x):\n    if x > 0:\n        return feedkit.POSITIVE\n    return 'neg'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("app/other.py"),
+        "def sign(x):\n    if x < 0:\n        return -1\n    return 1\n",
+    )
+    .unwrap();
+    let (_, first) = check_failing(root, &["app"]);
+    assert_eq!(
+        first["generation"]["explored"], 2,
+        "{}",
+        first["generation"]
+    );
+    let errors = import_errors(&first);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("feedkit"), "{errors:?}");
+
+    let (out, second) = check_failing(root, &["app"]);
+    assert_eq!(second["generation"]["explored"], 0, "{}", stderr(&out));
+    assert_eq!(second["generation"]["reused"], 2);
+    assert_eq!(without_costs(&second), without_costs(&first));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the exit code still says it failed"
+    );
+
+    // Another module edited: only its function is explored again.
+    std::fs::write(
+        root.join("app/other.py"),
+        "def sign(x):\n    if x <= 0:\n        return -1\n    return 1\n",
+    )
+    .unwrap();
+    let (_, third) = check_failing(root, &["app"]);
+    assert_eq!(
+        third["generation"]["explored"], 1,
+        "{}",
+        third["generation"]
+    );
+    assert_eq!(import_errors(&third), errors);
+
+    // The missing module is there now: the function is explored and its module imports.
+    std::fs::write(root.join("feedkit.py"), "POSITIVE = 'pos'\n").unwrap();
+    let (_, fourth) = check_failing(root, &["app"]);
+    assert_eq!(
+        fourth["generation"]["explored"], 1,
+        "{}",
+        fourth["generation"]
+    );
+    assert_eq!(import_errors(&fourth), Vec::<String>::new());
+}

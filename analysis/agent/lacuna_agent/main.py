@@ -2,6 +2,7 @@
 points the standard streams elsewhere so user code cannot write into the protocol, says hello,
 and answers requests (JSON lines) until told to stop or its input closes."""
 
+import hashlib
 import io
 import json
 import os
@@ -10,6 +11,24 @@ import sys
 import traceback
 
 from . import PROTOCOL
+
+
+def environment():
+    """What identifies the packages importable here: the interpreter and every `sys.path` entry
+    but the agent's with its modification time (installing, upgrading or removing a distribution adds or
+    removes entries of its directory, which changes that time). A digest, in hex."""
+    parts = [sys.executable, sys.version]
+    # The agent's own directory (unpacked afresh by each run) is not the environment.
+    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for entry in sys.path:
+        if os.path.abspath(entry or ".") == own:
+            continue
+        try:
+            stamp = os.stat(entry or ".").st_mtime_ns
+        except OSError:
+            stamp = None
+        parts.append("%s\0%s" % (entry, stamp))
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "replace")).hexdigest()[:16]
 
 
 def main():
@@ -32,7 +51,8 @@ def main():
         proto_out.flush()
 
     send({"type": "hello", "protocol": PROTOCOL, "python": platform.python_version(),
-          "implementation": platform.python_implementation().lower(), "pid": os.getpid()})
+          "implementation": platform.python_implementation().lower(), "pid": os.getpid(),
+          "environment": environment()})
     while True:
         line = proto_in.readline()
         if not line:

@@ -20,6 +20,8 @@ pub struct Pool {
     idle_changed: Condvar,
     /// The workers' scratch directory, removed when the pool goes (after its workers).
     scratch: Option<tempfile::TempDir>,
+    /// The first worker's `environment` (see [`Pool::environment`]).
+    environment: std::sync::OnceLock<String>,
 }
 
 struct State {
@@ -49,6 +51,7 @@ impl Pool {
             }),
             idle_changed: Condvar::new(),
             scratch: None,
+            environment: std::sync::OnceLock::new(),
         }
     }
 
@@ -65,8 +68,16 @@ impl Pool {
     pub fn warm_up(&self) -> Result<String, WorkerError> {
         let worker = self.checkout()?;
         let version = worker.python_version.clone();
+        let _ = self.environment.set(worker.environment.clone());
         self.checkin(Some(worker));
         Ok(version)
+    }
+
+    /// What identifies the packages the workers' interpreter can import, once a worker has
+    /// started ([`Pool::warm_up`]): what a stored failure to import depends on besides the
+    /// project's code.
+    pub fn environment(&self) -> Option<&str> {
+        self.environment.get().map(String::as_str)
     }
 
     fn checkout(&self) -> Result<Worker, WorkerError> {

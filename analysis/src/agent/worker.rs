@@ -56,6 +56,8 @@ pub struct Worker {
     stderr: Arc<Mutex<VecDeque<u8>>>,
     next_id: u64,
     pub python_version: String,
+    /// What identifies the packages its interpreter can import (the greeting's `environment`).
+    pub environment: String,
 }
 
 impl Worker {
@@ -138,6 +140,7 @@ impl Worker {
             stderr,
             next_id: 1,
             python_version: String::new(),
+            environment: String::new(),
         };
         let hello = worker.read(START_TIMEOUT).map_err(|e| {
             WorkerError::Handshake(format!("{e}; it printed: {}", worker.stderr_tail()))
@@ -151,6 +154,7 @@ impl Worker {
             )));
         }
         worker.python_version = hello["python"].as_str().unwrap_or("?").to_owned();
+        worker.environment = hello["environment"].as_str().unwrap_or_default().to_owned();
         let configured = worker
             .request(spec.configure.clone(), START_TIMEOUT)
             .map_err(|e| WorkerError::Handshake(format!("configure: {e}")))?;

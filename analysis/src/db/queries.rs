@@ -367,3 +367,72 @@ pub fn static_report(db: &dyn Db, file: SourceFile) -> Arc<StaticReport> {
     report.functions.shrink_to_fit();
     Arc::new(report)
 }
+
+/// A digest of a file's contents as the database has them.
+#[salsa::tracked(returns(copy))]
+pub fn contents_digest(db: &dyn Db, file: SourceFile) -> u64 {
+    match file.contents(db) {
+        FileContents::Text(text) => lacuna_grammar::ids::fnv1a(text.as_bytes()),
+        other => lacuna_grammar::ids::fnv1a(format!("{other:?}").as_bytes()),
+    }
+}
+
+/// The project files importing `file`'s module runs or may run, as far as syntax resolves its
+/// imports (at any scope): the `__init__.py` of its packages and of every project module it
+/// imports, and those modules.
+#[salsa::tracked(returns(ref))]
+pub fn imported_files(db: &dyn Db, file: SourceFile) -> Arc<Vec<SourceFile>> {
+    let index = module_index(db, db.project());
+    let Some(importer) = index.name(file) else {
+        return Arc::new(vec![]);
+    };
+    let is_package = file.path(db).ends_with("__init__.py");
+    // A module and its packages: `a.b.c` → `a`, `a.b`, `a.b.c`, those that are the project's.
+    let with_packages = |module: &str, out: &mut Vec<SourceFile>| {
+        let parts: Vec<&str> = module.split('.').collect();
+        for n in 1..=parts.len() {
+            if let Some(f) = index.file(&parts[..n].join("."))
+                && f != file
+                && !out.contains(&f)
+            {
+                out.push(f);
+            }
+        }
+    };
+    let mut out = vec![];
+    with_packages(importer, &mut out);
+    for (_, target, _) in file_imports(db, file).iter() {
+        // `from a.b import c` is `a.b.c`: module `a.b.c` when there is one, else `a.b`.
+        if let Some(module) = absolute_module(importer, is_package, target) {
+            with_packages(&module, &mut out);
+        }
+    }
+    Arc::new(out)
+}
+
+/// A digest of the texts of `file` and of every project file importing its module may run,
+/// transitively ([`imported_files`]): what a failure to import the module, or to find a
+/// function in it, depends on in the project.
+#[salsa::tracked(returns(copy))]
+pub fn import_digest(db: &dyn Db, file: SourceFile) -> u64 {
+    let index = module_index(db, db.project());
+    let mut seen = FxHashSet::default();
+    let mut stack = vec![file];
+    let mut digests = vec![];
+    while let Some(f) = stack.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        // By module name, not path: the same project checked out elsewhere (another CI
+        // runner) has the same digest.
+        digests.push((index.name(f).unwrap_or_default(), contents_digest(db, f)));
+        stack.extend(imported_files(db, f).iter().copied());
+    }
+    digests.sort_unstable();
+    let mut bytes = vec![];
+    for (path, digest) in digests {
+        bytes.extend_from_slice(path.as_bytes());
+        bytes.extend_from_slice(&digest.to_le_bytes());
+    }
+    lacuna_grammar::ids::fnv1a(&bytes)
+}

@@ -159,7 +159,8 @@ pub struct Exploration {
     /// Max iterations seen per loop (by its source line).
     pub loop_iterations: BTreeMap<u32, u32>,
     /// The classes of object inputs by parameter (`self` for the receiver), and who writes
-    /// their fields: for explaining conditions on object state the agent saw only concretely.
+    /// their fields (those classes' only): for explaining conditions on object state the agent
+    /// saw only concretely.
     pub object_classes: BTreeMap<String, String>,
     #[serde(with = "pairs")]
     pub writers: FxHashMap<(String, String), Vec<String>>,

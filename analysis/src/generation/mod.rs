@@ -4,9 +4,11 @@
 //! solver per thread: z3 solvers stay on their thread), and returns one result per function.
 
 mod run;
+mod suite_inputs;
 mod targets;
 
 pub use run::{Progress, RunBudget, explore_all, explore_all_reporting};
+pub use suite_inputs::SuiteInputs;
 pub use targets::{Target, explorable, targets, writers};
 
 use crate::agent::{Pool, WorkerError, WorkerSpec, embed, interpreter};
@@ -15,12 +17,10 @@ use crate::db::SourceFile;
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
 use crate::explore::search::Budget;
-use crate::explore::shape::{ObjectShape, Shape};
-use crate::explore::signature::{MinedArgument, MinedSequence, Signature};
-use crate::explore::value::ModelValue;
+use crate::explore::shape::Shape;
+use crate::explore::signature::Signature;
 use crate::guidance::Guidance;
 use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,6 +36,9 @@ pub struct FunctionResult {
     /// The calls and classes whose guidance declarations the exploration depends on
     /// (`guidance::dependence::subjects`); none when it failed before it could say.
     pub guidance_subjects: Option<std::collections::BTreeSet<String>>,
+    /// Whether its exploration's failure is the agent's answer about the code
+    /// ([`NotDescribed::answered`]): the same code and installed packages fail the same way.
+    pub failure_settled: bool,
 }
 
 /// Why a target could not be described: the agent's message, and the import failure behind it
@@ -44,6 +47,10 @@ pub struct FunctionResult {
 pub struct NotDescribed {
     pub message: String,
     pub import: Option<Box<crate::imports::ImportFailure>>,
+    /// Whether it is the agent's answer about the code (the module does not import, the name
+    /// is bound to something else), which the same code and packages give again — not a worker
+    /// that timed out or crashed.
+    pub answered: bool,
 }
 
 impl std::fmt::Display for NotDescribed {
@@ -57,6 +64,7 @@ impl From<String> for NotDescribed {
         NotDescribed {
             message,
             import: None,
+            answered: false,
         }
     }
 }
@@ -165,136 +173,22 @@ pub fn budget(config: &Config) -> Budget {
     }
 }
 
-/// What the search knows of the project beyond the function: who writes each field, and the
-/// guidance module's mocks and factories.
+/// What the search knows of the project beyond the function: who writes each field, the
+/// guidance module's mocks and factories, and what the project's own tests show.
 #[derive(Clone, Debug, Default)]
 pub struct Facts {
     pub writers: FxHashMap<(String, String), Vec<String>>,
     pub guidance: Arc<Guidance>,
-    /// The scalar arguments the project's own passing tests called each function with, by
-    /// `module:qualname` (see `observed_inputs`).
-    pub observed: ObservedInputs,
-    /// The call sequences the project's own passing tests made on objects of each project
-    /// class, by class (`module:Qual`; see `observed_sequences`).
-    pub sequences: ObservedSequences,
+    /// What the project's own passing tests give: the arguments they call each function with,
+    /// the call sequences they make on objects.
+    pub suite: Arc<SuiteInputs>,
 }
-
-/// The suite's call sequences per class (`module:Qual`), shared by the explorations.
-pub type ObservedSequences = Arc<FxHashMap<String, Vec<MinedSequence>>>;
-
-/// Call sequences kept per class: the most frequent distinct ones.
-pub const MINED: usize = 8;
-
-/// The call sequences of the suite's passing tests per class, as the search builds objects
-/// from them: most frequent first, distinct, at most `MINED` per class. A class is named as
-/// the observer names it (`module.Qual`), which is ambiguous where a module's name has dots;
-/// it is matched against the classes of a signature by `mined_for`.
-pub fn observed_sequences(
-    observations: &crate::suite::Observations,
-) -> FxHashMap<String, Vec<MinedSequence>> {
-    use crate::suite::Argument;
-    let value = |a: &Argument| match a {
-        Argument::None => MinedArgument::None,
-        Argument::Bool { value } => MinedArgument::Value(ModelValue::Bool(*value)),
-        Argument::Int { value: Some(v) } => MinedArgument::Value(ModelValue::Int(v.clone())),
-        Argument::Float { value } => value.parse().map_or(MinedArgument::Other, |v| {
-            MinedArgument::Value(ModelValue::Real(v))
-        }),
-        Argument::Str { value: Some(v), .. } => MinedArgument::Value(ModelValue::Str(v.clone())),
-        _ => MinedArgument::Other,
-    };
-    let mut sorted: Vec<&crate::suite::CallSequence> = observations.sequences.iter().collect();
-    sorted.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.class.cmp(&b.class)));
-    let mut out: FxHashMap<String, Vec<MinedSequence>> = FxHashMap::default();
-    for s in sorted {
-        let mined = MinedSequence {
-            constructor: s.constructor.iter().flatten().map(value).collect(),
-            calls: s
-                .calls
-                .iter()
-                .map(|c| (c.method.clone(), c.args.iter().map(value).collect()))
-                .collect(),
-        };
-        let kept = out.entry(s.class.clone()).or_default();
-        if kept.len() < MINED && !kept.contains(&mined) {
-            kept.push(mined);
-        }
-    }
-    out
-}
-
-/// The mined sequences of the classes of `receiver` and `params` (`module:Qual`), by class.
-fn mined_for(
-    sequences: &FxHashMap<String, Vec<MinedSequence>>,
-    receiver: Option<&ObjectShape>,
-    params: &[(String, Shape)],
-) -> BTreeMap<String, Vec<MinedSequence>> {
-    let objects = receiver
-        .into_iter()
-        .chain(params.iter().filter_map(|(_, s)| match s {
-            Shape::Object(o) => Some(o),
-            _ => None,
-        }));
-    objects
-        .filter_map(|o| {
-            let dotted = o.class.replacen(':', ".", 1);
-            let mined = sequences.get(&dotted)?;
-            Some((o.class.clone(), mined.clone()))
-        })
-        .collect()
-}
-
-/// The suite's arguments per function (`module:qualname`), shared by the explorations.
-pub type ObservedInputs = Arc<FxHashMap<String, Vec<BTreeMap<String, ModelValue>>>>;
 
 /// The stack of a thread that explores functions: z3 rewrites and solves terms recursively, and
 /// the path conditions of real code (a loop over a long text, a chain of string operations)
 /// nest deeply, past what a thread's default 2 MiB holds; an overflow there kills the whole
 /// process. Only the pages a thread touches are ever allocated.
 pub const EXPLORATION_STACK: usize = 512 << 20;
-
-/// Arguments seeded per function from the suite: enough to start from each distinct way the
-/// tests call it, few enough not to crowd out the search.
-pub const OBSERVED: usize = 16;
-
-/// The scalar arguments of the suite's calls of each function (its entry samples' parameters
-/// that hold a number, a boolean or a text), distinct, at most `OBSERVED` per function.
-pub fn observed_inputs(
-    observations: &crate::suite::Observations,
-) -> FxHashMap<String, Vec<BTreeMap<String, ModelValue>>> {
-    use crate::suite::Variable;
-    let mut out = FxHashMap::default();
-    for f in &observations.functions {
-        let mut inputs: Vec<BTreeMap<String, ModelValue>> = vec![];
-        for sample in &f.entry.samples {
-            // Parameters by their own names; derived variables (`len(x)`, `x is None`,
-            // `type(x)`, `self._items`) are not arguments.
-            let input: BTreeMap<String, ModelValue> = sample
-                .iter()
-                .filter(|(k, _)| *k != "self" && k.chars().all(|c| c.is_alphanumeric() || c == '_'))
-                .filter_map(|(k, v)| {
-                    let value = match v {
-                        Variable::Bool(b) => ModelValue::Bool(*b),
-                        Variable::Int(i) => ModelValue::Int(i.clone()),
-                        Variable::Float(f) => ModelValue::Real(f.parse().ok()?),
-                        Variable::Str(s) => ModelValue::Str(s.clone()),
-                    };
-                    Some((k.clone(), value))
-                })
-                .collect();
-            if !input.is_empty() && !inputs.contains(&input) {
-                inputs.push(input);
-            }
-            if inputs.len() == OBSERVED {
-                break;
-            }
-        }
-        if !inputs.is_empty() {
-            out.insert(f.function.clone(), inputs);
-        }
-    }
-    out
-}
 
 /// The signature of a target, as the agent describes it.
 pub fn signature(
@@ -317,6 +211,7 @@ pub fn signature(
         .map_err(|e| e.to_string())?;
     if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
         return Err(NotDescribed {
+            answered: true,
             message: error.to_owned(),
             import: response
                 .get("import_error")
@@ -402,7 +297,7 @@ pub fn signature(
         },
         _ => None,
     };
-    let mined = mined_for(&facts.sequences, receiver.as_ref(), &params);
+    let mined = facts.suite.sequences_for(receiver.as_ref(), &params);
     Ok(Signature {
         params,
         keyword_only: crate::explore::shape::keyword_only(&response["params"]),
@@ -420,11 +315,7 @@ pub fn signature(
         receiver,
         writers: facts.writers.clone(),
         guidance: facts.guidance.clone(),
-        observed: facts
-            .observed
-            .get(&target.observed_name())
-            .cloned()
-            .unwrap_or_default(),
+        observed: facts.suite.arguments_of(target),
         mined,
         unread: response["unread"]
             .as_array()
@@ -519,64 +410,5 @@ class Version:
             wrapped_by(&syntax(&module, "Version.__getitem__"), &all),
             None
         );
-    }
-
-    #[test]
-    fn the_suites_call_sequences_are_kept_per_class_most_frequent_first() {
-        use crate::suite::{Argument, CallSequence, MethodCall, Observations};
-        let sequence = |count, code: &str, calls: Vec<MethodCall>| CallSequence {
-            class: "vault.locker.Locker".into(),
-            constructor: Some(vec![
-                Argument::Str {
-                    value: Some(code.into()),
-                    len: None,
-                },
-                Argument::None,
-                Argument::List { len: 2 },
-            ]),
-            calls,
-            count,
-        };
-        let unlock = MethodCall {
-            method: "unlock".into(),
-            args: vec![Argument::Int {
-                value: Some("2468".into()),
-            }],
-        };
-        let observations = Observations {
-            functions: vec![],
-            sequences: vec![
-                sequence(1, "1111", vec![]),
-                sequence(5, "2468", vec![unlock]),
-            ],
-        };
-        let mined = observed_sequences(&observations);
-        let kept = &mined["vault.locker.Locker"];
-        assert_eq!(kept.len(), 2);
-        assert_eq!(
-            kept[0],
-            MinedSequence {
-                constructor: vec![
-                    MinedArgument::Value(ModelValue::Str("2468".into())),
-                    MinedArgument::None,
-                    MinedArgument::Other,
-                ],
-                calls: vec![(
-                    "unlock".into(),
-                    vec![MinedArgument::Value(ModelValue::Int("2468".into()))]
-                )],
-            }
-        );
-        // Matched to a signature's classes by their `module:Qual` name.
-        let locker = ObjectShape {
-            class: "vault.locker:Locker".into(),
-            init: vec![],
-            methods: vec![],
-            keyword_only: vec![],
-            domains: BTreeMap::new(),
-        };
-        let by_class = mined_for(&mined, Some(&locker), &[]);
-        assert_eq!(by_class["vault.locker:Locker"].len(), 2);
-        assert!(mined_for(&mined, None, &[]).is_empty());
     }
 }

@@ -144,6 +144,7 @@ pub fn explore_all_reporting(
                         Some((_, share)) if share.is_zero() => Err(None),
                         _ => signature(pool, &target, facts, &source).map_err(Some),
                     };
+                    let settled = matches!(&described, Err(Some(e)) if e.answered);
                     let (exploration, import_failure, guidance_subjects) = match described {
                             Err(None) => (
                                 Exploration {
@@ -195,6 +196,7 @@ pub fn explore_all_reporting(
                             exploration,
                             import_failure,
                             guidance_subjects,
+                            failure_settled: settled,
                         },
                     ));
                 }

@@ -6,7 +6,7 @@
 //! before exploring and to write after, so that runs in parallel (shards, a language server)
 //! take turns; one that stays busy (a language server has it open) is run without.
 
-use crate::store::{Store, StoredExploration, config_key, declarations};
+use crate::store::{FailureContext, Store, StoredExploration, config_key, declarations};
 use lacuna_analysis::config::Config;
 use lacuna_analysis::guidance::dependence::Declarations;
 use std::path::{Path, PathBuf};
@@ -73,26 +73,38 @@ impl Cache {
     }
 
     /// The stored exploration of a function, when it was computed for `fingerprint` and the
-    /// guidance declarations as they are now.
-    pub fn current(&self, store: &Store, key: &str, fingerprint: u64) -> Option<StoredExploration> {
+    /// guidance declarations as they are now (and, when it failed, in this `failure` context).
+    pub fn current(
+        &self,
+        store: &Store,
+        key: &str,
+        fingerprint: u64,
+        failure: &FailureContext<'_>,
+    ) -> Option<StoredExploration> {
         store
             .exploration(key)
-            .filter(|s| s.current(fingerprint, &self.declarations))
+            .filter(|s| s.current(fingerprint, &self.declarations, failure))
     }
 
-    /// What this run explored, for the next one.
+    /// What this run explored, for the next one: a failed exploration with the `failure`
+    /// context it failed in.
     pub fn entry(
         &self,
         fingerprint: u64,
-        subjects: &std::collections::BTreeSet<String>,
-        exploration: &lacuna_analysis::explore::exploration::Exploration,
+        result: &lacuna_analysis::generation::FunctionResult,
+        failure: &FailureContext<'_>,
     ) -> StoredExploration {
-        let subjects: Vec<String> = subjects.iter().cloned().collect();
+        let subjects: Option<Vec<String>> = result
+            .guidance_subjects
+            .as_ref()
+            .map(|s| s.iter().cloned().collect());
         StoredExploration {
             fingerprint,
-            guidance: self.declarations.key(subjects.iter()),
+            guidance: self.declarations.key_of(subjects.as_deref()),
             guidance_subjects: subjects,
-            exploration: exploration.clone(),
+            exploration: result.exploration.clone(),
+            failed_in: result.exploration.failure.is_some().then(|| failure.key()),
+            import_failure: result.import_failure.clone(),
         }
     }
 }

@@ -73,12 +73,9 @@ pub struct Generator {
     /// What the project's own passing tests show (the suite's thread runs them, the owner
     /// sends what they show), for suspicious assertions; none when the check is off.
     suite: Option<Arc<lacuna_analysis::suite::Observations>>,
-    /// The arguments the suite's passing tests call each function with: the first inputs of
-    /// the explorations after the suite has run.
-    observed: generation::ObservedInputs,
-    /// The call sequences the suite's passing tests made on objects of each project class:
-    /// how the explorations after the suite has run build objects too.
-    sequences: generation::ObservedSequences,
+    /// What the suite's passing tests give the explorations after it has run: the arguments
+    /// they call each function with, the call sequences they make on objects.
+    suite_inputs: Arc<generation::SuiteInputs>,
     /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
     /// The function ID of each explored `(module, qualname)`.
@@ -96,8 +93,7 @@ impl Generator {
             guidance: Arc::default(),
             declarations: Declarations::default(),
             suite: None,
-            observed: Default::default(),
-            sequences: Default::default(),
+            suite_inputs: Arc::default(),
             explored: FxHashMap::default(),
             ids: FxHashMap::default(),
         };
@@ -253,8 +249,7 @@ impl Generator {
         config: &Arc<Config>,
         observations: Arc<lacuna_analysis::suite::Observations>,
     ) {
-        self.observed = generation::observed_inputs(&observations).into();
-        self.sequences = generation::observed_sequences(&observations).into();
+        self.suite_inputs = Arc::new(generation::SuiteInputs::new(&observations));
         self.suite = Some(observations);
         if self.pool.is_none() || !config.suspicious.enabled {
             return;
@@ -299,8 +294,7 @@ impl Generator {
         let facts = Facts {
             writers: writers.clone(),
             guidance: self.guidance.clone(),
-            observed: self.observed.clone(),
-            sequences: self.sequences.clone(),
+            suite: self.suite_inputs.clone(),
         };
         let pool = &self.pool.as_ref().expect("pool started").1;
         match generation::signature(pool, target, &facts, source) {

@@ -13,6 +13,7 @@ pub mod outcome;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::explore::exploration::Exploration;
 use lacuna_analysis::guidance::dependence::Declarations;
+use lacuna_analysis::imports::ImportFailure;
 use outcome::FunctionOutcome;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
@@ -53,19 +54,50 @@ pub fn declarations(config: &Config) -> Declarations {
 #[derive(Serialize, Deserialize)]
 pub struct StoredExploration {
     pub fingerprint: u64,
-    /// The calls and classes whose guidance declarations it depends on.
-    pub guidance_subjects: Vec<String>,
-    /// Those declarations when it ran (`Declarations::key`).
+    /// The calls and classes whose guidance declarations it depends on; none when it failed
+    /// before it could say (it then depends on every declaration).
+    pub guidance_subjects: Option<Vec<String>>,
+    /// Those declarations when it ran (`Declarations::key_of`).
     pub guidance: u64,
     pub exploration: Exploration,
+    /// For an exploration that failed (nothing could run), what the failure depends on besides
+    /// the function's own code: its module's imports as the project has them and the
+    /// interpreter's installed packages ([`FailureContext`]).
+    #[serde(default)]
+    pub failed_in: Option<String>,
+    /// The failure to import its module, when that is why it failed.
+    #[serde(default)]
+    pub import_failure: Option<ImportFailure>,
+}
+
+/// What a failed exploration depends on besides the function's code: the digest of the
+/// project files importing its module runs (`db::import_digest`) and the agent's `environment`
+/// (its interpreter and installed packages). A missing package installed, or a module the
+/// import goes through edited, and the function is explored again.
+pub struct FailureContext<'a> {
+    pub imports: u64,
+    pub environment: &'a str,
+}
+
+impl FailureContext<'_> {
+    pub fn key(&self) -> String {
+        format!("{:016x}|{}", self.imports, self.environment)
+    }
 }
 
 impl StoredExploration {
     /// Whether it was computed for this fingerprint and the guidance module's `declarations`,
-    /// as far as it depends on them.
-    pub fn current(&self, fingerprint: u64, declarations: &Declarations) -> bool {
+    /// as far as it depends on them, and — when it failed — in this `failure` context.
+    pub fn current(
+        &self,
+        fingerprint: u64,
+        declarations: &Declarations,
+        failure: &FailureContext<'_>,
+    ) -> bool {
         self.fingerprint == fingerprint
-            && self.guidance == declarations.key(self.guidance_subjects.iter())
+            && self.guidance == declarations.key_of(self.guidance_subjects.as_deref())
+            && (self.exploration.failure.is_none()
+                || self.failed_in.as_deref() == Some(failure.key().as_str()))
     }
 }
 
@@ -420,9 +452,11 @@ mod tests {
         e.executions = 12;
         let stored = StoredExploration {
             fingerprint: 7,
-            guidance_subjects: vec!["exists".into()],
+            guidance_subjects: Some(vec!["exists".into()]),
             guidance: Declarations::default().key(["exists".to_owned()].iter()),
             exploration: e,
+            failed_in: None,
+            import_failure: None,
         };
         {
             let (store, _) = Store::open(dir.path()).unwrap();
@@ -436,16 +470,20 @@ mod tests {
             back.exploration.conditions[&(0, 1)].expr,
             Some(lacuna_analysis::symbolic::Expr::int(3))
         );
-        assert!(back.current(7, &Declarations::default()));
+        let here = FailureContext {
+            imports: 1,
+            environment: "env",
+        };
+        assert!(back.current(7, &Declarations::default(), &here));
         assert!(
-            !back.current(8, &Declarations::default()),
+            !back.current(8, &Declarations::default(), &here),
             "another fingerprint"
         );
         let mocked = Declarations::parse(
             "import lacuna\n\n@lacuna.mock(\"os.path.exists\")\ndef exists(path):\n    return True\n",
         );
         assert!(
-            !back.current(7, &mocked),
+            !back.current(7, &mocked, &here),
             "a declaration it depends on changed"
         );
         // Floats JSON cannot write, and literals read back through the agent's checks.
@@ -464,6 +502,65 @@ mod tests {
             panic!("{forged}");
         };
         assert_eq!(literal, None, "a literal that does not check is dropped");
+    }
+
+    #[test]
+    fn a_failed_exploration_counts_only_where_it_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let here = FailureContext {
+            imports: 1,
+            environment: "env",
+        };
+        let failure = ImportFailure {
+            error: "ModuleNotFoundError".into(),
+            message: "No module named 'yaml'".into(),
+            missing: Some("yaml".into()),
+            missing_in_project: false,
+            chain: vec![],
+        };
+        let stored = StoredExploration {
+            fingerprint: 7,
+            guidance_subjects: None,
+            guidance: Declarations::default().key_of(None),
+            exploration: Exploration {
+                failure: Some("cannot import `m`".into()),
+                ..Exploration::default()
+            },
+            failed_in: Some(here.key()),
+            import_failure: Some(failure.clone()),
+        };
+        {
+            let (store, _) = Store::open(dir.path()).unwrap();
+            store.put_explorations(&[("k".into(), stored)]).unwrap();
+        }
+        let (store, _) = Store::open(dir.path()).unwrap();
+        let back = store.exploration("k").expect("stored");
+        assert_eq!(back.import_failure, Some(failure));
+        let declarations = Declarations::default();
+        assert!(back.current(7, &declarations, &here));
+        let edited = FailureContext {
+            imports: 2,
+            environment: "env",
+        };
+        assert!(
+            !back.current(7, &declarations, &edited),
+            "a module the import goes through changed"
+        );
+        let installed = FailureContext {
+            imports: 1,
+            environment: "env with yaml",
+        };
+        assert!(
+            !back.current(7, &declarations, &installed),
+            "a package was installed"
+        );
+        let mocked = Declarations::parse(
+            "import lacuna\n\n@lacuna.mock(\"os.path.exists\")\ndef exists(path):\n    return True\n",
+        );
+        assert!(
+            !back.current(7, &mocked, &here),
+            "a failure that could not say what it depends on depends on every declaration"
+        );
     }
 
     fn a_store(dir: &Path) -> std::path::PathBuf {

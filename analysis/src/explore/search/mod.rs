@@ -234,9 +234,27 @@ impl<'a> Search<'a> {
                     .insert(name.clone(), o.class.clone());
             }
         }
-        search.out.writers = signature.writers.clone();
+        // Only the writers of the classes its object inputs have: explanations read no
+        // others, and the exploration is what the store keeps for every function.
+        search.out.writers = signature
+            .writers
+            .iter()
+            .filter(|((class, _), _)| search.out.object_classes.values().any(|c| c == class))
+            .map(|(key, methods)| (key.clone(), methods.clone()))
+            .collect();
         search
     }
+}
+
+/// The priorities of the first inputs, on the frontier's scale ([`Search::push`]).
+mod seed_priority {
+    /// The defaults: run first, as a side not covered yet.
+    pub const DEFAULTS: u32 = 3;
+    /// Objects built as the project's own tests build them: right after, level with the
+    /// repairs that take over while no input is valid, and older than those.
+    pub const AS_THE_SUITE_BUILDS: u32 = 2;
+    /// The other first inputs: when nothing more promising is left.
+    pub const OTHERS: u32 = 0;
 }
 
 impl Search<'_> {
@@ -349,13 +367,13 @@ impl Search<'_> {
         // is then no wall the search stops at); then the other first inputs.
         let mut seeds = self.seeds().into_iter();
         if let Some(base) = seeds.next() {
-            self.push(3, base);
+            self.push(seed_priority::DEFAULTS, base);
         }
         for seed in self.mined_seeds() {
-            self.push(2, seed);
+            self.push(seed_priority::AS_THE_SUITE_BUILDS, seed);
         }
         for seed in seeds {
-            self.push(0, seed);
+            self.push(seed_priority::OTHERS, seed);
         }
         loop {
             if let Some(stop) = self.limit() {
@@ -391,6 +409,10 @@ impl Search<'_> {
         self.finish();
     }
 
+    /// Puts a candidate on the frontier, unless it was there before. `priority` is on the
+    /// scale of the flips: 3 for one that would cover a side not covered yet, 2 for a
+    /// condition's value not seen yet (and the repairs of inputs that could not be built), 1
+    /// for their neighbours and an open MC/DC obligation, 0 for the rest.
     fn push(&mut self, priority: u32, candidate: Candidate) {
         if self.seen_candidates.insert(candidate.key()) {
             self.frontier.push((priority, candidate));

@@ -57,8 +57,7 @@ pub(super) fn generate(
     let mut facts = generation::Facts {
         writers: generation::writers(db, project),
         guidance: guidance.into(),
-        observed: Default::default(),
-        sequences: Default::default(),
+        suite: Default::default(),
     };
     // What the store has for the functions' code as it is now, and with `--changed-since`,
     // which functions are as they were at the revision.
@@ -69,6 +68,12 @@ pub(super) fn generate(
             .iter()
             .find(|f| f.id == *id)
             .map_or(0, |f| f.fingerprint)
+    };
+    // What a failed exploration depends on besides its function's code.
+    let environment = pool.environment().unwrap_or_default().to_owned();
+    let failure_context = |file: lacuna_analysis::db::SourceFile| crate::store::FailureContext {
+        imports: lacuna_analysis::db::import_digest(db, file),
+        environment: &environment,
     };
     let cache = scope
         .cache
@@ -90,8 +95,12 @@ pub(super) fn generate(
             }
             let fingerprint = fingerprint_of(t.0, &t.1);
             if let (Some(cache), Some(store)) = (&cache, &store)
-                && let Some(stored) =
-                    cache.current(store, &cache.key(&t.2.module, t.1.as_str()), fingerprint)
+                && let Some(stored) = cache.current(
+                    store,
+                    &cache.key(&t.2.module, t.1.as_str()),
+                    fingerprint,
+                    &failure_context(t.0),
+                )
             {
                 let (file, function, target, _) = t;
                 reused.push((
@@ -101,8 +110,11 @@ pub(super) fn generate(
                         function,
                         target,
                         exploration: stored.exploration,
-                        import_failure: None,
-                        guidance_subjects: Some(stored.guidance_subjects.into_iter().collect()),
+                        import_failure: stored.import_failure,
+                        failure_settled: stored.failed_in.is_some(),
+                        guidance_subjects: stored
+                            .guidance_subjects
+                            .map(|s| s.into_iter().collect()),
                     },
                 ));
                 continue;
@@ -152,8 +164,7 @@ pub(super) fn generate(
             configured.join(", ")
         );
     }
-    facts.observed = generation::observed_inputs(&suite.observations).into();
-    facts.sequences = generation::observed_sequences(&suite.observations).into();
+    facts.suite = generation::SuiteInputs::new(&suite.observations).into();
     let started = Instant::now();
     let run_time = config.budget.run_time_s.map(std::time::Duration::from_secs);
     let explored = generation::explore_all_reporting(
@@ -171,25 +182,28 @@ pub(super) fn generate(
         },
     );
     let explore = started.elapsed();
-    // What was explored goes into the store for the next run; explorations that could not run
-    // (an import that failed, the run's budget spent before their turn) are tried again.
+    // What was explored goes into the store for the next run, with failures the agent answered
+    // (a module that does not import, a name bound to something else) and what they depend on
+    // (`FailureContext`); explorations the run's budget was spent before, and workers that
+    // timed out or crashed, are tried again.
     if let Some(cache) = &cache
         && !explored.is_empty()
         && let Some(store) = cache.open()
     {
         let entries: Vec<(String, crate::store::StoredExploration)> = explored
             .iter()
-            .filter(|r| r.exploration.failure.is_none())
-            .filter_map(|r| {
-                let subjects = r.guidance_subjects.as_ref()?;
-                Some((
+            .filter(|r| {
+                r.exploration.failure.is_none() || (r.failure_settled && !environment.is_empty())
+            })
+            .map(|r| {
+                (
                     cache.key(&r.target.module, r.function.as_str()),
                     cache.entry(
                         fingerprint_of(r.file, &r.function),
-                        subjects,
-                        &r.exploration,
+                        r,
+                        &failure_context(r.file),
                     ),
-                ))
+                )
             })
             .collect();
         if let Err(e) = store.put_explorations(&entries) {
