@@ -26,8 +26,9 @@ def module_of(root: Path, file: Path) -> tuple:
 
 
 def expand(tree: str) -> list:
-    """`a::{b, c::{d, e}}` → ['a::b', 'a::c::d', 'a::c::e']."""
-    tree = re.sub(r"\s+", "", tree)
+    """`a::{b, c::{d, e as f}}` → ['a::b', 'a::c::d', 'a::c::e as f']."""
+    tree = re.sub(r"\s+", " ", tree).strip()
+    tree = re.sub(r"\s*(::|\{|\}|,)\s*", r"\1", tree)
     if "{" not in tree:
         return [tree]
     head, rest = tree.split("{", 1)
@@ -61,15 +62,14 @@ def edges(root: Path) -> dict:
         modules[module_of(root, file)] = file
     graph = {m: set() for m in modules}
     for module, file in modules.items():
-        is_dir_module = file.name in ("mod.rs", "lib.rs", "main.rs")
         text = strip_tests(file.read_text())
         paths = []
         for use in USE.findall(text):
             paths.extend(expand(use))
         paths.extend(m.group(0) for m in PATH.finditer(text))
         for path in paths:
-            segments = [s for s in path.split("::") if s and " as " not in s]
-            segments = [s.split(" as ")[0] for s in segments]
+            # `a::b as c` names `a::b`.
+            segments = [s for s in path.split(" as ")[0].split("::") if s]
             if not segments:
                 continue
             if segments[0] == "crate":
@@ -82,8 +82,6 @@ def edges(root: Path) -> dict:
                     if segments[0] == "super":
                         target = target[:-1]
                     segments = segments[1:]
-                if not is_dir_module and path.startswith("self"):
-                    pass
             else:
                 continue
             # The longest module the path names.

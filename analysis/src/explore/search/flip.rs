@@ -331,11 +331,11 @@ impl Search<'_> {
                     ModelValue::Int(d) => Expr::Int(d.as_str().into()),
                     ModelValue::Bool(b) => Expr::Bool(*b),
                     ModelValue::Str(t) => Expr::Str(t.as_str().into()),
-                    ModelValue::Real(x) if x.is_finite() => Expr::Real(*x),
-                    ModelValue::Real(_) => return,
+                    ModelValue::Real(x) => Expr::Real(*x),
                 };
-                let pin = Expr::app(Op::Eq, vec![Expr::var(v, sort), value]);
-                if !pins.contains(&pin) {
+                if let Some(pin) = pin(v, sort, &value)
+                    && !pins.contains(&pin)
+                {
                     pins.push(pin);
                 }
             });
@@ -561,35 +561,51 @@ fn pins(
             if out.iter().any(|(n, _)| n == name) || controllable.contains(name) {
                 return;
             }
-            let Some(value) = values.get(name) else {
-                return;
-            };
-            let fits = matches!(
-                (sort, value),
-                (Sort::Int, Expr::Int(_)) | (Sort::Bool, Expr::Bool(_)) | (Sort::Str, Expr::Str(_))
-            ) || matches!((sort, value), (Sort::Real, Expr::Real(x)) if x.is_finite());
-            if fits {
-                out.push((
-                    name.to_owned(),
-                    Expr::app(Op::Eq, vec![Expr::var(name, sort), value.clone()]),
-                ));
+            if let Some(pin) = values.get(name).and_then(|value| pin(name, sort, value)) {
+                out.push((name.to_owned(), pin));
             }
         });
     }
     out
 }
 
+/// `name == value`, keeping a variable of `sort` at a value an execution gave it (the one way
+/// a flip keeps what it may not change); none when the value does not fit the sort or is not
+/// finite.
+fn pin(name: &str, sort: Sort, value: &Expr) -> Option<Expr> {
+    let fits = matches!(
+        (sort, value),
+        (Sort::Int, Expr::Int(_)) | (Sort::Bool, Expr::Bool(_)) | (Sort::Str, Expr::Str(_))
+    ) || matches!((sort, value), (Sort::Real, Expr::Real(x)) if x.is_finite());
+    fits.then(|| Expr::app(Op::Eq, vec![Expr::var(name, sort), value.clone()]))
+}
+
 /// Whether `name` is an argument an object input was built with: of its constructor
 /// (`self.__init__.code`) or of a method called on it before the function
 /// (`self.unlock.0.code`, the first call's).
 fn construction_argument(name: &str) -> bool {
-    let segments: Vec<&str> = name.split('.').collect();
-    segments.windows(2).any(|w| w[0] == "__init__")
-        || segments.windows(3).any(|w| {
-            !w[0].is_empty()
-                && !w[1].is_empty()
-                && w[1].bytes().all(|b| b.is_ascii_digit())
-                && !w[2].is_empty()
+    use crate::symbolic::{PathStep as Access, VarPath, VarRoot};
+    let Some(path) = VarPath::parse(name) else {
+        return false;
+    };
+    if !matches!(path.root, VarRoot::Param(_)) {
+        return false;
+    }
+    let attrs: Vec<Option<&str>> = path
+        .steps
+        .iter()
+        .map(|s| match s {
+            Access::Attr(a) => Some(a.as_str()),
+            _ => None,
+        })
+        .collect();
+    let call = |a: &str| a.bytes().all(|b| b.is_ascii_digit());
+    attrs
+        .windows(2)
+        .any(|w| w[0] == Some("__init__") && w[1].is_some())
+        || attrs.windows(3).any(|w| match w {
+            [Some(method), Some(n), Some(arg)] => !call(method) && call(n) && !call(arg),
+            _ => false,
         })
 }
 
