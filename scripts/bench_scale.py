@@ -20,9 +20,11 @@ run on its own runner.
 3. **Four shards from the store the one run left** (as CI's shards restore the store of the
    last run, balanced by its exploration times; the one run's `--budget`, since the store
    keeps explorations per configuration): what the store has is reported from it, what it has
-   not (functions whose exploration failed, such as those of modules that could not be
-   imported, are tried again) is explored; merged, they are compared with the one run's
+   not is explored (a failure the agent answered — a module that does not import — is stored
+   with what it depends on and reported from the store too); merged, they are compared with the one run's
    document, but for the costs of each machine.
+2b. **The four cold shards at once** on this machine (two cores, so each has half a core):
+   the wall time of all four, as four runners would not have it, and their merged document.
 4. **One function edited** (`dedent` of `lib/stdcopy/textwrap_mod.py`), run again on the one run's
    store: how many functions are explored again, in what time.
 
@@ -68,11 +70,10 @@ def make_workspace(project: Path) -> int:
     return sum(len(f.read_text(errors="replace").splitlines()) for f in project.rglob("*.py"))
 
 
-def run(lacuna: str, root: Path, home: Path, args: list[str], out: Path) -> dict:
-    """One `lacuna check`, timed; its JSON document written to `out`."""
+def start(lacuna: str, root: Path, home: Path, args: list[str], out: Path) -> dict:
+    """Starts one `lacuna check`; its JSON document goes to `out`."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env["HOME"] = str(home)
-    start = time.monotonic()
     with open(out, "wb") as stdout, open(out.with_suffix(".err"), "wb") as stderr:
         proc = subprocess.Popen(
             [lacuna, "check", "--format", "json", *args, "lib"],
@@ -81,13 +82,24 @@ def run(lacuna: str, root: Path, home: Path, args: list[str], out: Path) -> dict
             stdout=stdout,
             stderr=stderr,
         )
-        _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.monotonic() - start
+    return {"proc": proc, "args": args, "out": out, "start": time.monotonic()}
+
+
+def finish(started: dict) -> dict:
+    """Waits for a `lacuna check` [`start`] started: its wall time, peak RSS and document."""
+    _, status, usage = os.wait4(started["proc"].pid, 0)
+    seconds = time.monotonic() - started["start"]
     code = os.waitstatus_to_exitcode(status)
+    out = started["out"]
     if code not in (0, 1):
-        sys.exit(f"lacuna check {' '.join(args)} exited {code}: see {out.with_suffix('.err')}")
+        sys.exit(f"lacuna check {' '.join(started['args'])} exited {code}: see {out.with_suffix('.err')}")
     doc = json.loads(out.read_text())
     return {"seconds": seconds, "rss_mb": usage.ru_maxrss / 1024, "doc": doc}
+
+
+def run(lacuna: str, root: Path, home: Path, args: list[str], out: Path) -> dict:
+    """One `lacuna check`, timed; its JSON document written to `out`."""
+    return finish(start(lacuna, root, home, args, out))
 
 
 def without_costs(v):
@@ -173,6 +185,20 @@ def main() -> None:
         return results, merged
 
     cold, cold_merged = shards("cold-shard", None, shard_budget)
+
+    # The four cold shards again, all at once on this machine (two cores), sharing its store.
+    shutil.rmtree(store, ignore_errors=True)
+    started = [
+        start(lacuna, project, home, [*shard_budget, "--shard", f"{i}/{SHARDS}"],
+              work / f"parallel-shard-{i}.json")
+        for i in range(1, SHARDS + 1)
+    ]
+    parallel_started = time.monotonic()
+    parallel = [finish(s) for s in started]
+    parallel_wall = time.monotonic() - parallel_started
+    parallel_merged = merge(lacuna, project, [work / f"parallel-shard-{i}.json"
+                                              for i in range(1, SHARDS + 1)],
+                            work / "parallel-shard-merged.json")
     warm, warm_merged = shards("warm-shard", kept_store, budget)
 
     # One function edited, on the one run's store.
@@ -216,6 +242,8 @@ def main() -> None:
         row(f"shard {i}/{SHARDS}, empty store", r)
     for i, r in enumerate(warm, 1):
         row(f"shard {i}/{SHARDS}, the one run's store", r)
+    for i, r in enumerate(parallel, 1):
+        row(f"shard {i}/{SHARDS}, empty store, the four at once", r)
     row("after editing `dedent`", edited)
     print()
     slowest = max(r["seconds"] for r in cold)
@@ -224,7 +252,16 @@ def main() -> None:
     print(f"- cold shards merged: same functions: {same_set}; branch sides covered "
           f"{total(cold_fns):,} against {total(whole_fns):,}; {len(differ)} functions differ "
           f"({more} with more covered in the shards)")
+    par_fns = functions(parallel_merged)
+    par_differ = [k for k in whole_fns if k in par_fns and covered(whole_fns[k]) != covered(par_fns[k])]
+    print(f"- the four cold shards at once: {parallel_wall:.0f} s wall for all four; merged: same "
+          f"functions: {par_fns.keys() == whole_fns.keys()}; branch sides covered "
+          f"{total(par_fns):,}; {len(par_differ)} functions differ from the one run")
     print(f"- warm shards merged equal to the one run (but for costs): {warm_equal}")
+    if not warm_equal:
+        warm_fns = functions(warm_merged)
+        print(f"  functions whose covered sides differ: "
+              f"{sum(1 for k in whole_fns if k in warm_fns and covered(whole_fns[k]) != covered(warm_fns[k]))}")
     print(f"- the results store after the edited run: {store_size / 1e6:.1f} MB")
     json.dump({"differ": [list(k) for k in differ]}, open(work / "differ.json", "w"))
 

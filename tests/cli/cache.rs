@@ -9,20 +9,11 @@ use std::process::{Command, Output};
 
 const FILE: &str = "shop/pricing.py";
 
-/// `lacuna check --format json ARGS` on the project at `root`, `HOME` a temporary directory.
+/// `lacuna check --format json ARGS` on the project at `root`, `HOME` a temporary directory;
+/// it exits 0.
 fn check(root: &Path, args: &[&str]) -> (Output, serde_json::Value) {
-    let home = tempfile::tempdir().unwrap();
-    let out = example::isolate(
-        Command::new(env!("CARGO_BIN_EXE_lacuna"))
-            .args(["check", "--format", "json"])
-            .args(args),
-        home.path(),
-    )
-    .current_dir(root)
-    .output()
-    .expect("the lacuna binary runs");
+    let (out, doc) = check_failing(root, args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc = serde_json::from_slice(&out.stdout).unwrap();
     (out, doc)
 }
 
@@ -343,7 +334,8 @@ fn a_guidance_change_explores_again_only_the_functions_it_concerns() {
     assert_eq!(second["generation"]["reused"], explored - 1);
 }
 
-/// `lacuna check --format json ARGS` on the project at `root`, whatever its exit code.
+/// `lacuna check --format json ARGS` on the project at `root`, `HOME` a temporary directory,
+/// whatever its exit code.
 fn check_failing(root: &Path, args: &[&str]) -> (Output, serde_json::Value) {
     let home = tempfile::tempdir().unwrap();
     let out = example::isolate(
