@@ -422,7 +422,12 @@ def ship(order, carrier, *, note=None):
     return note.text
 "#;
     let module = parse(text);
-    let f = &module.functions.iter().find(|f| f.syntax.name == "ship").unwrap().syntax;
+    let f = &module
+        .functions
+        .iter()
+        .find(|f| f.syntax.name == "ship")
+        .unwrap()
+        .syntax;
     let reads: Vec<String> = f
         .param_field_reads
         .iter()
@@ -467,7 +472,11 @@ def f(level, n, m, xs, o, flag):
     return flag
 "#;
     let module = parse(text);
-    let function = module.functions.iter().find(|f| f.syntax.name == "f").unwrap();
+    let function = module
+        .functions
+        .iter()
+        .find(|f| f.syntax.name == "f")
+        .unwrap();
     let f = &function.syntax;
     let names: Vec<&str> = f.bindings.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(
