@@ -29,6 +29,8 @@ def test_blind_to_the_agents_own_directory(monkeypatch):
     import lacuna_agent
 
     own = os.path.dirname(os.path.dirname(os.path.abspath(lacuna_agent.__file__)))
-    before = environment()
-    monkeypatch.setattr(sys, "path", [own, *[p for p in sys.path if p != own]])
-    assert environment() == before
+    others = [p for p in sys.path if os.path.abspath(p or ".") != own]
+    monkeypatch.setattr(sys, "path", others)
+    without = environment()
+    monkeypatch.setattr(sys, "path", [own, *others])
+    assert environment() == without
