@@ -45,6 +45,7 @@ fn main() {
             .unwrap_or_default()
             .into(),
         suite: Default::default(),
+        watch: None,
     };
     let (targets, _) = generation::targets(db, &all);
     let mut budget = generation::budget(&config);

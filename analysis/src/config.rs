@@ -192,6 +192,10 @@ pub struct Suspicious {
     /// Order the suspicious assertions by how uniquely they break invariants; `false` keeps
     /// every violation in the order of the generated tests (plain anomaly detection).
     pub rank: bool,
+    /// How many inputs near the suite's (and near the kept ones) each exploration runs once
+    /// its coverage search is done, keeping those whose runs break what your tests
+    /// established; 0 runs none.
+    pub neighbours: usize,
 }
 
 impl Default for Suspicious {
@@ -203,6 +207,7 @@ impl Default for Suspicious {
             min_support: 5,
             conditional: true,
             rank: true,
+            neighbours: 64,
         }
     }
 }
@@ -215,6 +220,7 @@ impl PartialEq for Suspicious {
             && self.min_support == other.min_support
             && self.conditional == other.conditional
             && self.rank == other.rank
+            && self.neighbours == other.neighbours
     }
 }
 
@@ -228,6 +234,7 @@ impl std::hash::Hash for Suspicious {
         self.min_support.hash(state);
         self.conditional.hash(state);
         self.rank.hash(state);
+        self.neighbours.hash(state);
     }
 }
 

@@ -170,7 +170,7 @@ fn text_output_shows_the_top_of_the_ranking() {
     assert!(!text.contains("LCN300]"), "{text}");
     assert!(
         text.contains(
-            "1 more suspicious assertion (LCN300) ranked below the top 0: `--format json` lists them all"
+            "2 more suspicious assertions (LCN300) ranked below the top 0: `--format json` lists them all"
         ),
         "{text}"
     );
@@ -230,4 +230,88 @@ fn one_call_among_hundreds_breaks_an_invariant() {
             .any(|m| m.contains("<= value") || m.contains("== value")),
         "{flagged:#?}"
     );
+}
+
+/// A heating controller with a one-line fault: `gap < -1` where `gap < 0` was meant, so a room
+/// one degree warmer than its setpoint "needs" -1 degrees. The project's suite passes (it never
+/// tries a gap of -1), and the coverage search covers both sides without computing the faulty
+/// value (a gap below -1, and 0). Once coverage is done, each exploration runs inputs near the
+/// suite's: the one with a gap of -1 breaks `return >= 0`, which every call of the suite kept,
+/// is kept as a test, and is the most suspicious assertion; once the fault is fixed that test
+/// fails. With `neighbours = 0` no generated test computes the faulty value.
+#[test]
+fn a_fault_only_an_input_near_the_suites_exposes_is_ranked_first() {
+    let Some((python, venv)) = test_python() else {
+        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
+    };
+    const PRISTINE: &str = "    if gap < 0:\n";
+    const FAULTY: &str = "    if gap < -1:\n";
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = dir.path().join("heating-project");
+    std::fs::create_dir_all(root.join("heating")).unwrap();
+    std::fs::create_dir_all(root.join("tests")).unwrap();
+    let pyproject = "[project]\nname = \"heating\"\nversion = \"0.1.0\"\n";
+    std::fs::write(root.join("pyproject.toml"), pyproject).unwrap();
+    std::fs::write(root.join("heating/__init__.py"), "").unwrap();
+    let module = root.join("heating/demand.py");
+    std::fs::write(
+        &module,
+        format!("def heating_demand(setpoint, temperature):\n    \"\"\"Degrees of heating needed to reach `setpoint`; none when it is warm enough.\"\"\"\n    gap = setpoint - temperature\n{FAULTY}        return 0\n    return gap\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("tests/test_demand.py"),
+        "from heating.demand import heating_demand\n\n\ndef test_cold_room_needs_heating():\n    assert heating_demand(21, 18) == 3\n    assert heating_demand(22, 15) == 7\n\n\ndef test_warm_room_needs_none():\n    assert heating_demand(20, 25) == 0\n    assert heating_demand(18, 21) == 0\n\n\ndef test_at_the_setpoint():\n    assert heating_demand(19, 19) == 0\n",
+    )
+    .unwrap();
+    let suite = pytest(&python, &root, home.path(), &[]);
+    assert!(suite.status.success(), "{}", stdout(&suite));
+
+    let emitted = dir.path().join("emitted");
+    let emit = [
+        "--format",
+        "json",
+        "--emit-tests",
+        emitted.to_str().unwrap(),
+    ];
+    let out = check(&root, home.path(), &venv, &emit);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ranked = suspicious(&doc);
+    let first = ranked.first().expect("an LCN300");
+    assert_eq!(first["data"]["rank"], 1);
+    assert_eq!(first["function"], "heating_demand");
+    assert_eq!(first["data"]["invariant"], "return >= 0");
+    assert_eq!(first["data"]["value"], "return = -1");
+
+    // Found: once the fault is fixed, the top-ranked assertion fails.
+    let fixed = std::fs::read_to_string(&module)
+        .unwrap()
+        .replace(FAULTY, PRISTINE);
+    std::fs::write(&module, &fixed).unwrap();
+    let file = first["data"]["test"]["file"].as_str().unwrap();
+    let name = first["data"]["test"]["name"].as_str().unwrap();
+    let rerun = pytest(
+        &python,
+        &emitted,
+        home.path(),
+        &[&format!("{file}::{name}")],
+    );
+    assert!(stdout(&rerun).contains("1 failed"), "{}", stdout(&rerun));
+
+    // Without the inputs near the suite's, no generated test computes the faulty value.
+    std::fs::write(&module, fixed.replace(PRISTINE, FAULTY)).unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        format!("{pyproject}\n[tool.lacuna.suspicious]\nneighbours = 0\n"),
+    )
+    .unwrap();
+    let out = check(&root, home.path(), &venv, &["--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let broken: Vec<String> = suspicious(&doc)
+        .iter()
+        .filter_map(|d| d["data"]["invariant"].as_str().map(str::to_owned))
+        .collect();
+    assert!(!broken.iter().any(|i| i == "return >= 0"), "{broken:?}");
 }

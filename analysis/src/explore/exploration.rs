@@ -184,6 +184,25 @@ pub struct Exploration {
     pub unread_annotations: Vec<String>,
     /// What ended the search.
     pub stop: Stop,
+    /// Inputs near the project's own tests' run once coverage was done, for what they break
+    /// of those tests' invariants, and how many were kept for it ([`crate::explore::search::AnomalyCheck`]).
+    #[serde(default)]
+    pub neighbours: Neighbours,
+}
+
+/// What the search's look at inputs near the project's own tests' found.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Neighbours {
+    /// Inputs run.
+    pub run: u32,
+    /// Runs within what the tests speak for (inputs and paths like theirs), checked against
+    /// their invariants.
+    pub checked: u32,
+    /// Kept as tests: their runs broke an invariant few others broke.
+    pub kept: u32,
+    /// By invariant (its key), the checked runs not kept as tests that broke it: with the
+    /// tests that break it, what the ranking's uniqueness counts.
+    pub breaking: BTreeMap<String, u32>,
 }
 
 /// What ended a search (besides covering everything, which the report judges from the tests

@@ -154,6 +154,68 @@ pub fn mutate(
     Some(next)
 }
 
+/// An input near `base` (whose request is `request`): one or two of its scalars changed within
+/// their type — nudged, negated, doubled, its case changed, or given a value the same input
+/// took in another call of `seen` (by access path). `None` when it has no scalar. Unlike
+/// [`mutate`], never another type or another choice: a neighbour is an input of the kind the
+/// project's own tests pass, so that what its run breaks of their invariants speaks of the
+/// code, not of the input.
+pub fn neighbour(
+    base: &Candidate,
+    request: &ExecuteRequest,
+    seen: &std::collections::BTreeMap<String, Vec<ModelValue>>,
+    sources: &Sources<'_>,
+    rng: &mut Rng,
+) -> Option<Candidate> {
+    let (slots, texts) = slots(request);
+    let slots: Vec<(String, Slot)> = slots
+        .into_iter()
+        .filter(|(_, s)| !matches!(s, Slot::Length(_)))
+        .collect();
+    if slots.is_empty() {
+        return None;
+    }
+    let mut next = base.clone();
+    for _ in 0..1 + rng.below(2) {
+        let (path, slot) = &slots[rng.below(slots.len())];
+        let alike: Vec<&ModelValue> = seen
+            .get(path)
+            .into_iter()
+            .flatten()
+            .filter(|v| {
+                matches!(
+                    (slot, v),
+                    (Slot::Int(_), ModelValue::Int(_))
+                        | (Slot::Float(_), ModelValue::Real(_))
+                        | (Slot::Str(_), ModelValue::Str(_))
+                        | (Slot::Bool(_), ModelValue::Bool(_))
+                )
+            })
+            .collect();
+        let value = match (rng.pick(&alike), slot) {
+            (Some(v), _) if rng.below(3) == 0 => (*v).clone(),
+            (_, Slot::Float(x)) => ModelValue::Real(match rng.below(6) {
+                0 => x + 1.0,
+                1 => x - 1.0,
+                2 => -x,
+                3 => x * 2.0,
+                4 => x / 2.0,
+                _ => x + 0.001,
+            }),
+            (_, Slot::Str(s)) if rng.below(4) == 0 => {
+                ModelValue::Str(if s.chars().any(char::is_lowercase) {
+                    s.to_uppercase()
+                } else {
+                    s.to_lowercase()
+                })
+            }
+            _ => mutated(slot, &texts, sources, rng),
+        };
+        next.vars.insert(path.clone(), value);
+    }
+    Some(next)
+}
+
 /// Most method calls a mutation leaves on one object input.
 const MAX_CALLS: usize = 4;
 
@@ -324,5 +386,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A neighbour keeps every scalar's type and every choice, leaves containers' lengths
+    /// alone, and now and then takes a value the same parameter had in another of the tests'
+    /// calls.
+    #[test]
+    fn neighbours_keep_types_and_cross_the_tests_values() {
+        let req = request(vec![
+            ValueTree::named(Value::Int { value: "3".into() }, "n"),
+            ValueTree::named(Value::Str { value: "ab".into() }, "s"),
+            ValueTree::named(
+                Value::List {
+                    items: vec![ValueTree::named(Value::Int { value: "1".into() }, "xs[0]")],
+                },
+                "xs",
+            ),
+        ]);
+        let sources = Sources {
+            strings: &[],
+            numbers: &[10],
+            choices: &[("o".to_owned(), 2)],
+            objects: &[],
+            bound: 8,
+        };
+        let seen: std::collections::BTreeMap<String, Vec<ModelValue>> = [
+            ("n".to_owned(), vec![ModelValue::Int("42".into())]),
+            ("s".to_owned(), vec![ModelValue::Int("7".into())]),
+        ]
+        .into_iter()
+        .collect();
+        let mut rng = Rng::for_function("m.f");
+        let base = Candidate::default();
+        let all: Vec<Candidate> = (0..60)
+            .map(|_| neighbour(&base, &req, &seen, &sources, &mut rng).unwrap())
+            .collect();
+        for c in &all {
+            assert!(c.types.is_empty() && c.choices.is_empty(), "{c:?}");
+            assert!(!c.vars.is_empty() && c.vars.len() <= 2, "{c:?}");
+            for (path, value) in &c.vars {
+                match path.as_str() {
+                    "n" | "xs[0]" => assert!(matches!(value, ModelValue::Int(_)), "{c:?}"),
+                    // The tests' `7` for `s` is of another type: never taken.
+                    "s" => assert!(matches!(value, ModelValue::Str(_)), "{c:?}"),
+                    other => panic!("{other}"),
+                }
+            }
+        }
+        assert!(
+            all.iter()
+                .any(|c| c.vars.get("n") == Some(&ModelValue::Int("42".into())))
+        );
     }
 }

@@ -182,6 +182,9 @@ pub struct Facts {
     /// What the project's own passing tests give: the arguments they call each function with,
     /// the call sequences they make on objects.
     pub suite: Arc<SuiteInputs>,
+    /// The suite's invariants, for the inputs near its own each exploration keeps for what
+    /// they break (none when suspicious assertions are off or the suite established nothing).
+    pub watch: Option<Arc<crate::suspicious::Watch>>,
 }
 
 /// The stack of a thread that explores functions: z3 rewrites and solves terms recursively, and

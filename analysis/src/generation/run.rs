@@ -5,7 +5,7 @@ use super::{Facts, FunctionResult, Target, signature};
 use crate::agent::Pool;
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
-use crate::explore::search::{Budget, explore};
+use crate::explore::search::{AnomalyCheck, Budget, explore_watching};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -164,7 +164,16 @@ pub fn explore_all_reporting(
                                     own.time = share.saturating_sub(turn.elapsed());
                                     own.run_share = (share < budget.time).then_some(share);
                                 }
-                                let e = explore(&target, &sig, pool, &own, &source);
+                                let watched =
+                                    facts.watch.as_ref().and_then(|w| w.of(pool, &target));
+                                let e = explore_watching(
+                                    &target,
+                                    &sig,
+                                    pool,
+                                    &own,
+                                    &source,
+                                    watched.as_ref().map(|w| w as &dyn AnomalyCheck),
+                                );
                                 let subjects = crate::guidance::dependence::subjects(&sig, &e);
                                 (e, None, Some(subjects))
                             }

@@ -12,11 +12,13 @@
 //! unusual input) and over parameters only are counted but relate to no assertion; invariants
 //! of other functions the run reached are not checked.
 
+use crate::agent::protocol::ExecuteRequest;
 use crate::config::Suspicious;
 use crate::diagnostic::{Code, Diagnostic, Related};
 use crate::emit::{AssertionSite, Reads};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::{Exploration, Outcome};
+use crate::explore::search::AnomalyCheck;
 use crate::guidance::declared::Declared;
 use crate::invariants::{self, Invariant, Point, Support};
 use crate::suite::{FunctionObservations, Invocation, Observations, ProfileSide};
@@ -36,6 +38,9 @@ pub struct Settings {
     pub conditional: bool,
     /// Rank by uniqueness; else the generated tests' order.
     pub rank: bool,
+    /// Inputs near the suite's and the kept ones each exploration runs, once its coverage
+    /// search is done, for runs that break an invariant ([`Watch`]); 0 runs none.
+    pub neighbours: usize,
 }
 
 impl Settings {
@@ -49,6 +54,7 @@ impl Settings {
             accepted: BTreeSet::new(),
             conditional: config.conditional,
             rank: config.rank,
+            neighbours: config.neighbours,
         }
     }
 
@@ -129,6 +135,9 @@ pub struct Suspicion {
     pub score: f64,
     /// Most unique first.
     pub violations: Vec<Violation>,
+    /// The test's input broke no invariant of the entry: an input the suite would take as
+    /// ordinary (ranked before the others).
+    pub ordinary: bool,
 }
 
 /// The suspicious assertions of a run, with what was counted on the way.
@@ -166,11 +175,97 @@ fn input_of(entry: &crate::suite::Sample) -> String {
         .join(", ")
 }
 
+/// The invariants the suite's observations `seen` of a function establish, as `settings` asks.
+fn learn(seen: &FunctionObservations, settings: &Settings) -> Vec<Invariant> {
+    let mut found = invariants::infer_function(&seen.entry, &seen.exit, &settings.support);
+    if !settings.conditional {
+        found.retain(|i| i.condition.is_none());
+    }
+    found
+}
+
+/// What one generated run broke of the invariants of its target.
+struct RunCheck<'a> {
+    /// The best Jaccard similarity of the run's profile with one of the suite's.
+    similarity: f64,
+    /// The input had a type the suite never passed at the entry: its exit is not checked.
+    ill_typed: bool,
+    /// The invariants broken (those the user accepted left out), each with whether the run
+    /// is comparable to the suite's (its profile similar enough to one of theirs).
+    broken: Vec<(&'a Invariant, bool)>,
+}
+
+/// Checks the outermost invocation `run` of `function` against `invariants`, learned from the
+/// suite's observations `seen` of it.
+fn check_run<'a>(
+    seen: &FunctionObservations,
+    invariants: &'a [Invariant],
+    run: &Invocation,
+    settings: &Settings,
+    function: &str,
+) -> RunCheck<'a> {
+    let profile: BTreeSet<ProfileSide> = run.sides.iter().copied().collect();
+    let similarity = seen
+        .profiles
+        .iter()
+        .map(|p| jaccard(&profile, &p.sides.iter().copied().collect()))
+        .fold(0.0f64, f64::max);
+    // What the suite's exits showed holds for the inputs the suite passed: an input of
+    // another type (`build_tzinfo(0, …)` where every call of the suite passed a text)
+    // is outside what they speak for.
+    let ill_typed = invariants.iter().any(|i| {
+        i.point == Point::Entry
+            && i.property.is_type()
+            && i.applies(&run.sides)
+            && i.property.holds(&run.entry) == Some(false)
+    });
+    let broken = invariants
+        .iter()
+        .filter(|i| !(ill_typed && i.point == Point::Exit))
+        .filter(|i| {
+            !settings
+                .accepted
+                .contains(&(function.to_owned(), i.property.to_string()))
+                && i.applies(&run.sides)
+        })
+        .filter(|i| {
+            let sample = match i.point {
+                Point::Entry => &run.entry,
+                Point::Exit => &run.exit,
+            };
+            i.property.holds(sample) == Some(false)
+        })
+        .map(|i| (i, similarity >= settings.similarity))
+        .collect();
+    RunCheck {
+        similarity,
+        ill_typed,
+        broken,
+    }
+}
+
+/// By function (`module:qualname`), then invariant (its key): how many runs near the suite's
+/// inputs that were not kept as tests broke it (`Neighbours::breaking` of its exploration).
+pub type NearRuns = BTreeMap<String, BTreeMap<String, u32>>;
+
+/// The runs near the suite's of each explored function, for [`rank`].
+pub fn near_runs<'a>(
+    explored: impl IntoIterator<Item = (&'a FunctionUnderTest, &'a Exploration)>,
+) -> NearRuns {
+    explored
+        .into_iter()
+        .filter(|(_, e)| !e.neighbours.breaking.is_empty())
+        .map(|(f, e)| (f.observed_name(), e.neighbours.breaking.clone()))
+        .collect()
+}
+
 /// Checks every observed test against the invariants of its target, filters by profile
-/// similarity, relates violations to the assertions and ranks them.
+/// similarity, relates violations to the assertions and ranks them. A violation's uniqueness
+/// counts the generated tests that show it and the runs near the suite's (`near`) that did.
 pub fn rank(
     observations: &Observations,
     observed: &[ObservedTest],
+    near: &NearRuns,
     settings: &Settings,
 ) -> Ranking {
     let by_function: BTreeMap<&str, &FunctionObservations> = observations
@@ -182,6 +277,8 @@ pub fn rank(
     let mut learned: BTreeMap<&str, Vec<Invariant>> = BTreeMap::new();
     // (function, test) → violations related to its assertion, before uniqueness.
     let mut related_to: BTreeMap<(&str, usize), Vec<Violation>> = BTreeMap::new();
+    // The tests whose input broke an invariant of the entry.
+    let mut unusual: BTreeSet<(&str, usize)> = BTreeSet::new();
     // (function, invariant key) → generated tests breaking it (comparable runs only).
     let mut breaking: BTreeMap<(&str, String), BTreeSet<usize>> = BTreeMap::new();
     for t in observed {
@@ -189,10 +286,7 @@ pub fn rank(
             continue;
         };
         let invariants = learned.entry(t.function.as_str()).or_insert_with(|| {
-            let mut found = invariants::infer_function(&seen.entry, &seen.exit, &settings.support);
-            if !settings.conditional {
-                found.retain(|i| i.condition.is_none());
-            }
+            let found = learn(seen, settings);
             ranking.invariants += found.len();
             found
         });
@@ -206,42 +300,14 @@ pub fn rank(
             continue;
         };
         ranking.checked += 1;
-        let profile: BTreeSet<ProfileSide> = run.sides.iter().copied().collect();
-        let similarity = seen
-            .profiles
-            .iter()
-            .map(|p| jaccard(&profile, &p.sides.iter().copied().collect()))
-            .fold(0.0f64, f64::max);
-        // What the suite's exits showed holds for the inputs the suite passed: an input of
-        // another type (`build_tzinfo(0, …)` where every call of the suite passed a text)
-        // is outside what they speak for.
-        let ill_typed = invariants.iter().any(|i| {
-            i.point == Point::Entry
-                && i.property.is_type()
-                && i.applies(&run.sides)
-                && i.property.holds(&run.entry) == Some(false)
-        });
-        ranking.ill_typed += usize::from(ill_typed);
-        for invariant in invariants.iter() {
-            if ill_typed && invariant.point == Point::Exit {
-                continue;
-            }
-            if settings
-                .accepted
-                .contains(&(t.function.clone(), invariant.property.to_string()))
-                || !invariant.applies(&run.sides)
-            {
-                continue;
-            }
-            let sample = match invariant.point {
-                Point::Entry => &run.entry,
-                Point::Exit => &run.exit,
-            };
-            if invariant.property.holds(sample) != Some(false) {
-                continue;
-            }
-            ranking.violations += 1;
-            if similarity < settings.similarity {
+        let check = check_run(seen, invariants, run, settings, &t.function);
+        ranking.ill_typed += usize::from(check.ill_typed);
+        ranking.violations += check.broken.len();
+        if check.broken.iter().any(|(i, _)| i.point == Point::Entry) {
+            unusual.insert((t.function.as_str(), t.test));
+        }
+        for &(invariant, comparable) in &check.broken {
+            if !comparable {
                 continue;
             }
             ranking.comparable += 1;
@@ -250,6 +316,7 @@ pub fn rank(
                 .or_default()
                 .insert(t.test);
             if invariant.point == Point::Exit && related(invariant, &t.reads).is_some() {
+                let sample = &run.exit;
                 related_to
                     .entry((t.function.as_str(), t.test))
                     .or_default()
@@ -257,7 +324,7 @@ pub fn rank(
                         invariant: invariant.clone(),
                         value: invariant.property.values_in(sample),
                         input: input_of(&run.entry),
-                        similarity,
+                        similarity: check.similarity,
                         uniqueness: 0.0,
                     });
             }
@@ -267,9 +334,13 @@ pub fn rank(
         .into_iter()
         .map(|((function, test), mut violations)| {
             for v in &mut violations {
-                let n = breaking
-                    .get(&(function, v.invariant.key()))
-                    .map_or(1, |s| s.len());
+                let key = v.invariant.key();
+                let near = near
+                    .get(function)
+                    .and_then(|runs| runs.get(&key))
+                    .copied()
+                    .unwrap_or(0) as usize;
+                let n = breaking.get(&(function, key)).map_or(1, |s| s.len()) + near;
                 v.uniqueness = 1.0 / n as f64;
             }
             violations.sort_by(|a, b| {
@@ -284,19 +355,27 @@ pub fn rank(
                 rank: 0,
                 score: violations.iter().map(|v| v.uniqueness).sum(),
                 violations,
+                ordinary: !unusual.contains(&(function, test)),
             }
         })
         .collect();
-    // A total order: score, then more violations, then the confidence of the invariant most
+    // A total order: ordinary inputs first (an unusual result of an input the suite would take
+    // as ordinary is what is worth inspecting first; one of an input unlike all of theirs
+    // may be the input's doing), then score, then the most unique of its violations (one no
+    // other test shows points at one behaviour; several shared ones at invariants the code
+    // often breaks), then more violations, then the confidence of the invariant most
     // uniquely broken, then names.
     let confidence = |s: &Suspicion| s.violations.first().map_or(0.0, |v| v.invariant.confidence);
+    let most_unique = |s: &Suspicion| s.violations.first().map_or(0.0, |v| v.uniqueness);
     if !settings.rank {
         // Plain anomaly detection: every violation, in the order of the generated tests.
         assertions.sort_by(|a, b| a.function.cmp(&b.function).then(a.test.cmp(&b.test)));
     } else {
         assertions.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
+            b.ordinary
+                .cmp(&a.ordinary)
+                .then(b.score.total_cmp(&a.score))
+                .then(most_unique(b).total_cmp(&most_unique(a)))
                 .then(b.violations.len().cmp(&a.violations.len()))
                 .then(confidence(b).total_cmp(&confidence(a)))
                 .then_with(|| a.function.cmp(&b.function))
@@ -438,6 +517,7 @@ pub fn diagnostic(
     d.data = Some(serde_json::json!({
         "rank": s.rank,
         "score": s.score,
+        "ordinary": s.ordinary,
         "function": s.function,
         "invariant": inv.property.to_string(),
         "point": inv.point.as_str(),
@@ -468,6 +548,113 @@ pub fn diagnostic(
         },
     }));
     Some(d)
+}
+
+/// The check the search runs on inputs near the project's own tests' once its coverage search
+/// is done ([`AnomalyCheck`]): the invariants of every function the suite reached, learned
+/// once per run.
+#[derive(Debug)]
+pub struct Watch {
+    settings: Settings,
+    /// By function (`module:qualname`): what the suite showed of it and its invariants; only
+    /// functions with an invariant of their exit.
+    functions: BTreeMap<String, (FunctionObservations, Vec<Invariant>)>,
+}
+
+impl Watch {
+    pub fn new(observations: &Observations, settings: Settings) -> Watch {
+        let functions = if settings.neighbours == 0 {
+            BTreeMap::new()
+        } else {
+            observations
+                .functions
+                .iter()
+                .filter_map(|seen| {
+                    let invariants = learn(seen, &settings);
+                    invariants
+                        .iter()
+                        .any(|i| i.point == Point::Exit)
+                        .then(|| (seen.function.clone(), (seen.clone(), invariants)))
+                })
+                .collect()
+        };
+        Watch {
+            settings,
+            functions,
+        }
+    }
+
+    /// The check of `target`'s runs through `pool`, when the suite established something of
+    /// its exit.
+    pub fn of<'a>(
+        &'a self,
+        pool: &'a crate::agent::Pool,
+        target: &FunctionUnderTest,
+    ) -> Option<Watched<'a>> {
+        let (function, (seen, invariants)) =
+            self.functions.get_key_value(&target.observed_name())?;
+        Some(Watched {
+            settings: &self.settings,
+            pool,
+            function,
+            seen,
+            invariants,
+        })
+    }
+}
+
+/// [`Watch`] for one function.
+pub struct Watched<'a> {
+    settings: &'a Settings,
+    pool: &'a crate::agent::Pool,
+    function: &'a str,
+    seen: &'a FunctionObservations,
+    invariants: &'a [Invariant],
+}
+
+impl AnomalyCheck for Watched<'_> {
+    fn runs(&self) -> usize {
+        self.settings.neighbours
+    }
+
+    /// The invariants of the exit that the run breaks and that an assertion of the returned
+    /// value would read: what would make the test it becomes a suspicious assertion. `None`
+    /// for a run not comparable to the suite's (its profile unlike theirs), and for an input
+    /// of a type the suite never passed or breaking another invariant of the entry: an input
+    /// unlike every one the suite passed (`price = -668` where all its prices were positive)
+    /// speaks of itself, not of the code — what is worth inspecting is an input the tests
+    /// would take as ordinary and a result they would not.
+    fn breaks(&self, request: &ExecuteRequest) -> Option<Vec<String>> {
+        let invocations = self.pool.observe(request).ok()?;
+        let run = invocations
+            .iter()
+            .rev()
+            .find(|i| i.function == self.function)?;
+        let check = check_run(
+            self.seen,
+            self.invariants,
+            run,
+            self.settings,
+            self.function,
+        );
+        if check.ill_typed
+            || check.similarity < self.settings.similarity
+            || check.broken.iter().any(|(i, _)| i.point == Point::Entry)
+        {
+            return None;
+        }
+        Some(
+            check
+                .broken
+                .iter()
+                .filter(|(i, _)| {
+                    i.point == Point::Exit
+                        && related(i, std::slice::from_ref(&Reads::Value)).is_some()
+                })
+                .map(|(i, _)| i.key())
+                .collect(),
+        )
+    }
 }
 
 /// Whether the suite's passing tests establish any invariant of `function` (`module:qualname`):
@@ -517,7 +704,12 @@ pub fn function_diagnostics(
         .map(|(&i, sites)| (i, sites.iter().map(|at| at.site.reads.clone()).collect()))
         .collect();
     let observed = observe(pool, target, exploration, &asserted);
-    let ranking = rank(observations, &observed, settings);
+    let ranking = rank(
+        observations,
+        &observed,
+        &near_runs([(target, exploration)]),
+        settings,
+    );
     ranking
         .assertions
         .iter()
@@ -606,7 +798,7 @@ mod tests {
             with_reads(2, vec![Reads::Field("real".into())]),
             with_reads(3, vec![Reads::Type, Reads::Value]),
         ];
-        let ranking = rank(&observations(), &observed, &settings);
+        let ranking = rank(&observations(), &observed, &NearRuns::new(), &settings);
         let tests: Vec<usize> = ranking.assertions.iter().map(|s| s.test).collect();
         assert_eq!(tests, [3]);
         let at = |reads: Reads| EmittedAt {
@@ -648,7 +840,7 @@ mod tests {
             run(3, 5, 0, vec![IF]),
             run(4, 6, 0, vec![IF]),
         ];
-        let ranking = rank(&observations(), &observed, &settings);
+        let ranking = rank(&observations(), &observed, &NearRuns::new(), &settings);
         assert_eq!(ranking.checked, 5);
         assert_eq!((ranking.violations, ranking.comparable), (4, 3));
         let order: Vec<(usize, usize, f64, String)> = ranking
@@ -691,7 +883,12 @@ mod tests {
             similarity: 0.0,
             ..Settings::of(&Suspicious::default())
         };
-        let ranking = rank(&observations(), &[run(2, 0, 5, vec![OTHER])], &settings);
+        let ranking = rank(
+            &observations(),
+            &[run(2, 0, 5, vec![OTHER])],
+            &NearRuns::new(),
+            &settings,
+        );
         assert_eq!(ranking.assertions.len(), 1);
         assert_eq!(ranking.assertions[0].violations[0].similarity, 0.0);
     }
@@ -705,7 +902,12 @@ mod tests {
             settings.accepted,
             BTreeSet::from([("shop:pages".to_owned(), "items >= return".to_owned())])
         );
-        let ranking = rank(&observations(), &[run(1, 0, 1, vec![IF])], &settings);
+        let ranking = rank(
+            &observations(),
+            &[run(1, 0, 1, vec![IF])],
+            &NearRuns::new(),
+            &settings,
+        );
         assert!(ranking.assertions.is_empty());
     }
 
@@ -739,7 +941,12 @@ mod tests {
         let mut ill_typed = run(1, 0, 1, vec![IF]);
         let entry = &mut ill_typed.invocations[0].entry;
         *entry = typed(entry.clone(), "str");
-        let ranking = rank(&seen, &[ill_typed, run(2, 0, 1, vec![IF])], &settings);
+        let ranking = rank(
+            &seen,
+            &[ill_typed, run(2, 0, 1, vec![IF])],
+            &NearRuns::new(),
+            &settings,
+        );
         assert_eq!(ranking.ill_typed, 1);
         let tests: Vec<usize> = ranking.assertions.iter().map(|s| s.test).collect();
         assert_eq!(tests, [2]);
@@ -757,7 +964,7 @@ mod tests {
             run(1, 0, 1, vec![IF]),
             run(4, 6, 0, vec![IF]),
         ];
-        let ranking = rank(&observations(), &observed, &settings);
+        let ranking = rank(&observations(), &observed, &NearRuns::new(), &settings);
         let order: Vec<(usize, usize)> = ranking
             .assertions
             .iter()

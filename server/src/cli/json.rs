@@ -81,6 +81,13 @@ struct File<'a> {
     diagnostics: Vec<JsonDiagnostic<'a>>,
 }
 
+/// Inputs near the suite's run by an exploration, and kept.
+#[derive(Serialize)]
+struct JsonNeighbours {
+    run: u32,
+    kept: u32,
+}
+
 #[derive(Serialize)]
 struct JsonNotEmitted<'a> {
     test: &'a str,
@@ -107,6 +114,11 @@ struct Function<'a> {
     /// With generation: z3 queries made while exploring it.
     #[serde(skip_serializing_if = "Option::is_none")]
     solver_queries: Option<u64>,
+    /// With generation and the project's suite: the inputs near its tests' that were run once
+    /// coverage was done, and kept for what they broke of its invariants (`run`, `kept`);
+    /// absent when none ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    neighbours: Option<JsonNeighbours>,
     /// Why generation could not explore this function.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_explored: Option<&'a str>,
@@ -507,6 +519,10 @@ fn file<'a>(f: &'a CheckedFile, stats: Option<&RunStats>) -> File<'a> {
                     tests: g.map(|g| g.tests),
                     time_ms: g.map(|g| g.time_ms),
                     solver_queries: g.map(|g| g.solver_queries),
+                    neighbours: g.filter(|g| g.neighbours.run > 0).map(|g| JsonNeighbours {
+                        run: g.neighbours.run,
+                        kept: g.neighbours.kept,
+                    }),
                     not_explored: g.and_then(|g| g.failure.as_deref()),
                     unread_annotations: g
                         .map(|g| g.unread_annotations.iter().map(String::as_str).collect())

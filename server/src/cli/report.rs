@@ -101,6 +101,9 @@ pub struct GeneratedFunction {
     pub tests: usize,
     pub time_ms: u128,
     pub solver_queries: u64,
+    /// Inputs near the project's own tests' run once coverage was done, and kept for what
+    /// they broke of those tests' invariants.
+    pub neighbours: lacuna_analysis::explore::exploration::Neighbours,
     pub diagnostics: Vec<Diagnostic>,
     /// Why it could not be explored, when it could not.
     pub failure: Option<String>,
@@ -143,6 +146,7 @@ impl GeneratedFunction {
             tests: 0,
             time_ms: 0,
             solver_queries: 0,
+            neighbours: Default::default(),
             diagnostics,
             failure: Some(reason),
             unread_annotations: vec![],

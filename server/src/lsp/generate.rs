@@ -11,7 +11,7 @@ use lacuna_analysis::agent::Pool;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::explore::exploration::Exploration;
-use lacuna_analysis::explore::search::explore;
+use lacuna_analysis::explore::search::{AnomalyCheck, explore_watching};
 use lacuna_analysis::generation::{self, Facts, Target};
 use lacuna_analysis::guidance::dependence::{self, Declarations};
 use lacuna_analysis::guidance::{self, Guidance};
@@ -76,6 +76,9 @@ pub struct Generator {
     /// What the suite's passing tests give the explorations after it has run: the arguments
     /// they call each function with, the call sequences they make on objects.
     suite_inputs: Arc<generation::SuiteInputs>,
+    /// The suite's invariants, for the inputs near its own that explorations keep for what
+    /// they break; none before the suite has run or when the check is off.
+    watch: Option<Arc<lacuna_analysis::suspicious::Watch>>,
     /// The latest exploration of each function: `(module, qualname)` → (fingerprint, result).
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
     /// The function ID of each explored `(module, qualname)`.
@@ -94,6 +97,7 @@ impl Generator {
             declarations: Declarations::default(),
             suite: None,
             suite_inputs: Arc::default(),
+            watch: None,
             explored: FxHashMap::default(),
             ids: FxHashMap::default(),
         };
@@ -250,6 +254,14 @@ impl Generator {
         observations: Arc<lacuna_analysis::suite::Observations>,
     ) {
         self.suite_inputs = Arc::new(generation::SuiteInputs::new(&observations));
+        self.watch = config.suspicious.enabled.then(|| {
+            let settings = lacuna_analysis::suspicious::Settings::of(&config.suspicious)
+                .accepting(&config.guidance);
+            Arc::new(lacuna_analysis::suspicious::Watch::new(
+                &observations,
+                settings,
+            ))
+        });
         self.suite = Some(observations);
         if self.pool.is_none() || !config.suspicious.enabled {
             return;
@@ -295,11 +307,20 @@ impl Generator {
             writers: writers.clone(),
             guidance: self.guidance.clone(),
             suite: self.suite_inputs.clone(),
+            watch: self.watch.clone(),
         };
         let pool = &self.pool.as_ref().expect("pool started").1;
         match generation::signature(pool, target, &facts, source) {
             Ok(signature) => {
-                let e = explore(target, &signature, pool, &budget, source);
+                let watched = facts.watch.as_ref().and_then(|w| w.of(pool, target));
+                let e = explore_watching(
+                    target,
+                    &signature,
+                    pool,
+                    &budget,
+                    source,
+                    watched.as_ref().map(|w| w as &dyn AnomalyCheck),
+                );
                 // What the exploration depends on in the guidance module: the staleness rule
                 // is the server's, applied to what the search saw.
                 let subjects = dependence::subjects(&signature, &e);

@@ -34,13 +34,15 @@ const TIMES: TableDefinition<&str, u64> = TableDefinition::new("times");
 /// What identifies the configuration outcomes were computed for.
 pub fn config_key(config: &Config) -> String {
     let text = format!(
-        "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        "{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
         env!("CARGO_PKG_VERSION"),
         config.python,
         config.budget,
         config.mcdc,
         config.sandbox,
         config.guidance,
+        // What the search keeps beside coverage: inputs whose runs break an invariant.
+        config.suspicious,
     );
     format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
 }

@@ -10,7 +10,8 @@
 //!
 //! This module owns the loop and its phases (solver targets, then mutations), the frontier's
 //! priorities and de-duplication, and the budget; `seeding`, `request`, `record`, `flip` and
-//! `objects` own the rest. Inputs run through an [`Executor`] (the agent's pool); the search
+//! `objects` own the rest, and `watch` the inputs kept for what they break once coverage is
+//! done. Inputs run through an [`Executor`] (the agent's pool); the search
 //! knows nothing of the guidance module's staleness rule or of the server.
 
 mod flip;
@@ -18,6 +19,9 @@ mod objects;
 mod record;
 mod request;
 mod seeding;
+mod watch;
+
+pub use watch::AnomalyCheck;
 
 use super::coverage::{ConditionIndex, FunctionUnderTest};
 use super::exploration::{Attempt, Exploration, FailingAlike, Stop};
@@ -110,6 +114,8 @@ struct Search<'a> {
     /// The runs in a row that raised the same exception (of this type) at the same line
     /// before any decision, while no run has reached one.
     failing: Option<(String, FailingAlike)>,
+    /// What says which inputs near the project's own tests' to keep once coverage is done.
+    watch: Option<&'a dyn AnomalyCheck>,
 }
 
 /// What the search has shown, and when that last grew (in executions).
@@ -149,23 +155,31 @@ pub fn explore(
     budget: &Budget,
     source: &str,
 ) -> Exploration {
-    z3::with_z3_config(&z3::Config::new(), || {
-        explore_in_context(f, signature, executor, budget, source)
-    })
+    explore_watching(f, signature, executor, budget, source, None)
 }
 
-fn explore_in_context(
+/// [`explore`], then, with a `watch`, inputs near the project's own tests' kept for what their
+/// runs break (see `watch`).
+pub fn explore_watching(
     f: &FunctionUnderTest,
     signature: &Signature,
     executor: &dyn Executor,
     budget: &Budget,
     source: &str,
+    watch: Option<&dyn AnomalyCheck>,
 ) -> Exploration {
-    let mut search = Search::new(f, signature, executor, budget, source);
+    z3::with_z3_config(&z3::Config::new(), || {
+        let mut search = Search::new(f, signature, executor, budget, source);
+        search.watch = watch;
+        explore_in_context(search)
+    })
+}
+
+fn explore_in_context(mut search: Search<'_>) -> Exploration {
     search.run();
     search.out.elapsed = search.start.elapsed();
     search.out.solver_queries = search.solver.stats.queries;
-    search.out.unread_annotations = signature.unread.clone();
+    search.out.unread_annotations = search.signature.unread.clone();
     search.out
 }
 
@@ -219,6 +233,7 @@ impl<'a> Search<'a> {
             observed_tried: false,
             grew_at: Instant::now(),
             failing: None,
+            watch: None,
         };
         if let Some(r) = &signature.receiver {
             search
@@ -406,6 +421,7 @@ impl Search<'_> {
             self.remember(&candidate, &observed);
             self.expand(&candidate, &observed);
         }
+        self.watch();
         self.finish();
     }
 

@@ -58,18 +58,21 @@ impl Search<'_> {
         if self.shows_something_new(&observed) {
             self.confirm(&request, &mut observed);
         }
-        self.record(request, candidate, &run, &observed);
+        self.record(request, candidate, &run, &observed, false);
         self.record_callables(&run);
         self.retype(candidate, &run);
         Some(observed)
     }
 
+    /// Records what a run showed, and keeps its input as a test when it showed something
+    /// first, or when `anyway` (an input kept for what it breaks, not for what it covers).
     pub(super) fn record(
         &mut self,
         request: ExecuteRequest,
         candidate: &Candidate,
         run: &Execution,
         observed: &Observed,
+        anyway: bool,
     ) {
         for step in &observed.path {
             if let Origin::Condition(dc) = step.origin {
@@ -151,7 +154,8 @@ impl Search<'_> {
                     });
             }
         }
-        let keep = !new_sides.is_empty()
+        let keep = anyway
+            || !new_sides.is_empty()
             || !new_obligations.is_empty()
             || (self.out.tests.is_empty() && new_conditions > 0);
         if keep && !matches!(outcome, Outcome::Failed(_)) {

@@ -78,6 +78,19 @@ impl Search<'_> {
         }
         self.observed_tried = true;
         let mut added = false;
+        for c in self.observed_candidates() {
+            if self.seen_candidates.insert(c.key()) {
+                self.frontier.push((0, c));
+                added = true;
+            }
+        }
+        added
+    }
+
+    /// The arguments the project's own tests call the function with, as candidates: each
+    /// value of a kind its parameter takes (those setting none left out).
+    pub(super) fn observed_candidates(&self) -> Vec<Candidate> {
+        let mut out = vec![];
         for input in &self.signature.observed {
             let mut c = self.base();
             for (name, shape) in &self.signature.params {
@@ -92,12 +105,11 @@ impl Search<'_> {
                 }
                 c.vars.insert(name.clone(), value.clone());
             }
-            if !c.vars.is_empty() && self.seen_candidates.insert(c.key()) {
-                self.frontier.push((0, c));
-                added = true;
+            if !c.vars.is_empty() {
+                out.push(c);
             }
         }
-        added
+        out
     }
 
     /// The object inputs built as the suite's passing tests built objects of their classes

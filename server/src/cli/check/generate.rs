@@ -58,6 +58,7 @@ pub(super) fn generate(
         writers: generation::writers(db, project),
         guidance: guidance.into(),
         suite: Default::default(),
+        watch: None,
     };
     // What the store has for the functions' code as it is now, and with `--changed-since`,
     // which functions are as they were at the revision.
@@ -165,6 +166,12 @@ pub(super) fn generate(
         );
     }
     facts.suite = generation::SuiteInputs::new(&suite.observations).into();
+    if config.suspicious.enabled {
+        let settings = lacuna_analysis::suspicious::Settings::of(&config.suspicious)
+            .accepting(&config.guidance);
+        facts.watch =
+            Some(lacuna_analysis::suspicious::Watch::new(&suite.observations, settings).into());
+    }
     let started = Instant::now();
     let run_time = config.budget.run_time_s.map(std::time::Duration::from_secs);
     let explored = generation::explore_all_reporting(
@@ -366,6 +373,7 @@ pub(super) fn generate(
             tests: e.tests.len(),
             time_ms: e.elapsed.as_millis(),
             solver_queries: result.exploration.solver_queries,
+            neighbours: result.exploration.neighbours.clone(),
             diagnostics: if let Some(failure) = &e.failure {
                 // An import that failed is its module's `LCN108`; any other failure is this
                 // function's `LCN107`, as the functions skipped before exploring have.

@@ -110,7 +110,8 @@ pub(super) fn suspicious_assertions(
             &asserted,
         ));
     }
-    let ranking = suspicious::rank(observations, &observed, &settings);
+    let near = suspicious::near_runs(results.iter().map(|r| (&r.target, &r.exploration)));
+    let ranking = suspicious::rank(observations, &observed, &near, &settings);
     let target_of = |function: &str| {
         results
             .iter()
