@@ -342,11 +342,16 @@ impl Owner {
                 at,
                 reply,
             } => {
-                let function = match (&uri, at) {
-                    (Some(uri), Some(at)) => self.function_at(uri, at),
-                    _ => function,
+                // The function is answered by its qualified name and re-run by its ID: two
+                // definitions bound to one name are two functions.
+                let (function, only) = match (&uri, at) {
+                    (Some(uri), Some(at)) => match self.function_at(uri, at) {
+                        Some((qualname, id)) => (Some(qualname), Some(id)),
+                        None => (None, None),
+                    },
+                    _ => (function.clone(), function),
                 };
-                let _ = reply.send(function.clone());
+                let _ = reply.send(function);
                 let uris: Vec<Uri> = match uri {
                     Some(uri) => vec![uri],
                     None => {
@@ -356,7 +361,7 @@ impl Owner {
                     }
                 };
                 self.disk_changed = true;
-                self.schedule(&uris, function.as_deref(), true);
+                self.schedule(&uris, only.as_deref(), true);
                 self.check_suite();
             }
             Event::Export { directory, reply } => self.export(directory, reply),
@@ -505,19 +510,26 @@ impl Owner {
         self.check_suite();
     }
 
-    /// Sends the functions of `uris` that need exploring to the generation thread, one job per
-    /// document. `force`: explore even what has a current outcome (`lacuna.rerun`).
-    /// The qualified name of the function at `at` in the document `uri`, as `lacuna.rerun`
-    /// re-runs it ([`cursor::function_at`]); none outside every explorable function.
-    fn function_at(&self, uri: &Uri, at: tower_lsp_server::ls_types::Position) -> Option<String> {
+    /// The qualified name and the ID of the function at `at` in the document `uri`, as
+    /// `lacuna.rerun` re-runs it ([`cursor::function_at`]); none outside every explorable
+    /// function.
+    fn function_at(
+        &self,
+        uri: &Uri,
+        at: tower_lsp_server::ls_types::Position,
+    ) -> Option<(String, String)> {
         let doc = self.docs.get(uri)?;
         let offset = doc.text.offset(at, self.shared.encoding());
         let file = path_of(uri).and_then(|p| self.workspace.lookup(&p))?;
         let (targets, _) = generation::targets(&self.workspace.db, &[file]);
         let functions: Vec<&FunctionUnderTest> = targets.iter().map(|t| &t.2).collect();
-        cursor::function_at(&functions, offset).map(|f| f.qualname.clone())
+        let found = cursor::function_at(&functions, offset)?;
+        let target = targets.iter().find(|t| std::ptr::eq(&t.2, found))?;
+        Some((found.qualname.clone(), target.1.to_string()))
     }
 
+    /// Sends the functions of `uris` that need exploring to the generation thread, one job per
+    /// document. `force`: explore even what has a current outcome (`lacuna.rerun`).
     fn schedule(&mut self, uris: &[Uri], only: Option<&str>, force: bool) {
         let Some(generator) = self.generator.clone() else {
             return;
