@@ -31,7 +31,7 @@ import fractions
 import weakref
 
 from .codemap import CodeMap, frame_key
-from .values import STD_VALUES, instance_dict as _fields
+from .values import STD_VALUES, instance_fields as _fields
 
 SAMPLES = 1000        # distinct samples kept per program point
 # Variables kept over all the samples of all points, and buffered for the test under way: what

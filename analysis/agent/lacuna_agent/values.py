@@ -9,6 +9,7 @@ import decimal
 import fractions
 import importlib
 import math
+import types
 import uuid
 
 from . import objects
@@ -329,21 +330,49 @@ def assertable(value):
 FIELDS = 8  # public fields of a returned object asserted
 
 
-def instance_dict(value):
-    """An object's instance dictionary, read without its code (`__getattribute__` of its class
-    is not called); None when it has none that is a plain dict."""
+def instance_fields(value):
+    """An object's fields, read without its code (neither `__getattribute__` nor a property of
+    its class is called): its instance dictionary's items, then the slots its classes declare
+    that are set (`__slots__`, as `@attrs.define` and `@dataclass(slots=True)` make them), read
+    through their member descriptors. None when it has neither."""
     try:
         fields = object.__getattribute__(value, "__dict__")
     except Exception:
-        return None
-    return fields if type(fields) is dict else None
+        fields = None
+    out = dict(fields) if type(fields) is dict else None
+    try:
+        mro = type.__getattribute__(type(value), "__mro__")
+    except Exception:
+        return out
+    for cls in mro:
+        own = type.__getattribute__(cls, "__dict__")
+        slots = own.get("__slots__", ())
+        if isinstance(slots, str):
+            slots = (slots,)
+        for name in tuple(slots) if isinstance(slots, (tuple, list)) else ():
+            if type(name) is not str or name in ("__dict__", "__weakref__"):
+                continue
+            stored = name
+            if name.startswith("__") and not name.endswith("__"):
+                stored = "_%s%s" % (cls.__name__.lstrip("_"), name)
+            descriptor = own.get(stored)
+            if type(descriptor) is not types.MemberDescriptorType:
+                continue
+            try:
+                field = descriptor.__get__(value, type(value))
+            except AttributeError:
+                continue  # declared, never set
+            if out is None:
+                out = {}
+            out.setdefault(stored, field)
+    return out
 
 
 def public_fields(value):
-    """The public fields of an object (its instance dictionary's names that do not start with
-    `_`, at most `FIELDS`) whose values an emitted test can assert, as `[name, tree]` pairs, read
-    without calling its code; None when it has no instance dictionary."""
-    fields = instance_dict(value)
+    """The public fields of an object (its instance dictionary's and its slots' names that do
+    not start with `_`, at most `FIELDS`) whose values an emitted test can assert, as
+    `[name, tree]` pairs, read without calling its code; None when it has neither."""
+    fields = instance_fields(value)
     if fields is None:
         return None
     out = []

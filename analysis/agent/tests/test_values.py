@@ -127,3 +127,47 @@ def test_an_objects_public_fields_are_read_without_its_code():
         ["days", {"kind": "int", "value": "7"}],
     ]
     assert values.public_fields(3) is None
+
+
+def test_slotted_objects_fields_are_read_through_their_member_descriptors():
+    import attrs
+
+    class Point:
+        __slots__ = ("x", "y", "__secret", "unset")
+
+        def __init__(self):
+            self.x = 1.5
+            self.y = -2
+            self.__secret = "s"
+
+        @property
+        def norm(self):
+            raise AssertionError("user code ran")
+
+        def __getattribute__(self, name):
+            raise AssertionError("user code ran")
+
+    class Labelled(Point):
+        __slots__ = "label"
+
+        def __init__(self):
+            super().__init__()
+            object.__setattr__(self, "label", "p")
+
+    assert values.public_fields(Point()) == [
+        ["x", {"kind": "float", "value": 1.5}],
+        ["y", {"kind": "int", "value": "-2"}],
+    ]
+    # Private slots are mangled and left out; a slot declared and never set is not a field.
+    assert values.instance_fields(Point()) == {"x": 1.5, "y": -2, "_Point__secret": "s"}
+    assert values.public_fields(Labelled())[0] == ["label", {"kind": "str", "value": "p"}]
+
+    @attrs.define(frozen=True)
+    class Affine:
+        a: float = attrs.field(converter=float)
+        b: float = 0.0
+
+    assert values.public_fields(Affine(2)) == [
+        ["a", {"kind": "float", "value": 2.0}],
+        ["b", {"kind": "float", "value": 0.0}],
+    ]
