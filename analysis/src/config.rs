@@ -207,7 +207,7 @@ impl Default for Suspicious {
             min_support: 5,
             conditional: true,
             rank: true,
-            neighbours: 64,
+            neighbours: 0,
         }
     }
 }

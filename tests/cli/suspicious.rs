@@ -170,7 +170,7 @@ fn text_output_shows_the_top_of_the_ranking() {
     assert!(!text.contains("LCN300]"), "{text}");
     assert!(
         text.contains(
-            "2 more suspicious assertions (LCN300) ranked below the top 0: `--format json` lists them all"
+            "1 more suspicious assertion (LCN300) ranked below the top 0: `--format json` lists them all"
         ),
         "{text}"
     );
@@ -235,10 +235,10 @@ fn one_call_among_hundreds_breaks_an_invariant() {
 /// A heating controller with a one-line fault: `gap < -1` where `gap < 0` was meant, so a room
 /// one degree warmer than its setpoint "needs" -1 degrees. The project's suite passes (it never
 /// tries a gap of -1), and the coverage search covers both sides without computing the faulty
-/// value (a gap below -1, and 0). Once coverage is done, each exploration runs inputs near the
-/// suite's: the one with a gap of -1 breaks `return >= 0`, which every call of the suite kept,
+/// value (a gap below -1, and 0). With `neighbours = 64`, once coverage is done, each
+/// exploration runs inputs near the suite's: the one with a gap of -1 breaks `return >= 0`, which every call of the suite kept,
 /// is kept as a test, and is the most suspicious assertion; once the fault is fixed that test
-/// fails. With `neighbours = 0` no generated test computes the faulty value.
+/// fails. Without `neighbours` (the default) no generated test computes the faulty value.
 #[test]
 fn a_fault_only_an_input_near_the_suites_exposes_is_ranked_first() {
     let Some((python, venv)) = test_python() else {
@@ -252,7 +252,8 @@ fn a_fault_only_an_input_near_the_suites_exposes_is_ranked_first() {
     std::fs::create_dir_all(root.join("heating")).unwrap();
     std::fs::create_dir_all(root.join("tests")).unwrap();
     let pyproject = "[project]\nname = \"heating\"\nversion = \"0.1.0\"\n";
-    std::fs::write(root.join("pyproject.toml"), pyproject).unwrap();
+    let near = |n: usize| format!("{pyproject}\n[tool.lacuna.suspicious]\nneighbours = {n}\n");
+    std::fs::write(root.join("pyproject.toml"), near(64)).unwrap();
     std::fs::write(root.join("heating/__init__.py"), "").unwrap();
     let module = root.join("heating/demand.py");
     std::fs::write(
@@ -300,13 +301,10 @@ fn a_fault_only_an_input_near_the_suites_exposes_is_ranked_first() {
     );
     assert!(stdout(&rerun).contains("1 failed"), "{}", stdout(&rerun));
 
-    // Without the inputs near the suite's, no generated test computes the faulty value.
+    // Without the inputs near the suite's (the default), no generated test computes the
+    // faulty value.
     std::fs::write(&module, fixed.replace(PRISTINE, FAULTY)).unwrap();
-    std::fs::write(
-        root.join("pyproject.toml"),
-        format!("{pyproject}\n[tool.lacuna.suspicious]\nneighbours = 0\n"),
-    )
-    .unwrap();
+    std::fs::write(root.join("pyproject.toml"), pyproject).unwrap();
     let out = check(&root, home.path(), &venv, &["--format", "json"]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let broken: Vec<String> = suspicious(&doc)
