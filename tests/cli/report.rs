@@ -469,3 +469,48 @@ fn a_lacuna_ignore_comment_suppresses_the_codes_it_names_on_its_line() {
     );
     assert_eq!(doc["summary"]["diagnostics"], 2);
 }
+
+/// A condition inside a generator expression (`ord(c) > 0xFFFF`, which the generator does not
+/// model) is decided by one item: when the generator's iteration reaches the loop bound, its
+/// side is not blamed on the bound — one character above U+FFFF takes it. The decision after
+/// the loop that needs a longer text may be.
+#[test]
+fn a_per_item_condition_of_a_comprehension_is_not_blamed_on_the_loop_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("names")).unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"names\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("names/__init__.py"), "").unwrap();
+    std::fs::write(
+        dir.path().join("names/display.py"),
+        "def display_name(text: str) -> str:\n    \"\"\"`text` with characters outside the basic multilingual plane replaced by `?`, at\n    most 40 characters.\"\"\"\n    text = \"\".join(\"?\" if ord(c) > 0xFFFF else c for c in text)\n    if len(text) > 40:\n        text = text[:40]\n    return text.strip()\n",
+    )
+    .unwrap();
+    let out = check(dir.path(), &["--format", "json", "."], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let causes: Vec<(u64, String)> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().unwrap())
+        .map(|d| (d["line"].as_u64().unwrap(), d["data"]["cause"].to_string()))
+        .collect();
+    // The side after the loop is covered (a mutation padded to 41 characters) or explained
+    // by the bound, depending on how far the search got; the per-item one never by the bound.
+    let per_item: Vec<&String> = causes
+        .iter()
+        .filter(|(line, _)| *line == 4)
+        .map(|(_, cause)| cause)
+        .collect();
+    assert_eq!(per_item, ["\"solver-limit\""], "{}", stdout(&out));
+    assert!(
+        causes
+            .iter()
+            .all(|(line, cause)| *line == 4 || cause == "\"boundary\""),
+        "{causes:?}"
+    );
+}

@@ -267,8 +267,9 @@ pub struct PathStep {
 pub enum Origin {
     Condition(ConditionRef),
     /// A step of a `for` loop over a symbolic container or range: of the function's `for`
-    /// decision, when it is one of the function's own loops.
-    Loop(Option<usize>),
+    /// decision, when it is one of the function's own loops; and the 1-based line where its
+    /// iterable starts, when the agent said.
+    Loop(Option<usize>, Option<u32>),
     /// A truth value taken outside a jump, or a jump outside the function's decisions.
     Other,
     /// A step taken while the agent built the inputs (a constructor's check, a factory's
@@ -443,7 +444,7 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
                     out.path.push(PathStep {
                         expr: e.clone(),
                         value: *taken,
-                        origin: Origin::Loop(d),
+                        origin: Origin::Loop(d, pos.map(|p| p.0)),
                         occurrence,
                     });
                 }

@@ -36,7 +36,7 @@ impl Search<'_> {
             // Unrolling a loop further than the bound is not explored.
             if step.occurrence >= self.budget.loop_bound {
                 let loop_decision = match step.origin {
-                    Origin::Condition((d, _)) | Origin::Loop(Some(d)) => Some(d),
+                    Origin::Condition((d, _)) | Origin::Loop(Some(d), _) => Some(d),
                     _ => None,
                 };
                 self.note_bound(path, i, loop_decision);
@@ -66,8 +66,8 @@ impl Search<'_> {
                     }
                 }
                 // A `for` loop's side never taken (never entered, never run out of items).
-                Origin::Loop(Some(d)) if !self.out.covered.contains_key(&(d, !step.value)) => 3,
-                Origin::Loop(_) | Origin::Other => 1,
+                Origin::Loop(Some(d), _) if !self.out.covered.contains_key(&(d, !step.value)) => 3,
+                Origin::Loop(..) | Origin::Other => 1,
                 // The inputs' construction: once the function's own steps are tried.
                 Origin::Building => 0,
             };
@@ -121,7 +121,7 @@ impl Search<'_> {
             if !steerable {
                 let target = match step.origin {
                     Origin::Condition((d, c)) => Some((d, c, !step.value)),
-                    Origin::Loop(Some(d)) => Some((d, 0, !step.value)),
+                    Origin::Loop(Some(d), _) => Some((d, 0, !step.value)),
                     _ => None,
                 };
                 let deps: Vec<Dependency> =
@@ -207,7 +207,7 @@ impl Search<'_> {
             let priority = flips.iter().find(|(_, j)| *j == i).map_or(0, |(p, _)| *p);
             let target = match path[i].origin {
                 Origin::Condition((d, c)) => Some((d, c, !path[i].value)),
-                Origin::Loop(Some(d)) => Some((d, 0, !path[i].value)),
+                Origin::Loop(Some(d), _) => Some((d, 0, !path[i].value)),
                 _ => None,
             };
             if !fixed.is_empty() {
@@ -474,7 +474,8 @@ impl Search<'_> {
     }
 
     /// A loop on `path` reached the bound at step `at`: the decisions after it that depend on
-    /// no symbolic input (a counter the loop increments) are blocked by the bound.
+    /// no symbolic input (a counter the loop increments) are blocked by the bound; the
+    /// per-item conditions of a comprehension that reached it are not.
     pub(super) fn note_bound(
         &mut self,
         path: &[PathStep],
@@ -482,6 +483,24 @@ impl Search<'_> {
         loop_decision: Option<usize>,
     ) {
         let needed = u64::from(self.budget.loop_bound) + 1;
+        // The iteration of a comprehension or generator expression (not one of the function's
+        // `for` decisions) that reached the bound: a decision on the line its iterable starts
+        // is one of its per-item conditions (`"?" if ord(c) > 0xFFFF else c for c in text`),
+        // which one item decides — concrete because an operation is not modelled, not because
+        // the loop needs more iterations.
+        let per_item_line = match path[at].origin {
+            Origin::Loop(None, line) => line,
+            _ => None,
+        };
+        let per_item = |d: usize| {
+            per_item_line.is_some_and(|line| {
+                let start = self.f.syntax.decisions[d]
+                    .range
+                    .absolute(self.f.anchor)
+                    .start;
+                self.f.lines.line_col(start).line + 1 == line
+            })
+        };
         let later: FxHashSet<usize> = path[at..]
             .iter()
             .filter_map(|s| match s.origin {
@@ -490,7 +509,7 @@ impl Search<'_> {
             })
             .collect();
         for (d, _) in self.f.syntax.decisions.iter().enumerate() {
-            let after = later.contains(&d) || self.out.conditions_concrete(d);
+            let after = later.contains(&d) || self.out.conditions_concrete(d) && !per_item(d);
             if after && Some(d) != loop_decision {
                 self.note(
                     Some((d, 0, true)),
