@@ -2,15 +2,18 @@
 //! own passing tests established at the same program point, in an execution comparable to one
 //! of theirs, ranked for inspection. Owns the check of generated runs against the invariants,
 //! the coverage-profile filter, the relation of violations to assertions, the ranking and the
-//! `LCN300` diagnostics; the agent records, `invariants` infers, the CLI and the server report.
+//! `LCN300` diagnostics, and the check the search runs on inputs near the suite's ([`Watch`]);
+//! the agent records, `invariants` infers, the search picks inputs, the CLI and the server
+//! report.
 //!
 //! Provenance tracked: the value a generated test asserts is the return value (or the exception)
 //! of the target's outermost invocation in its run, so a violation relates to one of the test's
 //! assertions when it is of an invariant of the target's exit point over what that assertion
 //! reads: the whole value (`result == …`), its type's name, or one of its fields
 //! (`result.months == …` for `return.months`, `len(return.months)`). Violations at the entry (an
-//! unusual input) and over parameters only are counted but relate to no assertion; invariants
-//! of other functions the run reached are not checked.
+//! unusual input) and over parameters only are counted but relate to no assertion (an unusual
+//! input ranks its test after those of ordinary ones); invariants of other functions the run
+//! reached are not checked.
 
 use crate::agent::protocol::ExecuteRequest;
 use crate::config::Suspicious;
