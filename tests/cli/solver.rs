@@ -58,3 +58,43 @@ fn a_query_that_runs_past_its_time_limit_is_stopped_and_the_next_one_answered() 
     let answer = worker.solve(&product_above_two());
     assert!(real(&answer, "x") * real(&answer, "y") > 2.0, "{answer:?}");
 }
+
+/// `s` longer than 320 characters: z3 4.8's string solver runs past its time limit on it.
+fn long_string_path(negate: Vec<usize>) -> Request {
+    let text = format!(
+        r#"{{"declarations": "(declare-const |s| String)\n(declare-const |n| Int)\n",
+            "assertions": ["(<= (str.len |s|) 320)", "(= |n| 3)"], "negate": {negate:?},
+            "vars": [["s", "Str"], ["n", "Int"]], "timeout_ms": 500, "memory_mb": 0}}"#
+    );
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn a_paths_negations_are_answered_in_order_and_one_past_its_limit_does_not_take_the_next() {
+    let mut worker = worker();
+    let answers = worker.solve_path(&long_string_path(vec![0, 1]));
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    // `len(s) > 320`: a string that long (a z3 that bounds strings), or the solver's limit.
+    match &answers[0] {
+        Answer::Sat(model) => match model.values.get("s") {
+            Some(ModelValue::Str(s)) => assert!(s.chars().count() > 320, "{s:?}"),
+            other => panic!("no string `s`: {other:?}"),
+        },
+        Answer::Unknown(why) => assert!(
+            why.contains("ran past its time limit and was stopped")
+                || why.contains("cancel")
+                || why.contains("timeout"),
+            "{why}"
+        ),
+        other => panic!("expected a model or the solver's limit, got {other:?}"),
+    }
+    // `len(s) <= 320 ∧ n != 3`, whatever became of the first.
+    match answers[1].model().and_then(|m| m.values.get("n")) {
+        Some(ModelValue::Int(n)) => assert_ne!(n.to_string(), "3"),
+        other => panic!("no integer `n` in {:?}: {other:?}", answers[1]),
+    }
+    // Only the second: the prefix is asserted, the first condition kept.
+    let answers = worker.solve_path(&long_string_path(vec![1]));
+    assert_eq!(answers.len(), 1);
+    assert!(matches!(answers[0], Answer::Sat(_)), "{answers:?}");
+}

@@ -1,15 +1,18 @@
 //! Queries solved in a process of their own, stopped at a hard deadline. z3 4.8's nonlinear
 //! real arithmetic can run past its `timeout`, an interrupt and a resource limit alike (a
 //! product of floats in a rotation's angle ran for more than ten minutes inside
-//! `Z3_solver_check`): no in-process bound stops it. A nonlinear query is therefore handed to
-//! `lacuna solve-query` (this binary again, one process per exploring solver, kept between
-//! queries), which answers on its standard output; past the deadline the process is killed,
-//! and the answer is the solver's limit.
+//! `Z3_solver_check`): no in-process bound stops it. Its string solver does the same on length
+//! bounds (`str.len s > 320`: 22 s past a 500 ms limit), which z3 5 bounds. A query with
+//! nonlinear arithmetic, or with strings when the linked z3 is older than 5 ([`needed`]), is
+//! therefore handed to `lacuna solve-query` (this binary again, one process per exploring
+//! solver, kept between queries), which answers on its standard output; past the deadline the
+//! process is killed, and the answer is the solver's limit.
 //!
 //! The binary registers itself with [`isolate_with`] at start-up; without it (a library test)
 //! queries are solved in-process. The solving process's side is `solve_query`.
 
 use super::answer::{Answer, Model};
+use super::smt::Hazards;
 use super::value::ModelValue;
 use crate::symbolic::Sort;
 use serde::{Deserialize, Serialize};
@@ -39,11 +42,34 @@ pub fn available() -> bool {
     EXECUTABLE.get().is_some()
 }
 
-/// One query, as the solving process reads it.
-#[derive(Serialize, Deserialize)]
+/// Whether a query holding `hazards` is solved in the process that can be stopped: nonlinear
+/// arithmetic always, strings when the linked z3 does not bound them (older than 5: measured
+/// unbounded on 4.8.12, bounded on 5.4.1; the versions between were not measured, so they are
+/// taken as unbounded).
+pub fn needed(hazards: Hazards) -> bool {
+    available() && (hazards.nonlinear || (hazards.strings && !strings_bounded()))
+}
+
+fn strings_bounded() -> bool {
+    static BOUNDED: OnceLock<bool> = OnceLock::new();
+    *BOUNDED.get_or_init(|| major_version(z3::full_version()).is_some_and(|major| major >= 5))
+}
+
+/// The major version in z3's version text (`Z3 4.8.12.0`).
+fn major_version(text: &str) -> Option<u32> {
+    let number = text.trim().trim_start_matches("Z3").trim_start();
+    number.split('.').next()?.parse().ok()
+}
+
+/// One query, as the solving process reads it: the conjunction of `assertions`, or, when
+/// `negate` is not empty, a path's negations — for each index `i` of `negate` (ascending),
+/// `assertions[..i] ∧ ¬assertions[i]`, answered one line each, in order.
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Request {
     pub declarations: String,
     pub assertions: Vec<String>,
+    #[serde(default)]
+    pub negate: Vec<usize>,
     pub vars: Vec<(String, WireSort)>,
     pub timeout_ms: u64,
     /// z3's memory cap, as the exploring process has it (0: none).
@@ -124,7 +150,51 @@ impl Worker {
         }
     }
 
+    /// Solves a path's negations (`request.negate`), one answer each, in order. Each has its
+    /// own deadline; past it the process is killed, that negation's answer is the solver's
+    /// limit, and the ones after it are sent again to a new process.
+    pub fn solve_path(&mut self, request: &Request) -> Vec<Answer> {
+        let deadline = Duration::from_millis(request.timeout_ms) + GRACE;
+        let mut answers = Vec::with_capacity(request.negate.len());
+        let mut remaining = request.clone();
+        while !remaining.negate.is_empty() {
+            if let Err(why) = self.send(&remaining) {
+                self.process = None;
+                answers.extend(
+                    remaining
+                        .negate
+                        .iter()
+                        .map(|_| Answer::Unknown(why.clone())),
+                );
+                break;
+            }
+            let mut solved = 0;
+            while solved < remaining.negate.len() {
+                match self.receive(deadline) {
+                    Ok(answer) => {
+                        answers.push(answer);
+                        solved += 1;
+                    }
+                    Err(why) => {
+                        self.process = None;
+                        answers.push(Answer::Unknown(why));
+                        solved += 1;
+                        break;
+                    }
+                }
+            }
+            remaining.negate.drain(..solved);
+        }
+        answers
+    }
+
     fn exchange(&mut self, request: &Request, deadline: Duration) -> Result<Answer, String> {
+        self.send(request)?;
+        self.receive(deadline)
+    }
+
+    /// Writes `request` to the process, started first when there is none.
+    fn send(&mut self, request: &Request) -> Result<(), String> {
         let mut line = serde_json::to_vec(request).map_err(|e| e.to_string())?;
         line.push(b'\n');
         if self.process.is_none() {
@@ -135,7 +205,15 @@ impl Worker {
             .stdin
             .write_all(&line)
             .and_then(|()| process.stdin.flush())
-            .map_err(|e| format!("the solver process stopped reading: {e}"))?;
+            .map_err(|e| format!("the solver process stopped reading: {e}"))
+    }
+
+    /// The process's next answer, if it comes within `deadline`.
+    fn receive(&mut self, deadline: Duration) -> Result<Answer, String> {
+        let process = self
+            .process
+            .as_mut()
+            .ok_or_else(|| "no solver process".to_owned())?;
         let started = Instant::now();
         match process.answers.recv_timeout(deadline) {
             Ok(Ok(answer)) => serde_json::from_str::<Response>(&answer)
@@ -193,5 +271,18 @@ fn answer_of(response: Response) -> Answer {
         }),
         Response::Unsat => Answer::Unsat,
         Response::Unknown(why) => Answer::Unknown(why),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::major_version;
+
+    #[test]
+    fn reads_the_major_version_of_z3s_version_text() {
+        assert_eq!(major_version("Z3 4.8.12.0"), Some(4));
+        assert_eq!(major_version("Z3 5.4.1.0"), Some(5));
+        assert_eq!(major_version("4.13.3"), Some(4));
+        assert_eq!(major_version("garbled"), None);
     }
 }

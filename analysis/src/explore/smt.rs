@@ -33,8 +33,20 @@ pub struct Smt {
     pub assertions: Vec<String>,
     /// Every variable, with its sort, in first-use order.
     pub vars: Vec<(Arc<str>, Sort)>,
-    /// Some assertion is nonlinear ([`Translator::take_nonlinear`]).
+    /// What in the assertions may keep z3 past its time limit ([`Translator::take_hazards`]).
+    pub hazards: Hazards,
+}
+
+/// What in a query may keep z3 past its `timeout` ([`super::isolated`] decides which of these
+/// the linked z3 bounds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hazards {
+    /// A product, quotient, modulo or power of non-literal terms: z3 4.8's nonlinear
+    /// arithmetic runs past its time limit, an interrupt and a resource limit alike.
     pub nonlinear: bool,
+    /// A term of the string sort: z3 4.8's string solver runs past its time limit on length
+    /// bounds (`str.len s > 320`: 22 s with a 500 ms limit).
+    pub strings: bool,
 }
 
 /// What stops an expression from being translated.
@@ -57,9 +69,8 @@ pub struct Translator {
     vars: FxHashMap<Arc<str>, Sort>,
     order: Vec<(Arc<str>, Sort)>,
     unsupported: Vec<Arc<str>>,
-    /// Whether a term translated since the last [`Translator::take_nonlinear`] multiplies or
-    /// divides two non-literal terms.
-    nonlinear: bool,
+    /// What the terms translated since the last [`Translator::take_hazards`] hold.
+    hazards: Hazards,
 }
 
 impl Translator {
@@ -78,12 +89,10 @@ impl Translator {
         Ok(text)
     }
 
-    /// Whether an assertion translated since the last call is nonlinear (a product, quotient,
-    /// modulo or power of non-literal terms): z3 4.8's nonlinear arithmetic can run past its
-    /// time limit, so such a query is solved in a process that can be stopped
-    /// ([`super::isolated`]).
-    pub fn take_nonlinear(&mut self) -> bool {
-        std::mem::take(&mut self.nonlinear)
+    /// What the assertions translated since the last call hold that may keep z3 past its time
+    /// limit: such a query is solved in a process that can be stopped ([`super::isolated`]).
+    pub fn take_hazards(&mut self) -> Hazards {
+        std::mem::take(&mut self.hazards)
     }
 
     /// The declarations of every variable seen so far, each followed, on a line of its own, by
@@ -143,6 +152,14 @@ impl Translator {
     }
 
     fn term(&mut self, e: &Expr) -> Result<(String, Sort), Untranslatable> {
+        let term = self.term_of(e)?;
+        if term.1 == Sort::Str {
+            self.hazards.strings = true;
+        }
+        Ok(term)
+    }
+
+    fn term_of(&mut self, e: &Expr) -> Result<(String, Sort), Untranslatable> {
         Ok(match e {
             Expr::Var { name, sort } => {
                 self.declare(name, *sort)?;
@@ -181,7 +198,7 @@ impl Translator {
             || Untranslatable::Malformed(format!("`{}` with {} arguments", op.name(), args.len()));
         let t = self.terms(args)?;
         if is_nonlinear(op, args) {
-            self.nonlinear = true;
+            self.hazards.nonlinear = true;
         }
         Ok(match (op, t.as_slice()) {
             (Op::Add, [(a, Sort::Str), (b, Sort::Str)]) | (Op::StrConcat, [(a, _), (b, _)]) => {
@@ -649,7 +666,7 @@ mod tests {
         let nonlinear = |e: Expr| {
             let mut t = Translator::default();
             t.assertion(&gt(e)).unwrap();
-            t.take_nonlinear()
+            t.take_hazards().nonlinear
         };
         assert!(nonlinear(app(Op::Mul, vec![x.clone(), y.clone()])));
         assert!(nonlinear(app(
@@ -666,6 +683,39 @@ mod tests {
             vec![x.clone(), Expr::Real(4.0)]
         )));
         assert!(!nonlinear(app(Op::Add, vec![x, y])));
+    }
+
+    #[test]
+    fn a_term_of_the_string_sort_is_a_hazard_and_nothing_else_is() {
+        let s = Expr::var("s", Sort::Str);
+        let n = Expr::var("n", Sort::Int);
+        let app = |op: Op, args: Vec<Expr>| Expr::App { op, args };
+        let hazards = |e: Expr| {
+            let mut t = Translator::default();
+            t.assertion(&e).unwrap();
+            t.take_hazards()
+        };
+        let long = app(
+            Op::Gt,
+            vec![app(Op::StrLen, vec![s.clone()]), Expr::Int("320".into())],
+        );
+        assert_eq!(
+            hazards(long),
+            Hazards {
+                nonlinear: false,
+                strings: true
+            }
+        );
+        assert_eq!(
+            hazards(app(Op::Gt, vec![n, Expr::Int("3".into())])),
+            Hazards::default()
+        );
+        // Taken once: the next assertion starts clean.
+        let mut t = Translator::default();
+        t.assertion(&app(Op::Eq, vec![s, Expr::Str("a".into())]))
+            .unwrap();
+        assert!(t.take_hazards().strings);
+        assert_eq!(t.take_hazards(), Hazards::default());
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! `lacuna solve-query`: the process that solves the queries `isolated` hands over, one per line
-//! on standard input, each answer a line on standard output, under a processor-time cap the
-//! kernel enforces.
+//! on standard input (a conjunction, or a path's negations solved incrementally), each answer
+//! a line on standard output, under a processor-time cap the kernel enforces.
 
 use super::answer::Answer;
 use super::isolated::{GRACE, Request, Response};
-use super::solver::{Solver, solve_in_process};
+use super::solver::{Solver, solve_in_process, solve_negations_in_process};
 use crate::symbolic::Sort;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -28,33 +28,54 @@ pub fn serve() -> ExitCode {
         let Ok(request) = serde_json::from_str::<Request>(&line) else {
             return ExitCode::from(2);
         };
-        limit_cpu(Duration::from_millis(request.timeout_ms) + GRACE);
-        let Ok(mut out) = serde_json::to_vec(&answer(&request)) else {
-            return ExitCode::from(2);
+        if request.memory_mb > 0 {
+            Solver::limit_memory(request.memory_mb);
+        }
+        let allowed = Duration::from_millis(request.timeout_ms) + GRACE;
+        let vars: Vec<(Arc<str>, Sort)> = request
+            .vars
+            .iter()
+            .map(|(name, sort)| (Arc::from(name.as_str()), Sort::from(*sort)))
+            .collect();
+        let texts: Vec<&str> = request.assertions.iter().map(String::as_str).collect();
+        let mut written = true;
+        let mut write = |answer: Answer| {
+            let Ok(mut out) = serde_json::to_vec(&response(answer)) else {
+                written = false;
+                return;
+            };
+            out.push(b'\n');
+            written &= stdout.write_all(&out).and_then(|()| stdout.flush()).is_ok();
+            // The next query's processor time starts now.
+            limit_cpu(allowed);
         };
-        out.push(b'\n');
-        if stdout
-            .write_all(&out)
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
+        limit_cpu(allowed);
+        if request.negate.is_empty() {
+            write(solve_in_process(
+                &request.declarations,
+                &texts,
+                &vars,
+                request.timeout_ms,
+            ));
+        } else {
+            solve_negations_in_process(
+                &request.declarations,
+                &texts,
+                &request.negate,
+                &vars,
+                request.timeout_ms,
+                write,
+            );
+        }
+        if !written {
             return ExitCode::from(2);
         }
     }
     ExitCode::SUCCESS
 }
 
-fn answer(request: &Request) -> Response {
-    if request.memory_mb > 0 {
-        Solver::limit_memory(request.memory_mb);
-    }
-    let vars: Vec<(Arc<str>, Sort)> = request
-        .vars
-        .iter()
-        .map(|(name, sort)| (Arc::from(name.as_str()), Sort::from(*sort)))
-        .collect();
-    let texts: Vec<&str> = request.assertions.iter().map(String::as_str).collect();
-    match solve_in_process(&request.declarations, &texts, &vars, request.timeout_ms) {
+fn response(answer: Answer) -> Response {
+    match answer {
         Answer::Sat(model) => Response::Sat(
             model
                 .values

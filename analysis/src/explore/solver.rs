@@ -9,7 +9,7 @@
 pub use super::answer::{Answer, Model};
 use super::isolated;
 use super::signature::Domains;
-use super::smt::{Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
+use super::smt::{Hazards, Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
 use super::value::ModelValue;
 use crate::symbolic::{Expr, Sort};
 use rustc_hash::FxHashMap;
@@ -33,7 +33,7 @@ pub struct Solver {
     /// query keeps them within.
     domains: Domains,
     cache: FxHashMap<QueryKey, Answer>,
-    /// The process nonlinear queries are solved in.
+    /// The process the queries z3 may not stop on are solved in.
     isolated: isolated::Worker,
     pub stats: SolverStats,
 }
@@ -81,7 +81,7 @@ impl Solver {
             return answer.clone();
         }
         let texts: Vec<&str> = smt.assertions.iter().map(String::as_str).collect();
-        let answer = if smt.nonlinear && isolated::available() {
+        let answer = if isolated::needed(smt.hazards) {
             let request = self.request(&smt.declarations, &texts, &smt.vars);
             self.timed(|s| s.isolated.solve(&request))
         } else {
@@ -97,12 +97,13 @@ impl Solver {
     /// between them. An index whose condition cannot be translated answers `Unsupported`.
     pub fn negations(&mut self, prefix: &[Expr], flip: &[usize]) -> Vec<(usize, Answer)> {
         let mut translator = Translator::default();
-        let mut nonlinear = Vec::with_capacity(prefix.len());
+        // Whether each assertion needs the process that can be stopped.
+        let mut unbounded = Vec::with_capacity(prefix.len());
         let mut translated: Vec<Result<String, Untranslatable>> = prefix
             .iter()
             .map(|e| {
                 let t = translator.assertion(e);
-                nonlinear.push(translator.take_nonlinear() && t.is_ok());
+                unbounded.push(isolated::needed(translator.take_hazards()) && t.is_ok());
                 t
             })
             .collect();
@@ -111,7 +112,7 @@ impl Solver {
             declarations,
             assertions: vec![],
             vars,
-            nonlinear: false,
+            hazards: Hazards::default(),
         };
         let mut flips: Vec<usize> = flip.iter().copied().filter(|&i| i < prefix.len()).collect();
         flips.sort_unstable();
@@ -122,24 +123,15 @@ impl Solver {
         // each negation is built from its parsed term: a path of n conditions is parsed once,
         // not n times.
         let (domains, terms) = parse_each(&smt.declarations, &mut translated[..=last]);
-        let z3 = self.new_z3();
-        for term in &domains {
-            z3.assert(term);
-        }
         let mut out = vec![];
-        let mut asserted = 0;
+        // The negations left to solve, with their cache keys: here, or, when z3 may not stop on
+        // their query, together in the process that can be stopped.
+        let mut local_flips: Vec<(usize, QueryKey)> = vec![];
+        let mut unbounded_flips: Vec<(usize, QueryKey)> = vec![];
         // The digest of the declarations and the prefix's assertions before `hashed`.
         let mut prefix_digest = QueryDigest::new(&smt.declarations);
         let mut hashed = 0;
         for i in flips {
-            // Assert the conditions before `i` that translate (the others are left out: the
-            // query is then an over-approximation, and a model is re-checked by running it).
-            while asserted < i {
-                if let Some(term) = &terms[asserted] {
-                    z3.assert(term);
-                }
-                asserted += 1;
-            }
             let negated = match &translated[i] {
                 Ok(a) => format!("(not {a})"),
                 Err(Untranslatable::Unsupported(ops)) => {
@@ -165,29 +157,58 @@ impl Solver {
                 out.push((i, answer.clone()));
                 continue;
             }
-            let Some(term) = &terms[i] else {
+            if terms[i].is_none() {
                 out.push((i, Answer::Unknown("z3 rejected the query".to_owned())));
                 continue;
-            };
-            let answer = if isolated::available() && nonlinear[..=i].contains(&true) {
-                // The query, whole, in a process that can be stopped.
-                let mut texts: Vec<&str> = translated[..i]
-                    .iter()
-                    .filter_map(|t| t.as_ref().ok().map(String::as_str))
-                    .collect();
-                texts.push(&negated);
-                let request = self.request(&smt.declarations, &texts, &smt.vars);
-                self.timed(|s| s.isolated.solve(&request))
+            }
+            if unbounded[..=i].contains(&true) {
+                unbounded_flips.push((i, key));
             } else {
-                z3.push();
-                z3.assert(term.not());
-                let answer = self.timed(|_| outcome(&z3, &smt.vars));
-                z3.pop(1);
-                answer
-            };
-            self.cache.insert(key, answer.clone());
-            out.push((i, answer));
+                local_flips.push((i, key));
+            }
         }
+        if !local_flips.is_empty() {
+            let z3 = self.new_z3();
+            for term in &domains {
+                z3.assert(term);
+            }
+            let negate: Vec<usize> = local_flips.iter().map(|(i, _)| *i).collect();
+            let mut answers = Vec::with_capacity(negate.len());
+            let start = Instant::now();
+            solve_incrementally(&z3, &terms, &negate, &smt.vars, |a| answers.push(a));
+            self.stats.queries += answers.len() as u64;
+            self.stats.time += start.elapsed();
+            for ((i, key), answer) in local_flips.into_iter().zip(answers) {
+                self.cache.insert(key, answer.clone());
+                out.push((i, answer));
+            }
+        }
+        if let Some(&(last, _)) = unbounded_flips.last() {
+            // The path, once, and its negations by their places among the conditions sent
+            // (those that translate and z3 accepts): solved incrementally there as here.
+            let mut place = vec![None; last + 1];
+            let mut texts: Vec<&str> = vec![];
+            for (k, t) in translated[..=last].iter().enumerate() {
+                if let Ok(text) = t {
+                    place[k] = Some(texts.len());
+                    texts.push(text);
+                }
+            }
+            let mut request = self.request(&smt.declarations, &texts, &smt.vars);
+            request.negate = unbounded_flips
+                .iter()
+                .map(|(i, _)| place[*i].expect("a negation sent has its condition translated"))
+                .collect();
+            let start = Instant::now();
+            let answers = self.isolated.solve_path(&request);
+            self.stats.queries += answers.len() as u64;
+            self.stats.time += start.elapsed();
+            for ((i, key), answer) in unbounded_flips.into_iter().zip(answers) {
+                self.cache.insert(key, answer.clone());
+                out.push((i, answer));
+            }
+        }
+        out.sort_by_key(|(i, _)| *i);
         out
     }
 
@@ -213,6 +234,7 @@ impl Solver {
         isolated::Request {
             declarations: declarations.to_owned(),
             assertions: assertions.iter().map(|a| (*a).to_owned()).collect(),
+            negate: vec![],
             vars: vars
                 .iter()
                 .map(|(name, sort)| (name.to_string(), (*sort).into()))
@@ -262,6 +284,58 @@ pub fn solve_in_process(
             outcome(&z3, vars)
         }
         Err(why) => Answer::Unknown(why),
+    }
+}
+
+/// For each index `i` of `negate` (ascending), the answer for `assertions[..i] ∧
+/// ¬assertions[i]`, solved incrementally on this thread (the prefix asserted once, each negation
+/// pushed and popped), each given to `answered` as soon as it is found. An assertion z3 rejects
+/// is left out of the prefixes, and its own negation answers so.
+pub fn solve_negations_in_process(
+    declarations: &str,
+    assertions: &[&str],
+    negate: &[usize],
+    vars: &[(Arc<str>, Sort)],
+    timeout_ms: u64,
+    answered: impl FnMut(Answer),
+) {
+    let mut translated: Vec<Result<String, Untranslatable>> =
+        assertions.iter().map(|a| Ok((*a).to_owned())).collect();
+    let (domains, terms) = parse_each(declarations, &mut translated);
+    let z3 = new_z3(timeout_ms);
+    for term in &domains {
+        z3.assert(term);
+    }
+    solve_incrementally(&z3, &terms, negate, vars, answered);
+}
+
+/// For each index `i` of `negate` (ascending), the answer for `terms[..i] ∧ ¬terms[i]` in `z3`:
+/// the conditions before it asserted once (a missing one — untranslated or rejected — left
+/// out: the query is then an over-approximation, and a model is re-checked by running it),
+/// its negation pushed and popped.
+fn solve_incrementally(
+    z3: &z3::Solver,
+    terms: &[Option<z3::ast::Bool>],
+    negate: &[usize],
+    vars: &[(Arc<str>, Sort)],
+    mut answered: impl FnMut(Answer),
+) {
+    let mut asserted = 0;
+    for &i in negate {
+        let Some(Some(term)) = terms.get(i) else {
+            answered(Answer::Unknown("z3 rejected the query".to_owned()));
+            continue;
+        };
+        while asserted < i {
+            if let Some(term) = &terms[asserted] {
+                z3.assert(term);
+            }
+            asserted += 1;
+        }
+        z3.push();
+        z3.assert(term.not());
+        answered(outcome(z3, vars));
+        z3.pop(1);
     }
 }
 
@@ -397,13 +471,13 @@ pub fn translate(assertions: &[Expr], domains: &Domains) -> Result<Smt, Untransl
     if !unsupported.is_empty() {
         return Err(Untranslatable::Unsupported(unsupported));
     }
-    let nonlinear = translator.take_nonlinear();
+    let hazards = translator.take_hazards();
     let (declarations, vars) = translator.finish(domains);
     Ok(Smt {
         declarations,
         assertions: texts,
         vars,
-        nonlinear,
+        hazards,
     })
 }
 
