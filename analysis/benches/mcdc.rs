@@ -54,13 +54,13 @@ fn main() {
         (Duration::ZERO, Duration::ZERO, Duration::ZERO, 0u32);
     let mut with = (0usize, 0usize, Duration::ZERO, Duration::ZERO);
     let mut without = (0usize, 0usize, Duration::ZERO, Duration::ZERO);
-    for (_, _, target, source) in &targets {
-        let Ok(signature) = generation::signature(&pool, target, &facts, source) else {
+    for (_, _, target) in &targets {
+        let Ok(signature) = generation::signature(&pool, target, &facts) else {
             continue;
         };
         for (targeting, totals) in [(true, &mut with), (false, &mut without)] {
             budget.target_obligations = targeting;
-            let e = explore(target, &signature, &pool, &budget, source);
+            let e = explore(target, &signature, &pool, &budget);
             let counted = |d: &usize| {
                 target.syntax.decisions[*d].expr.is_some()
                     && target.syntax.decisions[*d].conditions.len() >= 2

@@ -137,6 +137,10 @@ pub struct Condition {
     /// For a condition that is a conditional expression (`a if c else b`): its two branches,
     /// whose truth values CPython tests directly — each gives this condition's value.
     pub branches: ThinVec<TextRange>,
+    /// The truth value of a literal condition (`"ORDER"` in `prefix or "ORDER"`, `0`, `()`),
+    /// which no input changes; none for every other expression.
+    #[serde(default)]
+    pub literal: Option<bool>,
 }
 
 /// One of the two ways a decision can go.

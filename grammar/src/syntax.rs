@@ -18,6 +18,9 @@ pub struct Module {
     /// `def`/`async def` in source order, nested ones included.
     pub functions: Vec<Function>,
     pub classes: Vec<Class>,
+    /// The names the module's body assigns, each with its statement's literals, in source
+    /// order (a name assigned twice is listed twice).
+    pub globals: Vec<Global>,
     /// Absolute ranges of code tree-sitter could not parse.
     pub syntax_errors: Vec<SyntaxError>,
 }
@@ -201,6 +204,53 @@ pub struct Binding {
     pub range: TextRange,
 }
 
+/// A string or integer literal of the code, as Python reads it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Literal {
+    /// A string's value, escapes decoded (bytes as the characters of their values); `raw` when
+    /// written `r"…"`, whose backslashes are its own (a regular expression, usually). An
+    /// f-string with a replacement field has no one value and is not a literal.
+    Str { value: CompactString, raw: bool },
+    /// An integer within 64 bits, in any base.
+    Int(i64),
+}
+
+/// How a function's code uses one of its parameters: the evidence for the type of an
+/// unannotated one.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct ParamUse {
+    pub param: CompactString,
+    pub kind: UseKind,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum UseKind {
+    /// `p.get(…)`, `p.real`: an attribute of it read or a method called.
+    Attribute(CompactString),
+    /// `p[0]`, `p[-1]`: indexed by a number.
+    IndexedByNumber,
+    /// `p["key"]`, `p[k]`: indexed by a text or a name.
+    IndexedByKey,
+    /// `x in p`, `x not in p`.
+    Membership,
+    /// `for x in p`, `[… for x in p]`.
+    Iterated,
+    /// `len(p)`, `dict(p)`, `map(p, xs)`: an argument of a function called by its name.
+    ArgumentOf(CompactString),
+    /// `key=p`: the key function of a call.
+    KeyFunction,
+    /// `p(…)`; `tested`: the call is a condition of a decision (`if p(v):`, `not p(v)`).
+    Called { tested: bool },
+}
+
+/// A name a module's body assigns (`DEFAULTS = {"currency": "EUR"}`), with the literals of
+/// the statement: the values a function reading the name compares with too.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Global {
+    pub name: CompactString,
+    pub literals: ThinVec<Literal>,
+}
+
 /// A read of an attribute of a parameter that is not the receiver: `order.status`.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct ParamFieldRead {
@@ -268,6 +318,9 @@ pub struct FunctionSyntax {
     pub calls: ThinVec<CallSite>,
     pub asserts: ThinVec<Assert>,
     pub loops: ThinVec<Loop>,
+    /// Each comprehension and generator expression (`[f(x) for x in xs if p(x)]`), whole,
+    /// relative to the function: a decision inside one is decided per item it iterates.
+    pub comprehensions: ThinVec<TextRange>,
     /// Writes to `self.<field>` (methods only).
     pub field_writes: ThinVec<FieldWrite>,
     /// Reads of `self.<field>` (methods only), deduplicated, in first-read order.
@@ -282,6 +335,18 @@ pub struct FunctionSyntax {
     /// attribute target (`xs[0] = …`, `o.x = …`) binds no name. In source order, each with the
     /// range of the name where it is bound (relative to the function).
     pub bindings: ThinVec<Binding>,
+    /// The string and integer literals of its code and of the functions nested in it,
+    /// deduplicated, in source order.
+    pub literals: ThinVec<Literal>,
+    /// The names its code and the functions nested in it read (neither an attribute's name,
+    /// `x` of `o.x`, nor a keyword argument's), deduplicated, in first-read order.
+    pub reads: ThinVec<CompactString>,
+    /// The attribute names its code and the functions nested in it read or call on anything
+    /// (`inf` of `math.inf`, `isfinite` of `math.isfinite(x)`), deduplicated, in first-read
+    /// order.
+    pub attributes: ThinVec<CompactString>,
+    /// How its code and the functions nested in it use its parameters, in source order.
+    pub param_uses: ThinVec<ParamUse>,
     /// Branch sides an exclusion left out of `decisions` (`# pragma: no cover`): set by the
     /// analysis, which knows the project's exclusions; the lowering leaves it 0.
     pub excluded_sides: u32,
@@ -294,6 +359,15 @@ impl FunctionSyntax {
         self.bindings
             .iter()
             .any(|b| b.name == name && within.is_none_or(|w| w.contains_range(b.range)))
+    }
+
+    /// The comprehensions or generator expressions `range` (relative to the function) lies in,
+    /// innermost last.
+    pub fn comprehensions_around(&self, range: TextRange) -> impl Iterator<Item = TextRange> + '_ {
+        self.comprehensions
+            .iter()
+            .copied()
+            .filter(move |c| c.contains_range(range))
     }
 
     pub fn branch_count(&self) -> usize {

@@ -2,7 +2,7 @@
 //! their boolean structure and conditions, calls, field writes, classes) and reviewed as a
 //! snapshot.
 
-use lacuna_grammar::{BoolExpr, Decision, LineIndex, Module, TextRange, parse};
+use lacuna_grammar::{BoolExpr, Decision, LineIndex, Literal, Module, TextRange, parse};
 use std::fmt::Write;
 
 fn render(text: &str) -> String {
@@ -401,7 +401,9 @@ async def scan(xs, d, rows, it):
             pass
     async for z in it:
         pass
-    return [x * 2 for x in xs], {k for k in d}, sum(y for y in xs)
+    else:
+        z = None
+    return [x * 2 for x in xs], {k for k in d}, sum(y for y in xs), [w async for w in it]
 "#
     ));
 }
@@ -494,4 +496,83 @@ def f(level, n, m, xs, o, flag):
     let before = lacuna_grammar::TextRange::new(0, at);
     assert!(!f.binds("level", Some(before)));
     assert!(f.binds("level", Some(lacuna_grammar::TextRange::new(at, at + 5))));
+}
+
+/// The literals a function's code holds and the names it reads, from code only (a comment's
+/// or a docstring's words are no reads; an attribute's or a keyword argument's name neither),
+/// with those of the functions nested in it; the module's assignments with their literals.
+#[test]
+fn literals_reads_and_module_assignments_are_code_not_text() {
+    let text = r#"
+import re
+
+DEFAULTS: dict = {
+    "currency": "EUR",
+}
+LIMIT, PATTERN = 0x10, r"\d+-\d+"
+
+def price(key, amount):
+    """key = 'SAVE'"""
+    # don't read LIMIT here
+    if key in DEFAULTS and amount > 1_000:
+        return re.match(PATTERN, key, flags=re.I)
+
+    def inner():
+        return amount == -7 or key == "a\"b"
+    return inner() or f"{key}!" or 2.5
+"#;
+    let module = parse(text);
+    let f = &module
+        .functions
+        .iter()
+        .find(|f| f.syntax.name == "price")
+        .unwrap()
+        .syntax;
+    let inner = &module
+        .functions
+        .iter()
+        .find(|f| f.syntax.name == "inner")
+        .unwrap()
+        .syntax;
+    let shown = |literals: &[Literal]| -> Vec<String> {
+        literals
+            .iter()
+            .map(|l| match l {
+                Literal::Str { value, raw: true } => format!("r{value:?}"),
+                Literal::Str { value, .. } => format!("{value:?}"),
+                Literal::Int(n) => n.to_string(),
+            })
+            .collect()
+    };
+    assert_eq!(
+        shown(&f.literals),
+        ["\"key = 'SAVE'\"", "1000", "7", "\"a\\\"b\""]
+    );
+    assert_eq!(shown(&inner.literals), ["7", "\"a\\\"b\""]);
+    assert_eq!(
+        f.reads.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+        ["key", "DEFAULTS", "amount", "re", "PATTERN", "inner"]
+    );
+    let globals: Vec<(String, Vec<String>)> = module
+        .globals
+        .iter()
+        .map(|g| (g.name.to_string(), shown(&g.literals)))
+        .collect();
+    assert_eq!(
+        globals,
+        [
+            (
+                "DEFAULTS".to_owned(),
+                vec!["\"currency\"".to_owned(), "\"EUR\"".to_owned()]
+            ),
+            (
+                "LIMIT".to_owned(),
+                vec!["16".to_owned(), "r\"\\\\d+-\\\\d+\"".to_owned()]
+            ),
+            (
+                "PATTERN".to_owned(),
+                vec!["16".to_owned(), "r\"\\\\d+-\\\\d+\"".to_owned()]
+            ),
+        ]
+    );
 }

@@ -1,6 +1,6 @@
 //! `for` loops as branch points: the functions of `tests/fixtures/loops` branch only by loops
-//! (over a list, a `range(n)`, a dict, nested, with `for … else`, beside a comprehension) or
-//! iterate over what no input controls. The real binary explores them; the emitted tests pass
+//! (over a list, a `range(n)`, a dict, nested, with `for … else`, beside a comprehension, an
+//! `async for` over an async generator) or iterate over what no input controls. The real binary explores them; the emitted tests pass
 //! under pytest as generated; per function, the branch sides Lacuna counts and reports covered
 //! are those coverage.py measures on the emitted tests; the uncovered loop sides are explained.
 
@@ -128,6 +128,11 @@ fn loops_are_explored_and_counted_as_coverage_py_counts_them() {
         ));
     }
     insta::assert_snapshot!("claims", table);
+    assert_eq!(
+        claims.get("streams.py served"),
+        Some(&(2, 2)),
+        "an `async for` is a branch point: entered and run out of items, as coverage.py counts it"
+    );
     assert_eq!(
         claims, measured,
         "per function, Lacuna's sides and claims are coverage.py's branches and measure"

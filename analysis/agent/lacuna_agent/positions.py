@@ -34,9 +34,9 @@ class Jump:
     """One conditional jump: `sense` tells the tested condition's value from whether the jump
     was taken; `target` is where it goes when taken."""
 
-    __slots__ = ("offset", "target", "sense", "pos", "link", "pair", "loop", "stmt")
+    __slots__ = ("offset", "target", "sense", "pos", "link", "pair", "loop", "stmt", "item")
 
-    def __init__(self, offset, target, sense, pos, link, pair, loop, stmt=None):
+    def __init__(self, offset, target, sense, pos, link, pair, loop, stmt=None, item=None):
         self.offset = offset
         self.target = target
         self.sense = sense
@@ -48,6 +48,8 @@ class Jump:
         # iterable (3.13+), which finds the statement where `pos` (the value iterated, e.g.
         # the `[]` of `xs or []`) cannot.
         self.stmt = stmt
+        # An `async for` statement's step (see `_async_step`): the offset where it has an item.
+        self.item = item
 
     def value(self, taken):
         """The tested condition's value given whether the jump was taken (for a loop: whether
@@ -76,7 +78,8 @@ def _source_of(code, pos, lines_of):
 
 
 def analyse(code, lines_of):
-    """The conditional jumps of one code object, by offset."""
+    """The conditional jumps of one code object, by offset; an `async for` statement's step is
+    listed under its `END_ASYNC_FOR` (see `_async_step`)."""
     instructions = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
     jumps = {}
     compare_positions = {}
@@ -103,6 +106,11 @@ def analyse(code, lines_of):
             stmt = None if code.co_name in _COMPREHENSIONS else _pos(ins)
             jumps[ins.offset] = Jump(ins.offset, ins.argval, False, _fallback(pos, line), None,
                                      [ins.offset], True, stmt)
+            continue
+        if name == "GET_ANEXT":
+            jump = _async_step(code, instructions, k, lines_of, line)
+            if jump is not None:
+                jumps[jump.offset] = jump
             continue
         if "JUMP" not in name or "IF" not in name:
             continue
@@ -179,6 +187,78 @@ def analyse(code, lines_of):
             jumps[offsets[j]] = jump
             j -= 1
     return jumps
+
+
+def _async_step(code, instructions, k, lines_of, line):
+    """The step of the `async for` statement whose `GET_ANEXT` is at `k`, as a loop's jump.
+
+    The step has no jump: it awaits the iterator's `__anext__()` and either has an item — the
+    await completes and the loop stores it (3.11: `SEND`'s target; 3.12+: `END_SEND`; 3.9,
+    3.10: after `YIELD_FROM`), the `item` offset — or ends: the `StopAsyncIteration` raised
+    there is handled by the loop's `END_ASYNC_FOR`, which swallows it and goes on to the next
+    instruction, the jump's `target`, or raises any other exception again. The jump is keyed by
+    the `END_ASYNC_FOR`: "taken" when the instruction after it runs next, the loop ended, as a
+    `FOR_ITER` taken. An async comprehension's steps are not a statement's (their position is
+    the whole comprehension, not a statement starting with `async`): none is listed."""
+    if code.co_name in _COMPREHENSIONS:
+        return None
+    step = instructions[k]
+    stmt = _pos(step)
+    if HAS_POSITIONS and not _starts_with(code, stmt, "async", lines_of):
+        return None
+    end = None
+    if HAS_POSITIONS:
+        for entry in _exception_entries(code):
+            if entry.start <= step.offset < entry.end:
+                end = entry.target
+                break
+    elif k > 0 and instructions[k - 1].opname == "SETUP_FINALLY":
+        end = instructions[k - 1].argval
+    item = None
+    for j in range(k + 1, len(instructions)):
+        name = instructions[j].opname
+        if name == "SEND":
+            item = instructions[j].argval
+            break
+        if name == "YIELD_FROM" and j + 1 < len(instructions):
+            item = instructions[j + 1].offset
+            break
+    at = {ins.offset: j for j, ins in enumerate(instructions)}
+    ends = at.get(end)
+    if item is None or ends is None or ends + 1 >= len(instructions) \
+            or instructions[ends].opname != "END_ASYNC_FOR":
+        return None
+    producer = k - 1
+    while producer >= 0 and instructions[producer].opname in \
+            _TRANSPARENT | {"GET_AITER", "SETUP_FINALLY"}:
+        producer -= 1
+    pos = _pos(instructions[producer]) if producer >= 0 else stmt
+    return Jump(end, instructions[ends + 1].offset, False, _fallback(pos, line), None,
+                [step.offset], True, stmt, item)
+
+
+def _starts_with(code, pos, word, lines_of):
+    """Whether the source at `pos` starts with the keyword `word`."""
+    lines = lines_of(code.co_filename)
+    if not lines or pos is None or pos[1] is None:
+        return False
+    try:
+        text = lines[pos[0] - 1].encode("utf-8")[pos[1]:].decode("utf-8", "replace")
+    except (IndexError, UnicodeError):
+        return False
+    rest = text[len(word):len(word) + 1]
+    return text.startswith(word) and not (rest.isalnum() or rest == "_")
+
+
+def _exception_entries(code):
+    return dis.Bytecode(code).exception_entries
+
+
+def handlers(code):
+    """The offsets where the exception handlers of `code` start (3.11+; empty before)."""
+    if not HAS_POSITIONS:
+        return set()
+    return {entry.target for entry in _exception_entries(code)}
 
 
 # Where a boolean value is consumed without a jump testing it: returned, or stored in a name.

@@ -16,6 +16,13 @@ A boolean operation or chained comparison whose value is returned or stored in a
 reads that operand's truth from the value consumed (`positions.value_sites`) — the return value,
 or the name after the store (3.12+: instruction events, switched on for a frame only between
 the operation's jump and the store).
+
+An `async for` statement's step has no jump either (`positions._async_step`): it has an item
+when the instruction that stores it runs, and ends when the instruction after its
+`END_ASYNC_FOR` runs right after it (any other exception is raised again there). On 3.12+ only
+instruction events tell: they are on in code with such a loop, and an instruction not watched
+is disabled at its first event of an execution (unless the code has value sites, whose stores
+need every instruction); the line events of watched instructions' lines stay on.
 """
 
 import sys
@@ -53,6 +60,11 @@ class Observation:
         self.seen = set()      # the event sequences of the frames kept
 
 
+# What an instruction watched for an `async for` step is (3.12+): where the step has an item,
+# its `END_ASYNC_FOR`, the instruction after that, or the start of an exception handler (an
+# `END_ASYNC_FOR` that raised again goes on to one, or leaves the frame).
+_ITEM, _END, _AFTER, _HANDLER = range(4)
+
 # Code whose frames suspend and resume (generators, coroutines): PY_START is only their first
 # start, so which of their frames runs is asked of the interpreter.
 _SUSPENDS = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR
@@ -82,6 +94,7 @@ class Tracer:
         self._codes = CodeMap()
         self._sites = CodeMap()
         self._opcode_lines = CodeMap()
+        self._items = CodeMap()
         self._observation = None
         self._recorder = None
         # What the suite's run records at function entries and exits (observe.Observer), or None.
@@ -109,6 +122,10 @@ class Tracer:
             self._stepping = CodeSet()
             self._branching = CodeMap()  # code -> _Branching
             self._main = get_ident()
+            self._watch = CodeMap()  # code -> {offset: (role, jump)} of its `async for` steps
+            self._watch_lines = CodeMap()  # code -> the lines of those offsets
+            # {frame_key(frame): (frame, jump)}: the frame is at that step's `END_ASYNC_FOR`.
+            self._ending = {}
 
     # -- code objects -------------------------------------------------------------------
 
@@ -122,15 +139,24 @@ class Tracer:
             self._codes[code] = info
         return info
 
+    def async_items(self, code):
+        """The `async for` steps of `code` by the offset where they have an item."""
+        items = self._items.get(code)
+        if items is None:
+            items = self._items[code] = {
+                j.item: j for j in (self.jumps(code) or {}).values() if j.item is not None}
+        return items
+
     def opcode_lines(self, code):
         """The lines whose instructions the tracer must see one by one (3.9-3.11): those of
-        conditional jumps and of the stores of value sites. Elsewhere line events suffice."""
+        conditional jumps, of `async for` steps' items and of the stores of value sites.
+        Elsewhere line events suffice."""
         lines = self._opcode_lines.get(code)
         if lines is None:
             jumps = self.jumps(code) or {}
             stores = [o for o, site in self.value_sites(code).items() if site.store is not None]
-            lines = self._opcode_lines[code] = frozenset(
-                positions.lines_of_offsets(code, list(jumps) + stores))
+            lines = self._opcode_lines[code] = frozenset(positions.lines_of_offsets(
+                code, list(jumps) + list(self.async_items(code)) + stores))
         return lines
 
     def value_sites(self, code):
@@ -139,9 +165,32 @@ class Tracer:
             sites = self._sites[code] = positions.value_sites(code)
         return sites
 
+    def _watched(self, code):
+        """The instructions watched for the `async for` steps of `code` (3.12+; empty: none)."""
+        watch = self._watch.get(code)
+        if watch is None:
+            watch = {}
+            items = self.async_items(code)
+            if items:
+                for offset in positions.handlers(code):
+                    watch[offset] = (_HANDLER, None)
+                for jump in items.values():
+                    # Were the instruction after `END_ASYNC_FOR` a handler's start too
+                    # (CPython does not lay code out so), reaching it would not tell the loop
+                    # ended: it stays a handler's.
+                    if watch.get(jump.target) is None:
+                        watch[jump.target] = (_AFTER, jump)
+                    watch[jump.offset] = (_END, jump)
+                    watch[jump.item] = (_ITEM, jump)
+                self._watch_lines[code] = frozenset(positions.lines_of_offsets(code, watch))
+            self._watch[code] = watch
+        return watch
+
     def _events_of(self, code):
         mon = sys.monitoring
         events = mon.events.BRANCH | mon.events.LINE
+        if self._watched(code):
+            events |= mon.events.INSTRUCTION
         if self.observer is not None:
             events |= mon.events.PY_START | mon.events.PY_RETURN
         elif any(site.store is None for site in self.value_sites(code).values()):
@@ -175,6 +224,7 @@ class Tracer:
             sys.settrace(self._global_trace)
         else:
             sys.monitoring.restart_events()
+            self._ending.clear()
             for branching in self._branching.values():
                 if branching.running:
                     branching.running.clear()
@@ -188,6 +238,7 @@ class Tracer:
             sys.settrace(None)
         else:
             self._stores.clear()
+            self._ending.clear()
             for code in self._stepping:
                 sys.monitoring.set_local_events(TOOL_ID, code, self._events_of(code))
             self._stepping.clear()
@@ -316,6 +367,11 @@ class Tracer:
         # A line's event is needed once per execution: `start()` turns them all on again.
         if self._observation is not None:
             self._record_line(code.co_filename, line)
+            # A line event disabled at an instruction takes its instruction event with it
+            # (3.12, 3.13): a watched instruction's line stays on.
+            watched = self._watch_lines.get(code)
+            if watched and line in watched:
+                return None
             return sys.monitoring.DISABLE
         return None
 
@@ -362,7 +418,16 @@ class Tracer:
 
     def _on_instruction(self, code, offset):
         if self._observation is None:
-            return
+            return None
+        watch = self._watch.get(code)
+        if watch:
+            watched = watch.get(offset)
+            if watched is not None:
+                self._async_step(sys._getframe(1), code, watched)
+            elif not self._branching_of(code).stores:
+                return sys.monitoring.DISABLE
+        if not self._stores:
+            return None
         frame = sys._getframe(1)
         pending = self._stores.get(frame_key(frame))
         if pending is None:
@@ -376,6 +441,19 @@ class Tracer:
                 sys.monitoring.set_local_events(TOOL_ID, code, self._events_of(code))
         elif offset == site.offset:
             self._stores[frame_key(frame)] = (site, True, code)
+
+    def _async_step(self, frame, code, watched):
+        """A watched instruction of an `async for` step ran in `frame` (3.12+)."""
+        role, jump = watched
+        key = frame_key(frame)
+        if role == _END:
+            self._ending[key] = (frame, jump)
+            return
+        ending = self._ending.pop(key, None) if self._ending else None
+        if role == _ITEM:
+            self._record_branch(frame, code, jump, False)
+        elif role == _AFTER and ending is not None and ending[0] is frame and ending[1] is jump:
+            self._record_branch(frame, code, jump, True)
 
     # -- sys.settrace (3.9-3.11) ------------------------------------------------------------
 
@@ -404,6 +482,7 @@ class Tracer:
         if observer is not None:
             observer.enter(frame, code)
         sites = self.value_sites(code)
+        items = self.async_items(code)
         record_branch = self._record_branch
         record_line = self._record_line
         record_value = self._record_value
@@ -420,7 +499,14 @@ class Tracer:
                 jump = pending[0]
                 if jump is not None:
                     pending[0] = None
-                    record_branch(frame, code, jump, lasti == jump.target)
+                    # An `async for` step's `END_ASYNC_FOR` goes elsewhere only when it
+                    # raised again (no exception event then): the loop did not end.
+                    if lasti == jump.target or jump.item is None:
+                        record_branch(frame, code, jump, lasti == jump.target)
+                if items:
+                    item = items.get(lasti)
+                    if item is not None:
+                        record_branch(frame, code, item, False)
                 jump = pending[0] = jumps.get(lasti)
                 if sites:
                     site = sites.get(lasti)

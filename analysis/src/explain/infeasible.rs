@@ -115,7 +115,7 @@ fn holds(decision: &Decision, outcome: bool, sorts: &mut FxHashMap<String, Sort>
         .enumerate()
         .map(|(i, c)| match condition(&c.text, sorts) {
             Some(e) => Some(e),
-            None if several => Some(literal_truth(&c.text).map(Expr::Bool).unwrap_or_else(|| {
+            None if several => Some(c.literal.map(Expr::Bool).unwrap_or_else(|| {
                 Expr::var(
                     &format!("$condition:{}:{i}", decision.range.start),
                     Sort::Bool,
@@ -179,23 +179,6 @@ fn operand(text: &str, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
         .ok()
         .filter(|x| x.is_finite())
         .map(Expr::Real)
-}
-
-/// The truth of a literal operand (`1`, `"x"`, `None`, `()`); none for anything else.
-fn literal_truth(text: &str) -> Option<bool> {
-    let text = text.trim();
-    match text {
-        "True" => return Some(true),
-        "False" | "None" | "()" | "[]" | "{}" | "\"\"" | "''" => return Some(false),
-        _ => {}
-    }
-    if let Ok(x) = text.replace('_', "").parse::<f64>() {
-        return Some(x != 0.0);
-    }
-    let quoted = text.len() >= 2
-        && (text.starts_with('"') && text.ends_with('"')
-            || text.starts_with('\'') && text.ends_with('\''));
-    quoted.then_some(true)
 }
 
 fn var(name: &str, sort: Sort, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {

@@ -123,12 +123,9 @@ fn proven_infeasible(
     let conditions = &f.syntax.decisions[d].conditions;
     vectors.iter().all(|vector| {
         // A literal (`"ORDER"` in `prefix or "ORDER"`) has one truth value.
-        let constant_contradicted = vector.iter().any(|&(c, v)| {
-            conditions
-                .get(c as usize)
-                .and_then(|c| literal_truth(&c.text))
-                == Some(!v)
-        });
+        let constant_contradicted = vector
+            .iter()
+            .any(|&(c, v)| conditions.get(c as usize).and_then(|c| c.literal) == Some(!v));
         if constant_contradicted {
             return true;
         }
@@ -148,23 +145,6 @@ fn proven_infeasible(
         }
         solver.check(&assertions) == Answer::Unsat
     })
-}
-
-/// The truth value of a literal condition.
-fn literal_truth(text: &str) -> Option<bool> {
-    let t = text.trim();
-    match t {
-        "True" => return Some(true),
-        "False" | "None" => return Some(false),
-        _ => {}
-    }
-    let quoted = t.len() >= 2
-        && ((t.starts_with('"') && t.ends_with('"')) || (t.starts_with('\'') && t.ends_with('\'')))
-        && !t[1..t.len() - 1].contains(['"', '\'', '\\']);
-    if quoted {
-        return Some(t.len() > 2);
-    }
-    t.replace('_', "").parse::<f64>().ok().map(|x| x != 0.0)
 }
 
 /// An expression over parameters the function never rebinds, each annotated with a type the
@@ -422,14 +402,5 @@ mod tests {
             vectors(&expr, &table, 3, true_2),
             vec![vec![(0, true), (1, true), (2, true)]]
         );
-    }
-
-    #[test]
-    fn literals_have_one_truth_value() {
-        assert_eq!(literal_truth("\"ORDER\""), Some(true));
-        assert_eq!(literal_truth("''"), Some(false));
-        assert_eq!(literal_truth("0"), Some(false));
-        assert_eq!(literal_truth("None"), Some(false));
-        assert_eq!(literal_truth("prefix"), None);
     }
 }

@@ -198,7 +198,6 @@ pub fn signature(
     pool: &Pool,
     target: &FunctionUnderTest,
     facts: &Facts,
-    source: &str,
 ) -> Result<Signature, NotDescribed> {
     let request = serde_json::json!({
         "op": "describe",
@@ -252,7 +251,8 @@ pub fn signature(
             // kinds its uses ask for first, then the guess's.
             let shape = match (shape, instances.get(name.as_str())) {
                 (Shape::Any, Some(kinds)) => {
-                    let guess = crate::explore::seeds::guess_from_uses(&name, source);
+                    let guess =
+                        crate::explore::seeds::guess_from_uses(&name, &target.syntax.param_uses);
                     let mut variants = kinds.clone();
                     let rest = match guess.variants() {
                         v if v.is_empty() => vec![guess],
@@ -264,11 +264,14 @@ pub fn signature(
                 (shape, _) => shape,
             };
             let shape = match shape {
-                Shape::Any => crate::explore::seeds::guess_from_uses(&name, source),
+                Shape::Any => {
+                    crate::explore::seeds::guess_from_uses(&name, &target.syntax.param_uses)
+                }
                 // What a callable returns, when its annotation does not say, too.
                 Shape::Callable { returns, named } if *returns == Shape::Any => Shape::Callable {
                     returns: Box::new(
-                        crate::explore::seeds::called(&name, source).unwrap_or(Shape::Any),
+                        crate::explore::seeds::called(&name, &target.syntax.param_uses)
+                            .unwrap_or(Shape::Any),
                     ),
                     named,
                 },

@@ -129,7 +129,7 @@ pub fn explore_all_reporting(
             let spawned = explorer.spawn_scoped(s, || {
                 loop {
                     let next = queue.lock().expect("queue lock").pop();
-                    let Some((i, (file, function, target, source))) = next else {
+                    let Some((i, (file, function, target))) = next else {
                         return;
                     };
                     report(Progress::Started {
@@ -142,7 +142,7 @@ pub fn explore_all_reporting(
                         .map(|r| (r, r.take(RunBudget::weight(&target, obligations))));
                     let described = match share {
                         Some((_, share)) if share.is_zero() => Err(None),
-                        _ => signature(pool, &target, facts, &source).map_err(Some),
+                        _ => signature(pool, &target, facts).map_err(Some),
                     };
                     let settled = matches!(&described, Err(Some(e)) if e.answered);
                     let (exploration, import_failure, guidance_subjects) = match described {
@@ -171,7 +171,6 @@ pub fn explore_all_reporting(
                                     &sig,
                                     pool,
                                     &own,
-                                    &source,
                                     watched.as_ref().map(|w| w as &dyn AnomalyCheck),
                                 );
                                 let subjects = crate::guidance::dependence::subjects(&sig, &e);

@@ -220,13 +220,8 @@ pub(super) fn reach(
     )
 }
 
-/// A function to explore: its file, ID, what the search needs, and its source text.
-pub type Target = (
-    SourceFile,
-    lacuna_grammar::FunctionId,
-    FunctionUnderTest,
-    String,
-);
+/// A function to explore: its file, ID, and what the search needs.
+pub type Target = (SourceFile, lacuna_grammar::FunctionId, FunctionUnderTest);
 
 /// The functions of `files` to explore, with the reasons others are skipped.
 /// Why a module cannot be imported by name (`1abc`, `class`, `my-module`), so that neither the
@@ -358,17 +353,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 }
                 continue;
             }
-            let range = syntax.range.absolute(node.anchor(db));
-            let source = text
-                .get(range.start as usize..range.end as usize)
-                .unwrap_or_default()
-                .to_owned();
-            out.push((
-                file,
-                node.id(db).clone(),
-                under_test(called_as, call),
-                source,
-            ));
+            out.push((file, node.id(db).clone(), under_test(called_as, call)));
         }
     }
     (out, skipped)

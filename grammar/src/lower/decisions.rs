@@ -6,6 +6,7 @@
 //! between two boolean operands is modelled at the root of a decision only. Everything else is a
 //! leaf condition.
 
+use super::literal;
 use super::source::{Source, named_children, range, token_child};
 use crate::decision::{BoolExpr, DecisionKind, MAX_CONDITIONS, Unmodelled};
 use crate::text::TextRange;
@@ -26,8 +27,17 @@ pub(super) struct FoundDecision {
 
 pub(super) struct Lowered {
     pub expr: BoolExpr,
-    /// Range, collapsed text and tested branches of each leaf, in evaluation order.
-    pub conditions: Vec<(TextRange, String, Vec<TextRange>)>,
+    /// The leaves, in evaluation order.
+    pub conditions: Vec<Leaf>,
+}
+
+/// A leaf condition as found: its range, collapsed text, the branches CPython tests directly
+/// (of a conditional expression), and the truth it has whatever the input (a literal).
+pub(super) struct Leaf {
+    pub range: TextRange,
+    pub text: String,
+    pub branches: Vec<TextRange>,
+    pub literal: Option<bool>,
 }
 
 /// The decision `node` introduces, if any, given its tested expression. `structural` receives
@@ -135,26 +145,31 @@ pub(super) fn decision_of(
 /// A `for` loop as a branch point: its one condition stands for "the iterable yields another
 /// item", at the iterable's range; the enter side is the body, the exit side the `else:` clause
 /// (or what follows the loop). Its ID's text is the header (`x in xs`), so two loops over the
-/// same iterable differ. An `async for` is not counted: CPython runs it without the `FOR_ITER`
-/// step the agent observes.
+/// same iterable differ. An `async for` is one too; its keyword is `async for`, whose start is
+/// where CPython puts the statement's step (`GET_ANEXT`) on every version.
 fn for_loop(source: &Source<'_>, node: Node<'_>) -> Option<FoundDecision> {
-    if token_child(node, "async").is_some() {
-        return None;
-    }
     let left = node.child_by_field_name("left")?;
     let right = node.child_by_field_name("right")?;
-    let keyword = token_child(node, "for")?;
+    let mut keyword = range(token_child(node, "for")?);
+    if let Some(async_token) = token_child(node, "async") {
+        keyword = TextRange::new(range(async_token).start, keyword.end);
+    }
     let body = node.child_by_field_name("body").map(range);
     let orelse = node.child_by_field_name("alternative").map(clause_target);
     let iterable = source.collapsed(right);
     Some(FoundDecision {
         kind: DecisionKind::For,
         range: range(right),
-        keyword: range(keyword),
+        keyword,
         text: format!("{} in {iterable}", source.collapsed(left)),
         lowered: Ok(Lowered {
             expr: BoolExpr::Condition(0),
-            conditions: vec![(range(right), iterable, vec![])],
+            conditions: vec![Leaf {
+                range: range(right),
+                text: iterable,
+                branches: vec![],
+                literal: None,
+            }],
         }),
         targets: [body, orelse],
     })
@@ -193,7 +208,7 @@ fn lower(
 
 struct Lowering<'s, 'a> {
     source: &'s Source<'a>,
-    conditions: Vec<(TextRange, String, Vec<TextRange>)>,
+    conditions: Vec<Leaf>,
     structural: &'s mut dyn FnMut(usize),
 }
 
@@ -251,7 +266,7 @@ impl Lowering<'_, '_> {
                     (self.structural)(node.id());
                     let mut expr: Option<BoolExpr> = None;
                     for link in links {
-                        let leaf = self.leaf(link);
+                        let leaf = self.leaf(link, None);
                         expr = Some(match expr {
                             None => leaf,
                             Some(prev) => BoolExpr::And(Box::new(prev), Box::new(leaf)),
@@ -280,9 +295,9 @@ impl Lowering<'_, '_> {
         if node.kind() == "named_expression"
             && let Some(value) = node.child_by_field_name("value")
         {
-            return self.leaf(range(value));
+            return self.leaf(range(value), literal::truth(self.source, value));
         }
-        let leaf = self.leaf(range(node));
+        let leaf = self.leaf(range(node), literal::truth(self.source, node));
         // `a if c else b` as a condition: CPython tests `a` and `b` directly.
         if node.kind() == "conditional_expression"
             && let [body, _, orelse] = named_children(node).as_slice()
@@ -306,18 +321,23 @@ impl Lowering<'_, '_> {
                 .flatten()
                 .collect();
             if let Some(last) = self.conditions.last_mut() {
-                last.2 = branches;
+                last.branches = branches;
             }
         }
         leaf
     }
 
-    fn leaf(&mut self, range: TextRange) -> BoolExpr {
+    fn leaf(&mut self, range: TextRange, literal: Option<bool>) -> BoolExpr {
         let index = self.conditions.len() as u16;
         let text = super::source::collapse_whitespace(
             &self.source.text[range.start as usize..range.end as usize],
         );
-        self.conditions.push((range, text, vec![]));
+        self.conditions.push(Leaf {
+            range,
+            text,
+            branches: vec![],
+            literal,
+        });
         BoolExpr::Condition(index)
     }
 }

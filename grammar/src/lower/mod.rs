@@ -9,6 +9,7 @@ mod decisions;
 mod definitions;
 mod edits;
 mod imports;
+mod literal;
 pub mod outline;
 mod parts;
 mod recover;
@@ -19,16 +20,27 @@ use crate::ids::{DecisionId, FunctionId};
 use crate::syntax::*;
 use crate::text::{Anchor, TextRange};
 use compact::Compact;
+use compact_str::CompactString;
 use edits::{lone_cr_as_newline, text_edit};
 use recover::finish_and_recover;
 use rustc_hash::{FxHashMap, FxHashSet};
 use source::{KindSet, Source, Visit, range};
 use std::cell::RefCell;
 use std::sync::Arc;
+use thin_vec::ThinVec;
 use tree_sitter::{Node, Parser};
 
 /// Most syntax errors reported for one file; past this, the rest add nothing.
 const MAX_SYNTAX_ERRORS: usize = 50;
+
+/// The most literals kept per function or module name (a data table's are seeds enough).
+const MAX_LITERALS: usize = 512;
+
+/// The most names read (and attribute names) kept per function.
+const MAX_READS: usize = 2048;
+
+/// The most uses of its parameters kept per function.
+const MAX_PARAM_USES: usize = 1024;
 
 thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new({
@@ -127,6 +139,7 @@ fn lower_in_parts(text: &str, part_bytes: usize) -> Module {
         parts::parse_in_parts(&mut parser.borrow_mut(), text, part_bytes, |part| {
             // Node IDs are only unique within one tree.
             lowerer.structural.clear();
+            lowerer.not_read.clear();
             if part.tree.root_node().child_count() == 0 {
                 // An empty module's hash is that of its one (empty) token, as a whole parse has it.
                 text_hash =
@@ -164,6 +177,10 @@ struct FunctionBuilder {
     decision_keys: FxHashMap<(DecisionKind, String), u32>,
     /// The receiver's name and the class, for methods (and functions nested in them).
     receiver: Option<(String, usize)>,
+    /// What `literals` and `reads` hold already.
+    seen_literals: FxHashSet<Literal>,
+    seen_reads: FxHashSet<CompactString>,
+    seen_attributes: FxHashSet<CompactString>,
 }
 
 struct ClassBuilder {
@@ -193,6 +210,14 @@ struct Lowerer<'a> {
     error_depth: usize,
     qualnames: FxHashMap<String, u32>,
     interesting: &'static KindSet,
+    /// The names the module's body assigns, with their statements' literals.
+    globals: Vec<Global>,
+    /// The module-level assignment being walked: the indices of its names in `globals`, and
+    /// where it ends.
+    assigning: Option<(std::ops::Range<usize>, u32)>,
+    /// Identifiers that name no value read: an attribute's name (`x` of `o.x`), a keyword
+    /// argument's name.
+    not_read: FxHashSet<usize>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -219,6 +244,9 @@ impl<'a> Lowerer<'a> {
                 function: module,
                 decision_keys: FxHashMap::default(),
                 receiver: None,
+                seen_literals: FxHashSet::default(),
+                seen_reads: FxHashSet::default(),
+                seen_attributes: FxHashSet::default(),
             }],
             classes: vec![],
             imports: vec![],
@@ -235,6 +263,9 @@ impl<'a> Lowerer<'a> {
             error_depth: 0,
             qualnames: FxHashMap::default(),
             interesting: KindSet::get(),
+            globals: vec![],
+            assigning: None,
+            not_read: FxHashSet::default(),
         }
     }
 
@@ -326,6 +357,9 @@ impl<'a> Lowerer<'a> {
             },
             decision_keys: FxHashMap::default(),
             receiver,
+            seen_literals: FxHashSet::default(),
+            seen_reads: FxHashSet::default(),
+            seen_attributes: FxHashSet::default(),
         });
         self.scopes.push(Scope {
             node: node.id(),
@@ -333,6 +367,26 @@ impl<'a> Lowerer<'a> {
             prefix: format!("{qualname}.<locals>."),
             class: None,
         });
+        self.record_doctest_literals(node);
+    }
+
+    /// The literals of the examples in a function's docstring ([`literal::doctest_literals`]).
+    fn record_doctest_literals(&mut self, node: Node<'_>) {
+        let docstring = node
+            .child_by_field_name("body")
+            .and_then(|body| body.named_child(0))
+            .filter(|first| first.kind() == "expression_statement")
+            .and_then(|statement| statement.named_child(0))
+            .and_then(|string| literal::value(&self.source, string));
+        let Some(Literal::Str { value, .. }) = docstring else {
+            return;
+        };
+        if !value.contains(">>>") {
+            return;
+        }
+        for literal in literal::doctest_literals(&value) {
+            self.add_literal(literal);
+        }
     }
 
     fn register_method(&mut self, class: usize, method: &FunctionSyntax) {
@@ -435,6 +489,9 @@ impl<'a> Lowerer<'a> {
             function: body_function,
             decision_keys: FxHashMap::default(),
             receiver: None,
+            seen_literals: FxHashSet::default(),
+            seen_reads: FxHashSet::default(),
+            seen_attributes: FxHashSet::default(),
         });
         self.scopes.push(Scope {
             node: node.id(),
@@ -476,14 +533,16 @@ impl<'a> Lowerer<'a> {
                     .conditions
                     .into_iter()
                     .enumerate()
-                    .map(|(i, (r, text, branches))| Condition {
+                    .map(|(i, leaf)| Condition {
                         index: i as u16,
-                        range: TextRange::new(r.start - anchor, r.end - anchor),
-                        text: text.into(),
-                        branches: branches
+                        range: TextRange::new(leaf.range.start - anchor, leaf.range.end - anchor),
+                        text: leaf.text.into(),
+                        branches: leaf
+                            .branches
                             .into_iter()
                             .map(|b| TextRange::new(b.start - anchor, b.end - anchor))
                             .collect(),
+                        literal: leaf.literal,
                     })
                     .collect();
                 (Some(lowered.expr), None, conditions)
@@ -532,6 +591,238 @@ impl<'a> Lowerer<'a> {
                 range: r,
                 arg_count,
             });
+    }
+
+    /// The functions whose code the node being walked is: the innermost scope's, and each
+    /// enclosing `def`'s (a nested function's literals and reads are its enclosing one's too).
+    fn code_owners(&self) -> Vec<usize> {
+        let mut owners: Vec<usize> = vec![];
+        for scope in self.scopes.iter().rev() {
+            let f = scope.function;
+            let def = self.functions[f].function.syntax.kind == FunctionKind::Def;
+            if !owners.contains(&f) && (owners.is_empty() || def) {
+                owners.push(f);
+            }
+        }
+        owners
+    }
+
+    /// A string or integer literal ([`FunctionSyntax::literals`], [`Global::literals`]).
+    fn record_literal(&mut self, node: Node<'_>) {
+        let Some(literal) = literal::value(&self.source, node) else {
+            return;
+        };
+        self.add_literal(literal.clone());
+        if let Some((names, end)) = &self.assigning
+            && node.start_byte() < *end as usize
+        {
+            for global in &mut self.globals[names.clone()] {
+                if global.literals.len() < MAX_LITERALS && !global.literals.contains(&literal) {
+                    global.literals.push(literal.clone());
+                }
+            }
+        }
+    }
+
+    /// `literal` among those of the functions whose code is being walked.
+    fn add_literal(&mut self, literal: Literal) {
+        for f in self.code_owners() {
+            let builder = &mut self.functions[f];
+            if builder.seen_literals.len() < MAX_LITERALS
+                && builder.seen_literals.insert(literal.clone())
+            {
+                Arc::make_mut(&mut builder.function.syntax)
+                    .literals
+                    .push(literal.clone());
+            }
+        }
+    }
+
+    /// The uses of a parameter `node` makes ([`FunctionSyntax::param_uses`]).
+    fn record_param_uses(&mut self, node: Node<'_>) {
+        let field = |name: &str| node.child_by_field_name(name);
+        let mut uses: Vec<(Node<'_>, UseKind)> = vec![];
+        match node.kind() {
+            "attribute" => {
+                if let (Some(object), Some(name)) = (field("object"), field("attribute")) {
+                    uses.push((object, UseKind::Attribute(self.source.text(name).into())));
+                }
+            }
+            "subscript" => {
+                let index = source::named_children(node).get(1).copied();
+                let kind = index.and_then(|index| match index.kind() {
+                    "integer" => Some(UseKind::IndexedByNumber),
+                    "unary_operator" => (index
+                        .child_by_field_name("argument")
+                        .is_some_and(|a| a.kind() == "integer"))
+                    .then_some(UseKind::IndexedByNumber),
+                    "string" | "identifier" | "attribute" => Some(UseKind::IndexedByKey),
+                    _ => None,
+                });
+                if let (Some(value), Some(kind)) = (field("value"), kind) {
+                    uses.push((value, kind));
+                }
+            }
+            "comparison_operator" => {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for pair in children.windows(2) {
+                    if matches!(pair[0].kind(), "in" | "not in") {
+                        uses.push((pair[1], UseKind::Membership));
+                    }
+                }
+            }
+            // `not p(v)`: the call's truth is what is used.
+            "not_operator" => {
+                let called = field("argument")
+                    .filter(|a| a.kind() == "call")
+                    .and_then(|call| call.child_by_field_name("function"));
+                if let Some(function) = called {
+                    uses.push((function, UseKind::Called { tested: true }));
+                }
+            }
+            "for_statement" | "for_in_clause" => {
+                if let Some(right) = field("right") {
+                    uses.push((right, UseKind::Iterated));
+                }
+            }
+            "call" => {
+                let function = field("function");
+                if let Some(function) = function.filter(|f| f.kind() == "identifier") {
+                    let call = self.relative(range(node));
+                    let tested = self
+                        .current()
+                        .function
+                        .syntax
+                        .decisions
+                        .iter()
+                        .any(|d| d.conditions.iter().any(|c| c.range == call));
+                    uses.push((function, UseKind::Called { tested }));
+                }
+                let callee = function
+                    .filter(|f| f.kind() == "identifier")
+                    .map(|f| self.source.text(f));
+                for argument in field("arguments")
+                    .map(source::named_children)
+                    .unwrap_or_default()
+                {
+                    match argument.kind() {
+                        "identifier" => {
+                            if let Some(callee) = callee {
+                                uses.push((argument, UseKind::ArgumentOf(callee.into())));
+                            }
+                        }
+                        "keyword_argument" => {
+                            let name = argument.child_by_field_name("name");
+                            if name.is_some_and(|n| self.source.text(n) == "key")
+                                && let Some(value) = argument.child_by_field_name("value")
+                            {
+                                uses.push((value, UseKind::KeyFunction));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => return,
+        }
+        for (used, kind) in uses {
+            if used.kind() != "identifier" {
+                continue;
+            }
+            let name = self.source.text(used);
+            for f in self.code_owners() {
+                let syntax = &self.functions[f].function.syntax;
+                if syntax.param_uses.len() < MAX_PARAM_USES
+                    && syntax.params.iter().any(|p| p.name == name)
+                {
+                    Arc::make_mut(&mut self.functions[f].function.syntax)
+                        .param_uses
+                        .push(ParamUse {
+                            param: name.into(),
+                            kind: kind.clone(),
+                        });
+                }
+            }
+        }
+    }
+
+    /// A definition's name and its parameters' names name no value read.
+    fn mark_definition_names(&mut self, node: Node<'_>) {
+        if let Some(name) = node.child_by_field_name("name") {
+            self.not_read.insert(name.id());
+        }
+        let Some(parameters) = node.child_by_field_name("parameters") else {
+            return;
+        };
+        for parameter in source::named_children(parameters) {
+            let name = match parameter.kind() {
+                "identifier" => Some(parameter),
+                "default_parameter" | "typed_default_parameter" => {
+                    parameter.child_by_field_name("name")
+                }
+                "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+                    source::named_children(parameter)
+                        .into_iter()
+                        .find(|n| n.kind() == "identifier")
+                }
+                _ => None,
+            };
+            if let Some(name) = name.filter(|n| n.kind() == "identifier") {
+                self.not_read.insert(name.id());
+            }
+        }
+    }
+
+    /// A name read ([`FunctionSyntax::reads`]).
+    fn record_read(&mut self, node: Node<'_>) {
+        if self.not_read.contains(&node.id()) {
+            return;
+        }
+        let name = CompactString::from(self.source.text(node));
+        for f in self.code_owners() {
+            let builder = &mut self.functions[f];
+            if builder.seen_reads.len() < MAX_READS && builder.seen_reads.insert(name.clone()) {
+                Arc::make_mut(&mut builder.function.syntax)
+                    .reads
+                    .push(name.clone());
+            }
+        }
+    }
+
+    /// An attribute's name ([`FunctionSyntax::attributes`]).
+    fn record_attribute(&mut self, name: Node<'_>) {
+        let name = CompactString::from(self.source.text(name));
+        for f in self.code_owners() {
+            let builder = &mut self.functions[f];
+            if builder.seen_attributes.len() < MAX_READS
+                && builder.seen_attributes.insert(name.clone())
+            {
+                Arc::make_mut(&mut builder.function.syntax)
+                    .attributes
+                    .push(name.clone());
+            }
+        }
+    }
+
+    /// A module-level assignment ([`Module::globals`]): the names it binds, whose literals
+    /// follow.
+    fn record_global(&mut self, node: Node<'_>) {
+        if self.scope().function != 0 {
+            return;
+        }
+        let mut names: Vec<Node<'_>> = vec![];
+        if let Some(left) = node.child_by_field_name("left") {
+            definitions::bound_names(left, &mut names);
+        }
+        let first = self.globals.len();
+        for name in names {
+            self.globals.push(Global {
+                name: self.source.text(name).into(),
+                literals: ThinVec::new(),
+            });
+        }
+        self.assigning = Some((first..self.globals.len(), node.end_byte() as u32));
     }
 
     /// The names `node` binds in the function it is in ([`FunctionSyntax::bindings`]).
@@ -717,10 +1008,16 @@ impl<'a> Lowerer<'a> {
         functions.shrink_to_fit();
         let mut classes: Vec<Class> = self.classes.into_iter().map(|b| b.class).collect();
         classes.shrink_to_fit();
+        let mut globals = self.globals;
+        for global in &mut globals {
+            global.compact();
+        }
+        globals.shrink_to_fit();
         Module {
             imports: self.imports,
             functions,
             classes,
+            globals,
             syntax_errors: self.errors,
         }
     }
@@ -751,6 +1048,13 @@ impl Visit for Lowerer<'_> {
                 self.error_depth += 1;
             }
         }
+        if matches!(
+            node.kind(),
+            "function_definition" | "class_definition" | "lambda"
+        ) {
+            self.mark_definition_names(node);
+        }
+        self.record_param_uses(node);
         match node.kind() {
             "function_definition" => self.enter_function(node),
             "class_definition" => self.enter_class(node),
@@ -772,6 +1076,15 @@ impl Visit for Lowerer<'_> {
                 self.record_field_access(node);
             }
             "attribute" | "assignment" | "augmented_assignment" | "delete_statement" => {
+                if node.kind() == "attribute"
+                    && let Some(name) = node.child_by_field_name("attribute")
+                {
+                    self.not_read.insert(name.id());
+                    self.record_attribute(name);
+                }
+                if node.kind() == "assignment" {
+                    self.record_global(node);
+                }
                 self.record_field_access(node);
                 self.record_bindings(node);
             }
@@ -784,6 +1097,22 @@ impl Visit for Lowerer<'_> {
                 self.imports.extend(found);
             }
             "yield" => self.mark_generator(),
+            "string" | "integer" => self.record_literal(node),
+            "identifier" => self.record_read(node),
+            "keyword_argument" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    self.not_read.insert(name.id());
+                }
+            }
+            "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression" => {
+                let whole = self.relative(range(node));
+                Arc::make_mut(&mut self.current().function.syntax)
+                    .comprehensions
+                    .push(whole);
+            }
             _ => {}
         }
         if matches!(node.kind(), "for_statement" | "while_statement") {

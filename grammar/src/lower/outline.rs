@@ -382,72 +382,11 @@ fn string_value(source: &Source<'_>, node: Node<'_>) -> Option<String> {
             if prefix.contains(['r', 'R']) {
                 Some(content)
             } else {
-                unescape(&content)
+                super::literal::unescape(&content, false)
             }
         }
         _ => None,
     }
-}
-
-/// Python's escape sequences in a non-raw string literal; `None` for `\N{…}` (a name table is
-/// not worth carrying) and malformed escapes.
-fn unescape(content: &str) -> Option<String> {
-    let mut out = String::with_capacity(content.len());
-    let mut chars = content.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(e) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        let mut hex = |n: usize| -> Option<char> {
-            let digits: String = (0..n).map_while(|_| chars.next()).collect();
-            (digits.len() == n)
-                .then(|| u32::from_str_radix(&digits, 16).ok())
-                .flatten()
-                .and_then(char::from_u32)
-        };
-        match e {
-            '\n' => {}
-            '\r' => {
-                chars.next_if_eq(&'\n');
-            }
-            '\\' | '\'' | '"' => out.push(e),
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            'r' => out.push('\r'),
-            'a' => out.push('\x07'),
-            'b' => out.push('\x08'),
-            'f' => out.push('\x0c'),
-            'v' => out.push('\x0b'),
-            'x' => out.push(hex(2)?),
-            'u' => out.push(hex(4)?),
-            'U' => out.push(hex(8)?),
-            '0'..='7' => {
-                let mut value = e.to_digit(8)?;
-                for _ in 0..2 {
-                    match chars.peek().and_then(|d| d.to_digit(8)) {
-                        Some(d) => {
-                            value = value * 8 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.push(char::from_u32(value)?);
-            }
-            'N' => return None,
-            // An unknown escape stands for itself, backslash included.
-            other => {
-                out.push('\\');
-                out.push(other);
-            }
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]
@@ -522,16 +461,6 @@ mod tests {
             &Some("    Queue as Q")
         );
         assert!(o.binds("Q") && o.binds("os") && o.binds("K") && !o.binds("Queue"));
-    }
-
-    #[test]
-    fn escapes_decode_as_python_decodes_them() {
-        assert_eq!(
-            unescape("a\\tb\\101\\u00e9\\q").as_deref(),
-            Some("a\tbA\u{e9}\\q")
-        );
-        assert_eq!(unescape("\\N{BULLET}"), None);
-        assert_eq!(unescape("\\x4"), None);
     }
 
     #[test]

@@ -185,11 +185,10 @@ impl Generator {
             if !self.current(&job.uri, job.version) {
                 break;
             }
-            let (_, function, under_test, source) = target;
+            let (_, function, under_test) = target;
             self.outbox
                 .status(Status::generating(&under_test.qualname, done, total));
-            let (exploration, subjects) =
-                self.explore_one(&job.config, &under_test, &job.writers, &source);
+            let (exploration, subjects) = self.explore_one(&job.config, &under_test, &job.writers);
             let suspicious = self.suspicious(&job.config, &under_test, &exploration);
             let mut outcome = outcome(
                 &under_test,
@@ -293,7 +292,6 @@ impl Generator {
         config: &Arc<Config>,
         target: &FunctionUnderTest,
         writers: &Writers,
-        source: &str,
     ) -> (Exploration, BTreeSet<String>) {
         let budget = generation::budget(config);
         if let Err(e) = self.pool(config, false) {
@@ -310,7 +308,7 @@ impl Generator {
             watch: self.watch.clone(),
         };
         let pool = &self.pool.as_ref().expect("pool started").1;
-        match generation::signature(pool, target, &facts, source) {
+        match generation::signature(pool, target, &facts) {
             Ok(signature) => {
                 let watched = facts.watch.as_ref().and_then(|w| w.of(pool, target));
                 let e = explore_watching(
@@ -318,7 +316,6 @@ impl Generator {
                     &signature,
                     pool,
                     &budget,
-                    source,
                     watched.as_ref().map(|w| w as &dyn AnomalyCheck),
                 );
                 // What the exploration depends on in the guidance module: the staleness rule
@@ -345,13 +342,13 @@ impl Generator {
     ) -> Result<Vec<PathBuf>, String> {
         let total = targets.len();
         let mut keys = vec![];
-        for (i, ((_, _, under_test, source), fingerprint)) in targets.into_iter().enumerate() {
+        for (i, ((_, _, under_test), fingerprint)) in targets.into_iter().enumerate() {
             let key = (under_test.module.clone(), under_test.qualname.clone());
             let fresh = matches!(self.explored.get(&key), Some((f, _, _)) if *f == fingerprint);
             if !fresh {
                 self.outbox
                     .status(Status::generating(&under_test.qualname, i, total));
-                let (e, _) = self.explore_one(config, &under_test, writers, &source);
+                let (e, _) = self.explore_one(config, &under_test, writers);
                 self.explored
                     .insert(key.clone(), (fingerprint, under_test, e));
             }

@@ -484,21 +484,24 @@ impl Search<'_> {
     ) {
         let needed = u64::from(self.budget.loop_bound) + 1;
         // The iteration of a comprehension or generator expression (not one of the function's
-        // `for` decisions) that reached the bound: a decision on the line its iterable starts
-        // is one of its per-item conditions (`"?" if ord(c) > 0xFFFF else c for c in text`),
-        // which one item decides — concrete because an operation is not modelled, not because
-        // the loop needs more iterations.
+        // `for` decisions) that reached the bound: a decision inside a comprehension spanning
+        // the line its iterable starts is one of its per-item conditions (`"?" if ord(c) >
+        // 0xFFFF else c for c in text`), which one item decides — concrete because an
+        // operation is not modelled, not because the loop needs more iterations.
         let per_item_line = match path[at].origin {
             Origin::Loop(None, line) => line,
             _ => None,
         };
+        let syntax = &self.f.syntax;
+        let line_of = |offset: u32| self.f.lines.line_col(offset).line + 1;
         let per_item = |d: usize| {
             per_item_line.is_some_and(|line| {
-                let start = self.f.syntax.decisions[d]
-                    .range
-                    .absolute(self.f.anchor)
-                    .start;
-                self.f.lines.line_col(start).line + 1 == line
+                syntax
+                    .comprehensions_around(syntax.decisions[d].range)
+                    .any(|c| {
+                        let c = c.absolute(self.f.anchor);
+                        (line_of(c.start)..=line_of(c.end)).contains(&line)
+                    })
             })
         };
         let later: FxHashSet<usize> = path[at..]

@@ -27,7 +27,7 @@ use super::coverage::{ConditionIndex, FunctionUnderTest};
 use super::exploration::{Attempt, Exploration, FailingAlike, Stop};
 use super::inputs::Candidate;
 use super::rng::Rng;
-use super::seeds::{globals_read, literals};
+use super::seeds::literals;
 use super::shape::Shape;
 use super::signature::Signature;
 use super::solver::Solver;
@@ -79,8 +79,6 @@ struct Search<'a> {
     budget: &'a Budget,
     strings: Vec<String>,
     numbers: Vec<i64>,
-    /// The function's source.
-    source: &'a str,
     start: Instant,
     out: Exploration,
     seen_candidates: FxHashSet<String>,
@@ -153,9 +151,8 @@ pub fn explore(
     signature: &Signature,
     executor: &dyn Executor,
     budget: &Budget,
-    source: &str,
 ) -> Exploration {
-    explore_watching(f, signature, executor, budget, source, None)
+    explore_watching(f, signature, executor, budget, None)
 }
 
 /// [`explore`], then, with a `watch`, inputs near the project's own tests' kept for what their
@@ -165,11 +162,10 @@ pub fn explore_watching(
     signature: &Signature,
     executor: &dyn Executor,
     budget: &Budget,
-    source: &str,
     watch: Option<&dyn AnomalyCheck>,
 ) -> Exploration {
     z3::with_z3_config(&z3::Config::new(), || {
-        let mut search = Search::new(f, signature, executor, budget, source);
+        let mut search = Search::new(f, signature, executor, budget);
         search.watch = watch;
         explore_in_context(search)
     })
@@ -189,21 +185,9 @@ impl<'a> Search<'a> {
         signature: &'a Signature,
         executor: &'a dyn Executor,
         budget: &'a Budget,
-        source: &'a str,
     ) -> Search<'a> {
         // The function's own literals first, then those of the module constants it reads.
-        let (mut strings, mut numbers) = literals(source);
-        let (more_strings, more_numbers) = literals(&globals_read(&f.text, source));
-        for s in more_strings {
-            if !strings.contains(&s) {
-                strings.push(s);
-            }
-        }
-        for n in more_numbers {
-            if !numbers.contains(&n) {
-                numbers.push(n);
-            }
-        }
+        let (strings, numbers) = literals(f);
         Solver::limit_memory(budget.solver_memory_mb);
         let mut search = Search {
             f,
@@ -214,7 +198,6 @@ impl<'a> Search<'a> {
             budget,
             strings,
             numbers,
-            source,
             start: Instant::now(),
             out: Exploration::default(),
             seen_candidates: FxHashSet::default(),

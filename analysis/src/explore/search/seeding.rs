@@ -14,6 +14,7 @@ use crate::explore::mutate::{Sources, mutate};
 use crate::explore::shape::{ObjectShape, Shape, kind_shape};
 use crate::explore::signature::{MinedArgument, MinedSequence};
 use crate::explore::value::ModelValue;
+use lacuna_grammar::Literal;
 
 impl Search<'_> {
     /// A candidate with the signature's default values.
@@ -227,10 +228,24 @@ impl Search<'_> {
     /// floats where the function tests for them (`math.isfinite`, `float("inf")`), numbers as
     /// text where it converts text to numbers.
     pub(super) fn special_values(&self, shape: &Shape) -> Vec<ModelValue> {
-        let special = ["isfinite", "isinf", "isnan", "inf", "nan"]
+        let syntax = &self.f.syntax;
+        let non_finite = |name: &str| ["isfinite", "isinf", "isnan", "inf", "nan"].contains(&name);
+        let special = syntax.attributes.iter().any(|a| non_finite(a))
+            || syntax.reads.iter().any(|r| non_finite(r))
+            || syntax.literals.iter().any(|l| match l {
+                Literal::Str { value, .. } => {
+                    let text = value
+                        .trim()
+                        .trim_start_matches(['+', '-'])
+                        .to_ascii_lowercase();
+                    ["inf", "infinity", "nan"].contains(&text.as_str())
+                }
+                Literal::Int(_) => false,
+            });
+        let converts = syntax
+            .calls
             .iter()
-            .any(|w| self.source.contains(w));
-        let converts = self.source.contains("float(") || self.source.contains("int(");
+            .any(|c| c.callee == "float" || c.callee == "int");
         match shape {
             Shape::Float if special => [f64::INFINITY, f64::NEG_INFINITY, f64::NAN]
                 .into_iter()

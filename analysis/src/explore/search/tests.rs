@@ -183,13 +183,7 @@ fn grade(args: &[i64], _: usize) -> Vec<Event> {
 fn flips_of_open_decisions_run_first_and_new_sides_are_confirmed() {
     let f = function(GRADE, "grade");
     let executor = scripted(grade);
-    let e = explore(
-        &f,
-        &int_params(&["score", "bonus"]),
-        &executor,
-        &budget(),
-        GRADE,
-    );
+    let e = explore(&f, &int_params(&["score", "bonus"]), &executor, &budget());
     let sides: Vec<(usize, bool)> = e.covered.keys().copied().collect();
     assert_eq!(sides, [(0, false), (0, true), (1, false), (1, true)]);
     assert_eq!(
@@ -222,7 +216,7 @@ fn a_side_the_second_run_does_not_confirm_is_not_claimed() {
     let f = function(COIN, "toss");
     let executor =
         scripted(|_: &[i64], before: usize| vec![branch(COIN, "coin()", before % 2 == 1, None)]);
-    let e = explore(&f, &int_params(&["n"]), &executor, &budget(), COIN);
+    let e = explore(&f, &int_params(&["n"]), &executor, &budget());
     assert!(e.covered.is_empty(), "{:?}", e.covered);
     assert!(e.tests.iter().all(|t| t.new_sides.is_empty()));
     assert!(
@@ -244,7 +238,7 @@ fn mutations_end_after_stale_executions() {
     let executor = scripted(|_: &[i64], _: usize| vec![branch(FLAG, "enabled()", true, None)]);
     let signature = int_params(&["n"]);
     let budget = budget();
-    let mut search = Search::new(&f, &signature, &executor, &budget, FLAG);
+    let mut search = Search::new(&f, &signature, &executor, &budget);
     search.run();
     assert_eq!(search.phase, Phase::Mutations);
     let ran = executor.ran.lock().expect("requests lock");
@@ -270,7 +264,7 @@ fn the_frontier_pops_by_priority_and_never_queues_an_input_twice() {
     let executor = scripted(grade);
     let signature = int_params(&["score", "bonus"]);
     let budget = budget();
-    let mut search = Search::new(&f, &signature, &executor, &budget, GRADE);
+    let mut search = Search::new(&f, &signature, &executor, &budget);
     let input = |score: i64| {
         let mut c = Candidate::default();
         c.vars
@@ -312,13 +306,7 @@ fn runs_failing_alike_before_any_decision_stop_the_search() {
         }
     }
     let f = function(GRADE, "grade");
-    let e = explore(
-        &f,
-        &int_params(&["score", "bonus"]),
-        &Failing,
-        &budget(),
-        GRADE,
-    );
+    let e = explore(&f, &int_params(&["score", "bonus"]), &Failing, &budget());
     assert_eq!(e.executions, FAILING_ALIKE);
     assert_eq!(
         e.stop,
@@ -350,7 +338,7 @@ fn a_stall_of_a_share_of_the_time_stops_the_search() {
     stalling.time = Duration::from_secs(2);
     stalling.stall_share = Some(0.1);
     let executor = scripted(slow);
-    let e = explore(&f, &int_params(&["n"]), &executor, &stalling, FLAG);
+    let e = explore(&f, &int_params(&["n"]), &executor, &stalling);
     let Stop::Stalled(after) = e.stop else {
         panic!("stopped by {:?}", e.stop);
     };
@@ -366,7 +354,7 @@ fn a_stall_of_a_share_of_the_time_stops_the_search() {
     stalling.stall_share = None;
     stalling.time = Duration::from_secs(20);
     let executor = scripted(slow);
-    let e = explore(&f, &int_params(&["n"]), &executor, &stalling, FLAG);
+    let e = explore(&f, &int_params(&["n"]), &executor, &stalling);
     assert_eq!(
         e.stop,
         Stop::Exhausted,
@@ -383,7 +371,6 @@ fn an_executor_that_cannot_run_ends_the_search_with_its_reason() {
         &int_params(&["score", "bonus"]),
         &Unavailable,
         &budget(),
-        GRADE,
     );
     assert_eq!(
         e.failure.as_deref(),

@@ -103,7 +103,7 @@ pub(super) fn generate(
                     &failure_context(t.0),
                 )
             {
-                let (file, function, target, _) = t;
+                let (file, function, target) = t;
                 reused.push((
                     i,
                     generation::FunctionResult {
@@ -416,7 +416,7 @@ pub(super) fn generate(
     }
     // Unchanged since the revision, with nothing stored, or left out by `--suite-only`: not
     // explored, and said so.
-    for (file, function, target, _) in unchanged {
+    for (file, function, target) in unchanged {
         let Some(i) = sources.iter().position(|&f| f == file) else {
             continue;
         };
