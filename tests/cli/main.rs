@@ -382,6 +382,40 @@ fn keyword_only_parameters_are_passed_by_keyword() {
     assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
 }
 
+/// A parameter declared `= None` without an annotation is "any" value, and the first input is
+/// the call that leaves it out, as `window(text)` makes it: `None`, not the first kind of
+/// value "any" is tried as (found on parse 1.20.2, whose `Parser.search(string, pos=0,
+/// endpos=None)` never ran with `endpos=None` within its 400 executions).
+#[test]
+fn a_parameter_declared_none_by_default_is_first_left_at_none() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("pyproject.toml"),
+        "[tool.lacuna]\nsrc = [\".\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("win.py"),
+        r#"def window(text: str, end=None):
+    if end is None:
+        end = len(text)
+    if end > 3:
+        return text[:3]
+    return text[:end]
+"#,
+    )
+    .unwrap();
+    let (out, doc, out_dir) = generate_in(project.path(), "win.py");
+    assert_eq!(doc["summary"]["covered"], 4, "{}", stdout(&out));
+    let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_win.py")).unwrap();
+    let first = tests
+        .split("def test_window_1():")
+        .nth(1)
+        .and_then(|rest| rest.lines().nth(1))
+        .unwrap_or_default();
+    assert_eq!(first.trim(), "result = window('', None)", "{tests}");
+}
+
 #[test]
 fn mocked_files_and_json_values_reach_what_they_guard() {
     let project = tempfile::tempdir().unwrap();

@@ -32,6 +32,27 @@ pub fn defaults(list: &Json, path: &str, out: &mut BTreeMap<String, ModelValue>)
     }
 }
 
+/// The choice giving each parameter whose declared default is `None` (`describe`'s `default`
+/// repr) that default: the index of `None` among the variants of its shape (`Optional`, a
+/// union, "any"). A parameter whose shape has no `None` variant is left out.
+pub fn none_defaults(list: &Json, params: &[(String, Shape)]) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for p in list.as_array().into_iter().flatten() {
+        if p["default"].as_str() != Some("None") {
+            continue;
+        }
+        let name = p["name"].as_str().unwrap_or_default();
+        let none = params
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, shape)| shape.variants().iter().position(|v| *v == Shape::None));
+        if let Some(k) = none {
+            out.insert(name.to_owned(), k);
+        }
+    }
+    out
+}
+
 /// A Python literal's repr as a model value (ints, floats, booleans, simple strings).
 pub fn parse_repr(repr: &str) -> Option<ModelValue> {
     let r = repr.trim();

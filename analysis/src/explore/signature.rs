@@ -21,6 +21,10 @@ pub struct Signature {
     pub varargs: Option<(String, Shape)>,
     /// Default values of parameters and constructor arguments, by access path.
     pub defaults: BTreeMap<String, ModelValue>,
+    /// The choices that give a parameter whose declared default is `None` that default (the
+    /// `None` variant of its union, of "any"), by parameter: the first input is the call
+    /// without those arguments, as `f(x)` makes it.
+    pub default_choices: BTreeMap<String, usize>,
     /// The receiver for a method (an instance of its class), named `self`.
     pub receiver: Option<ObjectShape>,
     /// Methods that write each field, per class (`module:Qual`): from the class model.

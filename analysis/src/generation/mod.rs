@@ -295,6 +295,7 @@ pub fn signature(
         .collect();
     let mut defaults = std::collections::BTreeMap::new();
     crate::explore::seeds::defaults(&response["params"], "", &mut defaults);
+    let default_choices = crate::explore::seeds::none_defaults(&response["params"], &params);
     crate::explore::seeds::defaults(&response["owner"]["init"], "self.__init__", &mut defaults);
     let receiver = match response["kind"].as_str() {
         Some("method") => match Shape::from_describe(&response["owner"]) {
@@ -318,6 +319,7 @@ pub fn signature(
                 })
         }),
         defaults,
+        default_choices,
         receiver,
         writers: facts.writers.clone(),
         guidance: facts.guidance.clone(),

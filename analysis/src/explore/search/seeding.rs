@@ -17,10 +17,11 @@ use crate::explore::value::ModelValue;
 use lacuna_grammar::Literal;
 
 impl Search<'_> {
-    /// A candidate with the signature's default values.
+    /// A candidate with the signature's default values (a declared `None` default included).
     pub(super) fn base(&self) -> Candidate {
         Candidate {
             vars: self.signature.defaults.clone(),
+            choices: self.signature.default_choices.clone(),
             ..Candidate::default()
         }
     }
