@@ -54,7 +54,7 @@ fn main() {
         (Duration::ZERO, Duration::ZERO, Duration::ZERO, 0u32);
     let mut with = (0usize, 0usize, Duration::ZERO, Duration::ZERO);
     let mut without = (0usize, 0usize, Duration::ZERO, Duration::ZERO);
-    for (_, _, target) in &targets {
+    for target in targets.iter().map(|t| &t.under_test) {
         let Ok(signature) = generation::signature(&pool, target, &facts) else {
             continue;
         };

@@ -9,7 +9,7 @@ mod targets;
 
 pub use run::{Progress, RunBudget, explore_all, explore_all_reporting};
 pub use suite_inputs::SuiteInputs;
-pub use targets::{Target, explorable, targets, writers};
+pub use targets::{ExplorationTarget, explorable, targets, writers};
 
 use crate::agent::{Pool, WorkerError, WorkerSpec, embed, interpreter};
 use crate::config::Config;

@@ -1,7 +1,7 @@
 //! Exploring a run's targets: on threads sharing the agent pool, each function given its share
 //! of the run's time budget, with progress reported as functions start and finish.
 
-use super::{Facts, FunctionResult, Target, signature};
+use super::{ExplorationTarget, Facts, FunctionResult, signature};
 use crate::agent::Pool;
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 /// Explores every target on `threads` threads sharing the pool.
 pub fn explore_all(
     pool: &Pool,
-    targets: Vec<Target>,
+    targets: Vec<ExplorationTarget>,
     facts: &Facts,
     budget: &Budget,
     threads: usize,
@@ -104,7 +104,7 @@ pub enum Progress<'a> {
 /// display; it must not block).
 pub fn explore_all_reporting(
     pool: &Pool,
-    targets: Vec<Target>,
+    targets: Vec<ExplorationTarget>,
     facts: &Facts,
     budget: &Budget,
     run_time: Option<Duration>,
@@ -115,7 +115,7 @@ pub fn explore_all_reporting(
     let run = run_time.map(|total| {
         let weights = targets
             .iter()
-            .map(|t| RunBudget::weight(&t.2, obligations))
+            .map(|t| RunBudget::weight(&t.under_test, obligations))
             .sum();
         RunBudget::new(total, budget.time, threads, weights)
     });
@@ -129,7 +129,7 @@ pub fn explore_all_reporting(
             let spawned = explorer.spawn_scoped(s, || {
                 loop {
                     let next = queue.lock().expect("queue lock").pop();
-                    let Some((i, (file, function, target))) = next else {
+                    let Some((i, ExplorationTarget { file, function, under_test: target })) = next else {
                         return;
                     };
                     report(Progress::Started {

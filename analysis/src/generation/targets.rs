@@ -220,8 +220,12 @@ pub(super) fn reach(
     )
 }
 
-/// A function to explore: its file, ID, and what the search needs.
-pub type Target = (SourceFile, lacuna_grammar::FunctionId, FunctionUnderTest);
+/// A function to explore: its file, its ID there, and what the search needs.
+pub struct ExplorationTarget {
+    pub file: SourceFile,
+    pub function: lacuna_grammar::FunctionId,
+    pub under_test: FunctionUnderTest,
+}
 
 /// The functions of `files` to explore, with the reasons others are skipped.
 /// Why a module cannot be imported by name (`1abc`, `class`, `my-module`), so that neither the
@@ -275,7 +279,7 @@ pub(super) fn unnamed(src: &[PathBuf], file: &Path) -> String {
     }
 }
 
-pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>) {
+pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Vec<Skipped>) {
     let index = module_index(db, db.project());
     let mut out = vec![];
     let mut skipped = vec![];
@@ -353,7 +357,11 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<Target>, Vec<Skipped>)
                 }
                 continue;
             }
-            out.push((file, node.id(db).clone(), under_test(called_as, call)));
+            out.push(ExplorationTarget {
+                file,
+                function: node.id(db).clone(),
+                under_test: under_test(called_as, call),
+            });
         }
     }
     (out, skipped)

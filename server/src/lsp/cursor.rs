@@ -65,7 +65,7 @@ X = 1
         let mut workspace = Workspace::new(Database::default(), config);
         let file = workspace.file(&path, FileContents::Text(SOURCE.into()));
         let (targets, _) = generation::targets(&workspace.db, &[file]);
-        let functions: Vec<&FunctionUnderTest> = targets.iter().map(|t| &t.2).collect();
+        let functions: Vec<&FunctionUnderTest> = targets.iter().map(|t| &t.under_test).collect();
         let offset = SOURCE.find(marker).unwrap() as u32 + by;
         function_at(&functions, offset).map(|f| f.qualname.clone())
     }

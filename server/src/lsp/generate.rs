@@ -12,7 +12,7 @@ use lacuna_analysis::config::Config;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::explore::exploration::Exploration;
 use lacuna_analysis::explore::search::{AnomalyCheck, explore_watching};
-use lacuna_analysis::generation::{self, Facts, Target};
+use lacuna_analysis::generation::{self, ExplorationTarget, Facts};
 use lacuna_analysis::guidance::dependence::{self, Declarations};
 use lacuna_analysis::guidance::{self, Guidance};
 use lacuna_analysis::{emit, explain};
@@ -35,7 +35,7 @@ pub struct Job {
     pub version: i32,
     pub config: Arc<Config>,
     /// Functions to explore, with their fingerprints, most urgent first.
-    pub targets: Vec<(Target, u64)>,
+    pub targets: Vec<(ExplorationTarget, u64)>,
     pub writers: Writers,
     /// The project's code changed on disk since the workers imported it.
     pub reload: bool,
@@ -53,7 +53,7 @@ pub enum Request {
     /// Explore what has no current exploration, then write pytest files into `dir`.
     Export {
         config: Arc<Config>,
-        targets: Vec<(Target, u64)>,
+        targets: Vec<(ExplorationTarget, u64)>,
         writers: Writers,
         dir: PathBuf,
         reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, String>>,
@@ -185,7 +185,11 @@ impl Generator {
             if !self.current(&job.uri, job.version) {
                 break;
             }
-            let (_, function, under_test) = target;
+            let ExplorationTarget {
+                function,
+                under_test,
+                ..
+            } = target;
             self.outbox
                 .status(Status::generating(&under_test.qualname, done, total));
             let (exploration, subjects) = self.explore_one(&job.config, &under_test, &job.writers);
@@ -336,13 +340,15 @@ impl Generator {
     fn export(
         &mut self,
         config: &Arc<Config>,
-        targets: Vec<(Target, u64)>,
+        targets: Vec<(ExplorationTarget, u64)>,
         writers: &Writers,
         dir: &std::path::Path,
     ) -> Result<Vec<PathBuf>, String> {
         let total = targets.len();
         let mut keys = vec![];
-        for (i, ((_, _, under_test), fingerprint)) in targets.into_iter().enumerate() {
+        for (i, (ExplorationTarget { under_test, .. }, fingerprint)) in
+            targets.into_iter().enumerate()
+        {
             let key = (under_test.module.clone(), under_test.qualname.clone());
             let fresh = matches!(self.explored.get(&key), Some((f, _, _)) if *f == fingerprint);
             if !fresh {

@@ -50,7 +50,7 @@ pub(super) fn generate(
         let owned = |file: lacuna_analysis::db::SourceFile, id: &lacuna_grammar::FunctionId| {
             shard.owns(&display_path(file.path(db), cwd), Some(id.as_str()))
         };
-        targets.retain(|t| owned(t.0, &t.1));
+        targets.retain(|t| owned(t.file, &t.function));
         skipped.retain(|s| owned(s.file, &s.function));
     }
     let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
@@ -85,8 +85,8 @@ pub(super) fn generate(
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let mut reused: Vec<(usize, generation::FunctionResult)> = vec![];
-    let mut unchanged: Vec<generation::Target> = vec![];
-    let mut to_explore: Vec<(usize, generation::Target)> = vec![];
+    let mut unchanged: Vec<generation::ExplorationTarget> = vec![];
+    let mut to_explore: Vec<(usize, generation::ExplorationTarget)> = vec![];
     {
         let store = cache.as_ref().and_then(crate::cli::cache::Cache::open);
         for (i, t) in targets.into_iter().enumerate() {
@@ -94,16 +94,20 @@ pub(super) fn generate(
                 unchanged.push(t);
                 continue;
             }
-            let fingerprint = fingerprint_of(t.0, &t.1);
+            let fingerprint = fingerprint_of(t.file, &t.function);
             if let (Some(cache), Some(store)) = (&cache, &store)
                 && let Some(stored) = cache.current(
                     store,
-                    &cache.key(&t.2.module, t.1.as_str()),
+                    &cache.key(&t.under_test.module, t.function.as_str()),
                     fingerprint,
-                    &failure_context(t.0),
+                    &failure_context(t.file),
                 )
             {
-                let (file, function, target) = t;
+                let generation::ExplorationTarget {
+                    file,
+                    function,
+                    under_test: target,
+                } = t;
                 reused.push((
                     i,
                     generation::FunctionResult {
@@ -121,7 +125,7 @@ pub(super) fn generate(
                 continue;
             }
             if let Some(at) = &at_revision
-                && at.unchanged(t.0.path(db), t.1.as_str(), fingerprint)
+                && at.unchanged(t.file.path(db), t.function.as_str(), fingerprint)
             {
                 unchanged.push(t);
                 continue;
@@ -129,7 +133,8 @@ pub(super) fn generate(
             to_explore.push((i, t));
         }
     }
-    let (order, targets): (Vec<usize>, Vec<generation::Target>) = to_explore.into_iter().unzip();
+    let (order, targets): (Vec<usize>, Vec<generation::ExplorationTarget>) =
+        to_explore.into_iter().unzip();
     let budget = generation::budget(&config);
     let progress = progress_bar(targets.len(), quiet);
     // The project's own tests, under pytest, first: their coverage and MC/DC go next to the
@@ -416,7 +421,12 @@ pub(super) fn generate(
     }
     // Unchanged since the revision, with nothing stored, or left out by `--suite-only`: not
     // explored, and said so.
-    for (file, function, target) in unchanged {
+    for generation::ExplorationTarget {
+        file,
+        function,
+        under_test: target,
+    } in unchanged
+    {
         let Some(i) = sources.iter().position(|&f| f == file) else {
             continue;
         };

@@ -522,10 +522,12 @@ impl Owner {
         let offset = doc.text.offset(at, self.shared.encoding());
         let file = path_of(uri).and_then(|p| self.workspace.lookup(&p))?;
         let (targets, _) = generation::targets(&self.workspace.db, &[file]);
-        let functions: Vec<&FunctionUnderTest> = targets.iter().map(|t| &t.2).collect();
+        let functions: Vec<&FunctionUnderTest> = targets.iter().map(|t| &t.under_test).collect();
         let found = cursor::function_at(&functions, offset)?;
-        let target = targets.iter().find(|t| std::ptr::eq(&t.2, found))?;
-        Some((found.qualname.clone(), target.1.to_string()))
+        let target = targets
+            .iter()
+            .find(|t| std::ptr::eq(&t.under_test, found))?;
+        Some((found.qualname.clone(), target.function.to_string()))
     }
 
     /// Sends the functions of `uris` that need exploring to the generation thread, one job per
@@ -549,8 +551,8 @@ impl Owner {
             let module = self.module_of(file).unwrap_or_default();
             let mut wanted = vec![];
             for target in targets {
-                let id = target.1.to_string();
-                if only.is_some_and(|f| f != id && f != target.2.qualname) {
+                let id = target.function.to_string();
+                if only.is_some_and(|f| f != id && f != target.under_test.qualname) {
                     continue;
                 }
                 let Some(fingerprint) = report
@@ -625,8 +627,8 @@ impl Owner {
         let (targets, _) = generation::targets(db, &project);
         let mut with_fingerprints = vec![];
         for target in targets {
-            let report = static_report(db, target.0);
-            if let Some(f) = report.functions.iter().find(|f| f.id == target.1) {
+            let report = static_report(db, target.file);
+            if let Some(f) = report.functions.iter().find(|f| f.id == target.function) {
                 let fingerprint = f.fingerprint;
                 with_fingerprints.push((target, fingerprint));
             }

@@ -60,7 +60,7 @@ impl Owner {
             config: self.config.clone(),
             selection,
             stamp,
-            functions: targets.into_iter().map(|t| t.2).collect(),
+            functions: targets.into_iter().map(|t| t.under_test).collect(),
         };
         if suite.send(run).is_err() {
             self.suite_state.running = false;
