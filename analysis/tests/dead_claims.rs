@@ -76,6 +76,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
             tables: vec![],
             text: text.clone(),
             file_syntax: module.clone(),
+            seeds: Default::default(),
         };
         for claim in dead_sides(&f) {
             out.push(claim_of(&f, path, &claim));

@@ -26,4 +26,4 @@ pub use lower::outline::{
     FinalReturn, FromImport, Outline, OutlineCall, OutlineClass, OutlineDecorator, OutlineFunction,
     outline,
 };
-pub use lower::{PART_BYTES, PreviousParse, parse, parse_after, parse_in_parts};
+pub use lower::{PART_BYTES, PreviousParse, parse, parse_after, parse_in_parts, seeds};

@@ -18,9 +18,6 @@ pub struct Module {
     /// `def`/`async def` in source order, nested ones included.
     pub functions: Vec<Function>,
     pub classes: Vec<Class>,
-    /// The names the module's body assigns, each with its statement's literals, in source
-    /// order (a name assigned twice is listed twice).
-    pub globals: Vec<Global>,
     /// Absolute ranges of code tree-sitter could not parse.
     pub syntax_errors: Vec<SyntaxError>,
 }
@@ -221,6 +218,8 @@ pub enum Literal {
 pub struct ParamUse {
     pub param: CompactString,
     pub kind: UseKind,
+    /// How many times the code uses it so.
+    pub count: u32,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -243,12 +242,37 @@ pub enum UseKind {
     Called { tested: bool },
 }
 
-/// A name a module's body assigns (`DEFAULTS = {"currency": "EUR"}`), with the literals of
-/// the statement: the values a function reading the name compares with too.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-pub struct Global {
-    pub name: CompactString,
-    pub literals: ThinVec<Literal>,
+/// What the generator seeds a `def`'s inputs with, read from its code (and from the functions
+/// nested in it): not part of the static model, read only when the generator asks
+/// ([`crate::seeds`]).
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct FunctionSeeds {
+    /// The string and integer literals of its code and of its docstring's examples (the
+    /// docstring itself aside), then those of the module's assignments to the names it reads
+    /// (`DEFAULTS = {"currency": "EUR"}` for a function testing `key in DEFAULTS`: the values
+    /// it compares with too), deduplicated, in that order: integers, strings of at most 40
+    /// characters and raw strings (regular expressions, whose matches are seeds).
+    pub literals: Vec<Literal>,
+    /// Whether it tests for non-finite numbers: it reads `isfinite`, `isinf`, `isnan`, `inf`
+    /// or `nan` (`math.isinf(x)`, `from math import inf`), or has the text of one as a literal
+    /// (`float("inf")`).
+    pub non_finite: bool,
+    /// How it uses its parameters, a method's receiver aside: each distinct use once, with its
+    /// count, in order of first use.
+    pub param_uses: Vec<ParamUse>,
+}
+
+/// The seeds of each `def` of a module that has any, by its ID.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct ModuleSeeds {
+    pub functions: rustc_hash::FxHashMap<FunctionId, FunctionSeeds>,
+}
+
+impl ModuleSeeds {
+    /// The seeds of the function `id` (none recorded: nothing to seed with).
+    pub fn function(&self, id: &FunctionId) -> FunctionSeeds {
+        self.functions.get(id).cloned().unwrap_or_default()
+    }
 }
 
 /// A read of an attribute of a parameter that is not the receiver: `order.status`.
@@ -335,18 +359,6 @@ pub struct FunctionSyntax {
     /// attribute target (`xs[0] = …`, `o.x = …`) binds no name. In source order, each with the
     /// range of the name where it is bound (relative to the function).
     pub bindings: ThinVec<Binding>,
-    /// The string and integer literals of its code and of the functions nested in it,
-    /// deduplicated, in source order.
-    pub literals: ThinVec<Literal>,
-    /// The names its code and the functions nested in it read (neither an attribute's name,
-    /// `x` of `o.x`, nor a keyword argument's), deduplicated, in first-read order.
-    pub reads: ThinVec<CompactString>,
-    /// The attribute names its code and the functions nested in it read or call on anything
-    /// (`inf` of `math.inf`, `isfinite` of `math.isfinite(x)`), deduplicated, in first-read
-    /// order.
-    pub attributes: ThinVec<CompactString>,
-    /// How its code and the functions nested in it use its parameters, in source order.
-    pub param_uses: ThinVec<ParamUse>,
     /// Branch sides an exclusion left out of `decisions` (`# pragma: no cover`): set by the
     /// analysis, which knows the project's exclusions; the lowering leaves it 0.
     pub excluded_sides: u32,

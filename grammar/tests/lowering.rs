@@ -498,11 +498,24 @@ def f(level, n, m, xs, o, flag):
     assert!(f.binds("level", Some(lacuna_grammar::TextRange::new(at, at + 5))));
 }
 
-/// The literals a function's code holds and the names it reads, from code only (a comment's
-/// or a docstring's words are no reads; an attribute's or a keyword argument's name neither),
-/// with those of the functions nested in it; the module's assignments with their literals.
+/// The seeds of the function named `name` in `text`.
+fn seeds_of(text: &str, name: &str) -> lacuna_grammar::FunctionSeeds {
+    let module = parse(text);
+    let f = module
+        .functions
+        .iter()
+        .find(|f| f.syntax.name == name)
+        .unwrap();
+    lacuna_grammar::seeds(text).function(&f.id)
+}
+
+/// A function's seeds, from code only (a comment's words are none; a docstring is no seed, its
+/// examples are; an attribute's or a keyword argument's name is no read), with those of the
+/// functions nested in it, then the literals of the module's assignments to the names it reads
+/// (whether they come before or after it); a string longer than 40 characters is no seed unless
+/// it is raw.
 #[test]
-fn literals_reads_and_module_assignments_are_code_not_text() {
+fn seeds_are_code_literals_and_the_module_assignments_read() {
     let text = r#"
 import re
 
@@ -512,28 +525,22 @@ DEFAULTS: dict = {
 LIMIT, PATTERN = 0x10, r"\d+-\d+"
 
 def price(key, amount):
-    """key = 'SAVE'"""
+    """key = 'SAVE'
+
+    >>> price("VIP", 3)
+    """
     # don't read LIMIT here
     if key in DEFAULTS and amount > 1_000:
         return re.match(PATTERN, key, flags=re.I)
 
     def inner():
         return amount == -7 or key == "a\"b"
-    return inner() or f"{key}!" or 2.5
+    message = "a message far longer than forty characters, never compared"
+    return inner() or f"{key}!" or 2.5 or LATER
+
+LATER = "later"
 "#;
-    let module = parse(text);
-    let f = &module
-        .functions
-        .iter()
-        .find(|f| f.syntax.name == "price")
-        .unwrap()
-        .syntax;
-    let inner = &module
-        .functions
-        .iter()
-        .find(|f| f.syntax.name == "inner")
-        .unwrap()
-        .syntax;
+    let of = |name: &str| seeds_of(text, name);
     let shown = |literals: &[Literal]| -> Vec<String> {
         literals
             .iter()
@@ -545,34 +552,58 @@ def price(key, amount):
             .collect()
     };
     assert_eq!(
-        shown(&f.literals),
-        ["\"key = 'SAVE'\"", "1000", "7", "\"a\\\"b\""]
-    );
-    assert_eq!(shown(&inner.literals), ["7", "\"a\\\"b\""]);
-    assert_eq!(
-        f.reads.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
-        ["key", "DEFAULTS", "amount", "re", "PATTERN", "inner"]
-    );
-    let globals: Vec<(String, Vec<String>)> = module
-        .globals
-        .iter()
-        .map(|g| (g.name.to_string(), shown(&g.literals)))
-        .collect();
-    assert_eq!(
-        globals,
+        shown(&of("price").literals),
         [
-            (
-                "DEFAULTS".to_owned(),
-                vec!["\"currency\"".to_owned(), "\"EUR\"".to_owned()]
-            ),
-            (
-                "LIMIT".to_owned(),
-                vec!["16".to_owned(), "r\"\\\\d+-\\\\d+\"".to_owned()]
-            ),
-            (
-                "PATTERN".to_owned(),
-                vec!["16".to_owned(), "r\"\\\\d+-\\\\d+\"".to_owned()]
-            ),
+            "\"VIP\"",
+            "3",
+            "1000",
+            "7",
+            "\"a\\\"b\"",
+            "\"currency\"",
+            "\"EUR\"",
+            "16",
+            "r\"\\\\d+-\\\\d+\"",
+            "\"later\""
         ]
     );
+    assert_eq!(shown(&of("inner").literals), ["7", "\"a\\\"b\""]);
+    assert!(!of("price").non_finite);
+}
+
+/// How a function uses its parameters, each distinct use once with its count, a method's
+/// receiver aside; whether it tests for non-finite numbers.
+#[test]
+fn seeds_count_the_uses_of_parameters_and_see_non_finite_tests() {
+    let text = r#"
+import math
+from math import inf
+
+class Rates:
+    def rate(self, config, country):
+        self.cache = config.get("rates")
+        fallback = config.get("default")
+        if country.upper() in self.cache:
+            return math.isfinite(self.cache[country])
+        return sorted(config, key=len)
+
+def clamp(x):
+    return x if x < inf else 0.0
+"#;
+    let of = |name: &str| seeds_of(text, name);
+    let rate = of("rate");
+    let uses: Vec<String> = rate
+        .param_uses
+        .iter()
+        .map(|u| format!("{} {:?} x{}", u.param, u.kind, u.count))
+        .collect();
+    assert_eq!(
+        uses,
+        [
+            "config Attribute(\"get\") x2",
+            "country Attribute(\"upper\") x1",
+            "config ArgumentOf(\"sorted\") x1",
+        ]
+    );
+    assert!(rate.non_finite);
+    assert!(of("clamp").non_finite);
 }

@@ -9,7 +9,7 @@ use crate::model::function::FunctionModel;
 use crate::workspace::{FileContents, module_name};
 use lacuna_grammar::{
     Anchor, ClassSyntax, FunctionId, FunctionKind, FunctionSyntax, ImportBinding, LineIndex,
-    Module, TextRange,
+    Module, ModuleSeeds, TextRange,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -29,6 +29,18 @@ pub fn parsed(db: &dyn Db, file: SourceFile) -> Arc<Module> {
             Arc::new(module)
         }
         _ => Arc::new(Module::default()),
+    }
+}
+
+/// The generator's seeds for the functions of a file ([`lacuna_grammar::seeds`]): asked for
+/// only when its functions are explored, so that the static model never holds them.
+#[salsa::tracked(returns(ref))]
+pub fn file_seeds(db: &dyn Db, file: SourceFile) -> Arc<ModuleSeeds> {
+    match file.contents(db) {
+        FileContents::Text(text) if too_large(db, text).is_none() => {
+            Arc::new(lacuna_grammar::seeds(text))
+        }
+        _ => Arc::new(ModuleSeeds::default()),
     }
 }
 

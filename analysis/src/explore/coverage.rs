@@ -32,6 +32,8 @@ pub struct FunctionUnderTest {
     /// functions, for explanations that look at them (the receiver's methods, the helper an
     /// external call is made in).
     pub file_syntax: Arc<lacuna_grammar::Module>,
+    /// What its code seeds the inputs with (literals, uses of its parameters).
+    pub seeds: Arc<lacuna_grammar::FunctionSeeds>,
 }
 
 impl FunctionUnderTest {

@@ -109,22 +109,24 @@ pub fn guess_from_uses(name: &str, uses: &[ParamUse]) -> Shape {
     // Weaker evidence, from how it is indexed, tested for membership and passed to builtins:
     // [dict, list].
     let mut containers = [0u32; 2];
-    for kind in uses.iter().filter(|u| u.param == name).map(|u| &u.kind) {
+    for ParamUse { kind, count, .. } in uses.iter().filter(|u| u.param == name) {
         match kind {
             UseKind::Attribute(method) => {
                 if DICT.contains(&method.as_str()) {
-                    votes[0] += 1;
+                    votes[0] += count;
                 } else if LIST.contains(&method.as_str()) {
-                    votes[1] += 1;
+                    votes[1] += count;
                 } else if STR.contains(&method.as_str()) {
-                    votes[2] += 1;
+                    votes[2] += count;
                 }
             }
-            UseKind::IndexedByKey | UseKind::Membership => containers[0] += 1,
-            UseKind::IndexedByNumber | UseKind::Iterated => containers[1] += 1,
+            UseKind::IndexedByKey | UseKind::Membership => containers[0] += count,
+            UseKind::IndexedByNumber | UseKind::Iterated => containers[1] += count,
             UseKind::ArgumentOf(callee) => match callee.as_str() {
-                "dict" => containers[0] += 1,
-                "iter" | "len" | "sorted" | "list" | "tuple" | "enumerate" => containers[1] += 1,
+                "dict" => containers[0] += count,
+                "iter" | "len" | "sorted" | "list" | "tuple" | "enumerate" => {
+                    containers[1] += count
+                }
                 _ => {}
             },
             UseKind::KeyFunction | UseKind::Called { .. } => {}
@@ -207,16 +209,9 @@ pub fn called(name: &str, uses: &[ParamUse]) -> Option<Shape> {
 /// DEFAULTS`: the values it compares with too), as seeds: strings of at most 40 characters,
 /// and strings a regular expression among them matches (a raw literal, or a short one).
 pub fn literals(f: &FunctionUnderTest) -> (Vec<String>, Vec<i64>) {
-    let syntax = &f.syntax;
-    let globals = f
-        .file_syntax
-        .globals
-        .iter()
-        .filter(|g| syntax.reads.contains(&g.name))
-        .flat_map(|g| g.literals.iter());
     let mut strings: Vec<String> = vec![];
     let mut numbers: Vec<i64> = vec![];
-    for literal in syntax.literals.iter().chain(globals) {
+    for literal in &f.seeds.literals {
         match literal {
             Literal::Int(n) => {
                 if !numbers.contains(n) {
@@ -253,7 +248,7 @@ mod tests {
             .iter()
             .find(|f| f.syntax.kind == lacuna_grammar::FunctionKind::Def)
             .unwrap();
-        guess_from_uses(name, &f.syntax.param_uses)
+        guess_from_uses(name, &lacuna_grammar::seeds(src).function(&f.id).param_uses)
     }
 
     #[test]

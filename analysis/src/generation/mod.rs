@@ -252,7 +252,7 @@ pub fn signature(
             let shape = match (shape, instances.get(name.as_str())) {
                 (Shape::Any, Some(kinds)) => {
                     let guess =
-                        crate::explore::seeds::guess_from_uses(&name, &target.syntax.param_uses);
+                        crate::explore::seeds::guess_from_uses(&name, &target.seeds.param_uses);
                     let mut variants = kinds.clone();
                     let rest = match guess.variants() {
                         v if v.is_empty() => vec![guess],
@@ -265,12 +265,12 @@ pub fn signature(
             };
             let shape = match shape {
                 Shape::Any => {
-                    crate::explore::seeds::guess_from_uses(&name, &target.syntax.param_uses)
+                    crate::explore::seeds::guess_from_uses(&name, &target.seeds.param_uses)
                 }
                 // What a callable returns, when its annotation does not say, too.
                 Shape::Callable { returns, named } if *returns == Shape::Any => Shape::Callable {
                     returns: Box::new(
-                        crate::explore::seeds::called(&name, &target.syntax.param_uses)
+                        crate::explore::seeds::called(&name, &target.seeds.param_uses)
                             .unwrap_or(Shape::Any),
                     ),
                     named,

@@ -295,6 +295,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
         let lines = line_index(db, file).clone();
         let text = file.contents(db).text().cloned().unwrap_or_default();
         let file_syntax = crate::db::parsed(db, file).clone();
+        let file_seeds = crate::db::file_seeds(db, file).clone();
         let functions = file_functions(db, file);
         let all: Vec<&FunctionSyntax> = functions.iter().map(|n| &**n.syntax(db)).collect();
         for &node in functions {
@@ -335,6 +336,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                 tables: function_model(db, node).tables.to_vec(),
                 text: text.clone(),
                 file_syntax: file_syntax.clone(),
+                seeds: std::sync::Arc::new(file_seeds.function(node.id(db))),
             };
             if let Err(reason) = verdict {
                 // A function without branch sides is not a gap.

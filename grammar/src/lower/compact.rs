@@ -69,15 +69,13 @@ compact_fields! {
     FieldWrite { field, from_param }
     ParamFieldRead { param, field }
     Binding { name }
-    Global { name, literals }
-    ParamUse { param, kind }
     Condition { text, branches }
     Import { local, target, scope }
     SyntaxError { message }
     ClassField { name, annotation, default }
     Property { name }
     MethodWrite { method, write }
-    FunctionSyntax { name, qualname, class, params, returns, decorators, decisions, calls, asserts, loops, comprehensions, field_writes, field_reads, param_field_reads, bindings, literals, reads, attributes, param_uses }
+    FunctionSyntax { name, qualname, class, params, returns, decorators, decisions, calls, asserts, loops, comprehensions, field_writes, field_reads, param_field_reads, bindings }
     ClassSyntax { name, qualname, bases, decorators, methods, fields, properties, writes }
 }
 
@@ -91,22 +89,6 @@ macro_rules! compact_already {
 }
 
 compact_already!(TextRange, Assert, FunctionId, Arc<str>);
-
-impl Compact for UseKind {
-    fn compact(&mut self) {
-        if let UseKind::Attribute(name) | UseKind::ArgumentOf(name) = self {
-            name.compact();
-        }
-    }
-}
-
-impl Compact for Literal {
-    fn compact(&mut self) {
-        if let Literal::Str { value, .. } = self {
-            value.compact();
-        }
-    }
-}
 
 impl Compact for Decision {
     fn compact(&mut self) {

@@ -42,6 +42,21 @@ pub(super) fn value(source: &Source<'_>, node: Node<'_>) -> Option<Literal> {
     }
 }
 
+/// Whether a literal is the text of a non-finite number (`"inf"`, `"-Infinity"`, `"nan"`): a
+/// function converting it tests for one.
+pub(super) fn is_non_finite(literal: &Literal) -> bool {
+    match literal {
+        Literal::Str { value, .. } => {
+            let text = value
+                .trim()
+                .trim_start_matches(['+', '-'])
+                .to_ascii_lowercase();
+            ["inf", "infinity", "nan"].contains(&text.as_str())
+        }
+        Literal::Int(_) => false,
+    }
+}
+
 /// The string and integer literals of the examples a docstring holds (doctest's `>>> ` and
 /// `... ` lines, and the output lines that follow them): Python code, read by the parser like
 /// any other, whose values are the ones the documentation calls the function with.
@@ -67,14 +82,16 @@ pub(super) fn doctest_literals(docstring: &str) -> Vec<Literal> {
     if code.is_empty() {
         return vec![];
     }
-    let mut parser = tree_sitter::Parser::new();
-    if parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .is_err()
-    {
-        return vec![];
+    // Its own parser: the module's may be mid-parse (a file parsed in parts).
+    thread_local! {
+        static EXAMPLES: std::cell::RefCell<Option<tree_sitter::Parser>> = {
+            let mut parser = tree_sitter::Parser::new();
+            let ok = parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_ok();
+            std::cell::RefCell::new(ok.then_some(parser))
+        };
     }
-    let Some(tree) = parser.parse(&code, None) else {
+    let tree = EXAMPLES.with(|parser| parser.borrow_mut().as_mut()?.parse(&code, None));
+    let Some(tree) = tree else {
         return vec![];
     };
     struct Literals<'s, 'a> {

@@ -1,4 +1,5 @@
-//! Lowering: one walk over the tree-sitter tree that builds the typed [`Module`] view.
+//! Lowering: one walk over the tree-sitter tree that builds the typed [`Module`] view (and, when
+//! asked, the generator's seeds: [`seeds`]).
 //!
 //! The walk is iterative (see [`source::walk`]) and every recursive step on expressions is
 //! bounded, so no input — however deeply nested — can overflow the stack. Code inside ERROR
@@ -13,6 +14,7 @@ mod literal;
 pub mod outline;
 mod parts;
 mod recover;
+mod seeds;
 mod source;
 
 use crate::decision::{BranchSide, Condition, Decision, DecisionKind};
@@ -27,20 +29,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use source::{KindSet, Source, Visit, range};
 use std::cell::RefCell;
 use std::sync::Arc;
-use thin_vec::ThinVec;
 use tree_sitter::{Node, Parser};
 
 /// Most syntax errors reported for one file; past this, the rest add nothing.
 const MAX_SYNTAX_ERRORS: usize = 50;
-
-/// The most literals kept per function or module name (a data table's are seeds enough).
-const MAX_LITERALS: usize = 512;
-
-/// The most names read (and attribute names) kept per function.
-const MAX_READS: usize = 2048;
-
-/// The most uses of its parameters kept per function.
-const MAX_PARAM_USES: usize = 1024;
 
 thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new({
@@ -55,7 +47,19 @@ thread_local! {
 /// Parses Python source and builds its typed view. Never fails: what does not parse is
 /// reported in [`Module::syntax_errors`] and the rest is modelled.
 pub fn parse(text: &str) -> Module {
-    parse_tree(text, None).0
+    parse_tree(text, None, false).0.module
+}
+
+/// The generator's seeds for each `def` of a module ([`ModuleSeeds`]): what [`parse`] leaves
+/// out of the model, read by the same lowering when the generator asks.
+pub fn seeds(text: &str) -> ModuleSeeds {
+    parse_tree(text, None, true).0.seeds.unwrap_or_default()
+}
+
+/// A module as lowered, with the generator's seeds when they were asked for.
+struct Lowered {
+    module: Module,
+    seeds: Option<ModuleSeeds>,
 }
 
 /// What [`parse`] does with a file past [`PART_BYTES`]: parse it one run of top-level
@@ -63,7 +67,7 @@ pub fn parse(text: &str) -> Module {
 /// is parsed, so that tree-sitter's tree never holds more than a part. On a file without syntax
 /// errors the module is the one a whole parse gives.
 pub fn parse_in_parts(text: &str, part_bytes: usize) -> Module {
-    lower_in_parts(&lone_cr_as_newline(text), part_bytes)
+    lower_in_parts(&lone_cr_as_newline(text), part_bytes, false).module
 }
 
 pub use parts::PART_BYTES;
@@ -81,7 +85,7 @@ pub fn parse_after(
     text: &str,
     previous: Option<&PreviousParse>,
 ) -> (Module, Option<PreviousParse>) {
-    let (module, tree) = parse_tree(text, previous);
+    let (Lowered { module, .. }, tree) = parse_tree(text, previous, false);
     let next = tree.map(|tree| PreviousParse {
         text: std::sync::Arc::from(text),
         tree,
@@ -89,13 +93,18 @@ pub fn parse_after(
     (module, next)
 }
 
-/// The module, and the tree it was lowered from (`None` when the parser gave up).
-fn parse_tree(text: &str, previous: Option<&PreviousParse>) -> (Module, Option<tree_sitter::Tree>) {
+/// The module (with the seeds when `seeds`), and the tree it was lowered from (`None` when the
+/// parser gave up).
+fn parse_tree(
+    text: &str,
+    previous: Option<&PreviousParse>,
+    seeds: bool,
+) -> (Lowered, Option<tree_sitter::Tree>) {
     let normalised = lone_cr_as_newline(text);
     let text: &str = &normalised;
     if text.len() > PART_BYTES {
         // No tree is kept: keeping one is what parsing in parts avoids.
-        return (lower_in_parts(text, PART_BYTES), None);
+        return (lower_in_parts(text, PART_BYTES, seeds), None);
     }
     let old_tree = previous.map(|p| {
         let mut tree = p.tree.clone();
@@ -108,38 +117,42 @@ fn parse_tree(text: &str, previous: Option<&PreviousParse>) -> (Module, Option<t
     if old_tree.is_some() && tree.as_ref().is_some_and(|t| t.root_node().has_error()) {
         tree = PARSER.with(|p| p.borrow_mut().parse(text, None));
     }
-    let module = lower_tree(text, tree.as_ref());
-    (module, tree)
+    let lowered = lower_tree(text, tree.as_ref(), seeds);
+    (lowered, tree)
 }
 
-fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>) -> Module {
+fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>, seeds: bool) -> Lowered {
     let Some(tree) = tree else {
-        return Module {
+        let module = Module {
             syntax_errors: vec![SyntaxError {
                 range: TextRange::new(0, 0),
                 message: "the parser gave up on this file".to_owned(),
             }],
             ..Module::default()
         };
+        let seeds = seeds.then(ModuleSeeds::default);
+        return Lowered { module, seeds };
     };
     let root = tree.root_node();
     let source = Source { text };
     let text_hash = source.token_hash(root, &|n| is_definition(n));
-    let mut lowerer = Lowerer::new(text, range(root), text_hash);
+    let mut lowerer = Lowerer::new(text, range(root), text_hash, seeds);
     source::walk(root, &mut lowerer);
     finish_and_recover(lowerer)
 }
 
 /// Parses and lowers `text` part by part (see [`parts`]).
-fn lower_in_parts(text: &str, part_bytes: usize) -> Module {
-    let mut lowerer = Lowerer::new(text, TextRange::default(), 0);
+fn lower_in_parts(text: &str, part_bytes: usize, seeds: bool) -> Lowered {
+    let mut lowerer = Lowerer::new(text, TextRange::default(), 0, seeds);
     let mut text_hash = source::TOKEN_HASH_START;
     let mut extent: Option<TextRange> = None;
     let parsed = PARSER.with(|parser| {
         parts::parse_in_parts(&mut parser.borrow_mut(), text, part_bytes, |part| {
             // Node IDs are only unique within one tree.
             lowerer.structural.clear();
-            lowerer.not_read.clear();
+            if let Some(seeds) = &mut lowerer.seeds {
+                seeds.new_tree();
+            }
             if part.tree.root_node().child_count() == 0 {
                 // An empty module's hash is that of its one (empty) token, as a whole parse has it.
                 text_hash =
@@ -161,7 +174,7 @@ fn lower_in_parts(text: &str, part_bytes: usize) -> Module {
         })
     });
     if !parsed {
-        return lower_tree(text, None);
+        return lower_tree(text, None, seeds);
     }
     let module = Arc::make_mut(&mut lowerer.functions[0].function.syntax);
     let extent = extent.unwrap_or_default();
@@ -177,10 +190,23 @@ struct FunctionBuilder {
     decision_keys: FxHashMap<(DecisionKind, String), u32>,
     /// The receiver's name and the class, for methods (and functions nested in them).
     receiver: Option<(String, usize)>,
-    /// What `literals` and `reads` hold already.
-    seen_literals: FxHashSet<Literal>,
-    seen_reads: FxHashSet<CompactString>,
-    seen_attributes: FxHashSet<CompactString>,
+    /// What its code says of the generator's seeds, when they are recorded.
+    recording: seeds::Recording,
+}
+
+impl FunctionBuilder {
+    fn new(
+        function: Function,
+        receiver: Option<(String, usize)>,
+        recording: seeds::Recording,
+    ) -> Self {
+        FunctionBuilder {
+            function,
+            decision_keys: FxHashMap::default(),
+            receiver,
+            recording,
+        }
+    }
 }
 
 struct ClassBuilder {
@@ -210,19 +236,14 @@ struct Lowerer<'a> {
     error_depth: usize,
     qualnames: FxHashMap<String, u32>,
     interesting: &'static KindSet,
-    /// The names the module's body assigns, with their statements' literals.
-    globals: Vec<Global>,
-    /// The module-level assignment being walked: the indices of its names in `globals`, and
-    /// where it ends.
-    assigning: Option<(std::ops::Range<usize>, u32)>,
-    /// Identifiers that name no value read: an attribute's name (`x` of `o.x`), a keyword
-    /// argument's name.
-    not_read: FxHashSet<usize>,
+    /// The recording of the generator's seeds ([`seeds`]), when asked for.
+    seeds: Option<seeds::SeedState>,
 }
 
 impl<'a> Lowerer<'a> {
     /// A lowerer for `text`, whose module spans `module` with the given token hash.
-    fn new(text: &'a str, module: TextRange, text_hash: u64) -> Self {
+    /// With `seeds`, the generator's seeds are recorded too.
+    fn new(text: &'a str, module: TextRange, text_hash: u64, seeds: bool) -> Self {
         let source = Source { text };
         let body: Arc<str> = Arc::from("<module>");
         let module = Function {
@@ -240,14 +261,7 @@ impl<'a> Lowerer<'a> {
         };
         Lowerer {
             source,
-            functions: vec![FunctionBuilder {
-                function: module,
-                decision_keys: FxHashMap::default(),
-                receiver: None,
-                seen_literals: FxHashSet::default(),
-                seen_reads: FxHashSet::default(),
-                seen_attributes: FxHashSet::default(),
-            }],
+            functions: vec![FunctionBuilder::new(module, None, Default::default())],
             classes: vec![],
             imports: vec![],
             scopes: vec![Scope {
@@ -262,10 +276,8 @@ impl<'a> Lowerer<'a> {
             error_regions: vec![],
             error_depth: 0,
             qualnames: FxHashMap::default(),
-            interesting: KindSet::get(),
-            globals: vec![],
-            assigning: None,
-            not_read: FxHashSet::default(),
+            interesting: KindSet::get(seeds),
+            seeds: seeds.then(seeds::SeedState::default),
         }
     }
 
@@ -349,44 +361,28 @@ impl<'a> Lowerer<'a> {
         if let Some(c) = class_index {
             self.register_method(c, &syntax);
         }
-        self.functions.push(FunctionBuilder {
-            function: Function {
-                id,
-                anchor,
-                syntax: Arc::new(syntax),
-            },
-            decision_keys: FxHashMap::default(),
-            receiver,
-            seen_literals: FxHashSet::default(),
-            seen_reads: FxHashSet::default(),
-            seen_attributes: FxHashSet::default(),
-        });
+        let recording = if self.seeds.is_some() {
+            let own_receiver = class_index
+                .and(receiver.as_ref())
+                .map(|(name, _)| CompactString::from(name.as_str()));
+            let params = syntax.params.iter().map(|p| p.name.clone()).collect();
+            seeds::Recording::new(params, own_receiver)
+        } else {
+            seeds::Recording::default()
+        };
+        let function = Function {
+            id,
+            anchor,
+            syntax: Arc::new(syntax),
+        };
+        self.functions
+            .push(FunctionBuilder::new(function, receiver, recording));
         self.scopes.push(Scope {
             node: node.id(),
             function: self.functions.len() - 1,
             prefix: format!("{qualname}.<locals>."),
             class: None,
         });
-        self.record_doctest_literals(node);
-    }
-
-    /// The literals of the examples in a function's docstring ([`literal::doctest_literals`]).
-    fn record_doctest_literals(&mut self, node: Node<'_>) {
-        let docstring = node
-            .child_by_field_name("body")
-            .and_then(|body| body.named_child(0))
-            .filter(|first| first.kind() == "expression_statement")
-            .and_then(|statement| statement.named_child(0))
-            .and_then(|string| literal::value(&self.source, string));
-        let Some(Literal::Str { value, .. }) = docstring else {
-            return;
-        };
-        if !value.contains(">>>") {
-            return;
-        }
-        for literal in literal::doctest_literals(&value) {
-            self.add_literal(literal);
-        }
     }
 
     fn register_method(&mut self, class: usize, method: &FunctionSyntax) {
@@ -485,14 +481,11 @@ impl<'a> Lowerer<'a> {
                 ..FunctionSyntax::default()
             }),
         };
-        self.functions.push(FunctionBuilder {
-            function: body_function,
-            decision_keys: FxHashMap::default(),
-            receiver: None,
-            seen_literals: FxHashSet::default(),
-            seen_reads: FxHashSet::default(),
-            seen_attributes: FxHashSet::default(),
-        });
+        self.functions.push(FunctionBuilder::new(
+            body_function,
+            None,
+            Default::default(),
+        ));
         self.scopes.push(Scope {
             node: node.id(),
             function: self.functions.len() - 1,
@@ -591,238 +584,6 @@ impl<'a> Lowerer<'a> {
                 range: r,
                 arg_count,
             });
-    }
-
-    /// The functions whose code the node being walked is: the innermost scope's, and each
-    /// enclosing `def`'s (a nested function's literals and reads are its enclosing one's too).
-    fn code_owners(&self) -> Vec<usize> {
-        let mut owners: Vec<usize> = vec![];
-        for scope in self.scopes.iter().rev() {
-            let f = scope.function;
-            let def = self.functions[f].function.syntax.kind == FunctionKind::Def;
-            if !owners.contains(&f) && (owners.is_empty() || def) {
-                owners.push(f);
-            }
-        }
-        owners
-    }
-
-    /// A string or integer literal ([`FunctionSyntax::literals`], [`Global::literals`]).
-    fn record_literal(&mut self, node: Node<'_>) {
-        let Some(literal) = literal::value(&self.source, node) else {
-            return;
-        };
-        self.add_literal(literal.clone());
-        if let Some((names, end)) = &self.assigning
-            && node.start_byte() < *end as usize
-        {
-            for global in &mut self.globals[names.clone()] {
-                if global.literals.len() < MAX_LITERALS && !global.literals.contains(&literal) {
-                    global.literals.push(literal.clone());
-                }
-            }
-        }
-    }
-
-    /// `literal` among those of the functions whose code is being walked.
-    fn add_literal(&mut self, literal: Literal) {
-        for f in self.code_owners() {
-            let builder = &mut self.functions[f];
-            if builder.seen_literals.len() < MAX_LITERALS
-                && builder.seen_literals.insert(literal.clone())
-            {
-                Arc::make_mut(&mut builder.function.syntax)
-                    .literals
-                    .push(literal.clone());
-            }
-        }
-    }
-
-    /// The uses of a parameter `node` makes ([`FunctionSyntax::param_uses`]).
-    fn record_param_uses(&mut self, node: Node<'_>) {
-        let field = |name: &str| node.child_by_field_name(name);
-        let mut uses: Vec<(Node<'_>, UseKind)> = vec![];
-        match node.kind() {
-            "attribute" => {
-                if let (Some(object), Some(name)) = (field("object"), field("attribute")) {
-                    uses.push((object, UseKind::Attribute(self.source.text(name).into())));
-                }
-            }
-            "subscript" => {
-                let index = source::named_children(node).get(1).copied();
-                let kind = index.and_then(|index| match index.kind() {
-                    "integer" => Some(UseKind::IndexedByNumber),
-                    "unary_operator" => (index
-                        .child_by_field_name("argument")
-                        .is_some_and(|a| a.kind() == "integer"))
-                    .then_some(UseKind::IndexedByNumber),
-                    "string" | "identifier" | "attribute" => Some(UseKind::IndexedByKey),
-                    _ => None,
-                });
-                if let (Some(value), Some(kind)) = (field("value"), kind) {
-                    uses.push((value, kind));
-                }
-            }
-            "comparison_operator" => {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-                for pair in children.windows(2) {
-                    if matches!(pair[0].kind(), "in" | "not in") {
-                        uses.push((pair[1], UseKind::Membership));
-                    }
-                }
-            }
-            // `not p(v)`: the call's truth is what is used.
-            "not_operator" => {
-                let called = field("argument")
-                    .filter(|a| a.kind() == "call")
-                    .and_then(|call| call.child_by_field_name("function"));
-                if let Some(function) = called {
-                    uses.push((function, UseKind::Called { tested: true }));
-                }
-            }
-            "for_statement" | "for_in_clause" => {
-                if let Some(right) = field("right") {
-                    uses.push((right, UseKind::Iterated));
-                }
-            }
-            "call" => {
-                let function = field("function");
-                if let Some(function) = function.filter(|f| f.kind() == "identifier") {
-                    let call = self.relative(range(node));
-                    let tested = self
-                        .current()
-                        .function
-                        .syntax
-                        .decisions
-                        .iter()
-                        .any(|d| d.conditions.iter().any(|c| c.range == call));
-                    uses.push((function, UseKind::Called { tested }));
-                }
-                let callee = function
-                    .filter(|f| f.kind() == "identifier")
-                    .map(|f| self.source.text(f));
-                for argument in field("arguments")
-                    .map(source::named_children)
-                    .unwrap_or_default()
-                {
-                    match argument.kind() {
-                        "identifier" => {
-                            if let Some(callee) = callee {
-                                uses.push((argument, UseKind::ArgumentOf(callee.into())));
-                            }
-                        }
-                        "keyword_argument" => {
-                            let name = argument.child_by_field_name("name");
-                            if name.is_some_and(|n| self.source.text(n) == "key")
-                                && let Some(value) = argument.child_by_field_name("value")
-                            {
-                                uses.push((value, UseKind::KeyFunction));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => return,
-        }
-        for (used, kind) in uses {
-            if used.kind() != "identifier" {
-                continue;
-            }
-            let name = self.source.text(used);
-            for f in self.code_owners() {
-                let syntax = &self.functions[f].function.syntax;
-                if syntax.param_uses.len() < MAX_PARAM_USES
-                    && syntax.params.iter().any(|p| p.name == name)
-                {
-                    Arc::make_mut(&mut self.functions[f].function.syntax)
-                        .param_uses
-                        .push(ParamUse {
-                            param: name.into(),
-                            kind: kind.clone(),
-                        });
-                }
-            }
-        }
-    }
-
-    /// A definition's name and its parameters' names name no value read.
-    fn mark_definition_names(&mut self, node: Node<'_>) {
-        if let Some(name) = node.child_by_field_name("name") {
-            self.not_read.insert(name.id());
-        }
-        let Some(parameters) = node.child_by_field_name("parameters") else {
-            return;
-        };
-        for parameter in source::named_children(parameters) {
-            let name = match parameter.kind() {
-                "identifier" => Some(parameter),
-                "default_parameter" | "typed_default_parameter" => {
-                    parameter.child_by_field_name("name")
-                }
-                "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
-                    source::named_children(parameter)
-                        .into_iter()
-                        .find(|n| n.kind() == "identifier")
-                }
-                _ => None,
-            };
-            if let Some(name) = name.filter(|n| n.kind() == "identifier") {
-                self.not_read.insert(name.id());
-            }
-        }
-    }
-
-    /// A name read ([`FunctionSyntax::reads`]).
-    fn record_read(&mut self, node: Node<'_>) {
-        if self.not_read.contains(&node.id()) {
-            return;
-        }
-        let name = CompactString::from(self.source.text(node));
-        for f in self.code_owners() {
-            let builder = &mut self.functions[f];
-            if builder.seen_reads.len() < MAX_READS && builder.seen_reads.insert(name.clone()) {
-                Arc::make_mut(&mut builder.function.syntax)
-                    .reads
-                    .push(name.clone());
-            }
-        }
-    }
-
-    /// An attribute's name ([`FunctionSyntax::attributes`]).
-    fn record_attribute(&mut self, name: Node<'_>) {
-        let name = CompactString::from(self.source.text(name));
-        for f in self.code_owners() {
-            let builder = &mut self.functions[f];
-            if builder.seen_attributes.len() < MAX_READS
-                && builder.seen_attributes.insert(name.clone())
-            {
-                Arc::make_mut(&mut builder.function.syntax)
-                    .attributes
-                    .push(name.clone());
-            }
-        }
-    }
-
-    /// A module-level assignment ([`Module::globals`]): the names it binds, whose literals
-    /// follow.
-    fn record_global(&mut self, node: Node<'_>) {
-        if self.scope().function != 0 {
-            return;
-        }
-        let mut names: Vec<Node<'_>> = vec![];
-        if let Some(left) = node.child_by_field_name("left") {
-            definitions::bound_names(left, &mut names);
-        }
-        let first = self.globals.len();
-        for name in names {
-            self.globals.push(Global {
-                name: self.source.text(name).into(),
-                literals: ThinVec::new(),
-            });
-        }
-        self.assigning = Some((first..self.globals.len(), node.end_byte() as u32));
     }
 
     /// The names `node` binds in the function it is in ([`FunctionSyntax::bindings`]).
@@ -963,7 +724,8 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn finish(mut self) -> Module {
+    /// The module, and the seeds when they were recorded.
+    fn finish(mut self) -> (Module, Option<ModuleSeeds>) {
         // Each class learns the field writes of its methods, relative to the class anchor.
         for builder in &self.functions {
             let Some((_, class)) = &builder.receiver else {
@@ -994,6 +756,10 @@ impl<'a> Lowerer<'a> {
                 });
             }
         }
+        let seeds = self
+            .seeds
+            .take()
+            .map(|state| seeds::finish(state, &mut self.functions));
         for builder in &mut self.functions {
             Arc::make_mut(&mut builder.function.syntax).compact();
             builder.function.id.compact();
@@ -1008,18 +774,13 @@ impl<'a> Lowerer<'a> {
         functions.shrink_to_fit();
         let mut classes: Vec<Class> = self.classes.into_iter().map(|b| b.class).collect();
         classes.shrink_to_fit();
-        let mut globals = self.globals;
-        for global in &mut globals {
-            global.compact();
-        }
-        globals.shrink_to_fit();
-        Module {
+        let module = Module {
             imports: self.imports,
             functions,
             classes,
-            globals,
             syntax_errors: self.errors,
-        }
+        };
+        (module, seeds)
     }
 }
 
@@ -1048,13 +809,6 @@ impl Visit for Lowerer<'_> {
                 self.error_depth += 1;
             }
         }
-        if matches!(
-            node.kind(),
-            "function_definition" | "class_definition" | "lambda"
-        ) {
-            self.mark_definition_names(node);
-        }
-        self.record_param_uses(node);
         match node.kind() {
             "function_definition" => self.enter_function(node),
             "class_definition" => self.enter_class(node),
@@ -1076,15 +830,6 @@ impl Visit for Lowerer<'_> {
                 self.record_field_access(node);
             }
             "attribute" | "assignment" | "augmented_assignment" | "delete_statement" => {
-                if node.kind() == "attribute"
-                    && let Some(name) = node.child_by_field_name("attribute")
-                {
-                    self.not_read.insert(name.id());
-                    self.record_attribute(name);
-                }
-                if node.kind() == "assignment" {
-                    self.record_global(node);
-                }
                 self.record_field_access(node);
                 self.record_bindings(node);
             }
@@ -1097,13 +842,6 @@ impl Visit for Lowerer<'_> {
                 self.imports.extend(found);
             }
             "yield" => self.mark_generator(),
-            "string" | "integer" => self.record_literal(node),
-            "identifier" => self.record_read(node),
-            "keyword_argument" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    self.not_read.insert(name.id());
-                }
-            }
             "list_comprehension"
             | "set_comprehension"
             | "dictionary_comprehension"
@@ -1121,6 +859,7 @@ impl Visit for Lowerer<'_> {
         if node.kind() == "for_statement" {
             self.record_bindings(node);
         }
+        self.record_seeds(node);
         true
     }
 

@@ -1,24 +1,29 @@
 //! Recovery after syntax errors: definitions after an error are found again by re-parsing
 //! from the next top-level `def` or `class`, and the module's errors are capped.
 
-use super::{Lowerer, parse};
-use crate::syntax::{FunctionKind, Module};
+use super::{Lowered, Lowerer, parse_tree};
+use crate::syntax::{FunctionKind, Module, ModuleSeeds};
 use crate::text::TextRange;
 use std::sync::Arc;
 
-pub(super) fn finish_and_recover(mut lowerer: Lowerer<'_>) -> Module {
+pub(super) fn finish_and_recover(mut lowerer: Lowerer<'_>) -> Lowered {
     let text = lowerer.source.text;
     let regions = std::mem::take(&mut lowerer.error_regions);
-    let mut module = lowerer.finish();
-    recover_definitions(text, &mut module, &regions);
-    module
+    let (mut module, mut seeds) = lowerer.finish();
+    recover_definitions(text, &mut module, seeds.as_mut(), &regions);
+    Lowered { module, seeds }
 }
 
 /// tree-sitter's error recovery often swallows every definition that follows a syntax error
 /// into one ERROR node. For each error, re-parse from the first top-level `def`/`class` that
 /// starts on a later line — with everything else blanked, so offsets stay the same — and keep
 /// the definitions found there.
-pub(super) fn recover_definitions(text: &str, module: &mut Module, regions: &[TextRange]) {
+pub(super) fn recover_definitions(
+    text: &str,
+    module: &mut Module,
+    mut seeds: Option<&mut ModuleSeeds>,
+    regions: &[TextRange],
+) {
     for &error in regions {
         let Some(restart) = restart_offset(text, error) else {
             continue;
@@ -40,11 +45,19 @@ pub(super) fn recover_definitions(text: &str, module: &mut Module, regions: &[Te
         let Ok(masked) = String::from_utf8(masked) else {
             continue;
         };
-        let recovered = parse(&masked);
+        let (lowered, _) = parse_tree(&masked, None, seeds.is_some());
+        let recovered = lowered.module;
+        let mut recovered_seeds = lowered.seeds.unwrap_or_default();
         let mut taken: Vec<TextRange> = vec![];
         for f in recovered.functions {
             if f.syntax.kind != FunctionKind::Module && module.function(&f.id).is_none() {
                 taken.push(f.syntax.range.absolute(f.anchor));
+                if let (Some(seeds), Some(found)) = (
+                    seeds.as_deref_mut(),
+                    recovered_seeds.functions.remove(&f.id),
+                ) {
+                    seeds.functions.insert(f.id.clone(), found);
+                }
                 module.functions.push(f);
             }
         }

@@ -192,6 +192,15 @@ impl KindSet {
         "set_comprehension",
         "dictionary_comprehension",
         "generator_expression",
+        "yield",
+        "as_pattern",
+        "named_expression",
+        "global_statement",
+        "nonlocal_statement",
+    ];
+
+    /// The kinds only the generator's seeds are read from (see `seeds`).
+    const SEED_NAMES: &'static [&'static str] = &[
         "string",
         "integer",
         "identifier",
@@ -200,28 +209,30 @@ impl KindSet {
         "subscript",
         "not_operator",
         "for_in_clause",
-        "yield",
-        "as_pattern",
-        "named_expression",
-        "global_statement",
-        "nonlocal_statement",
     ];
 
-    pub(super) fn get() -> &'static KindSet {
-        static SET: std::sync::OnceLock<KindSet> = std::sync::OnceLock::new();
-        SET.get_or_init(|| {
+    /// The kinds the lowering looks at; with the seeds' too when `seeds`.
+    pub(super) fn get(seeds: bool) -> &'static KindSet {
+        static STRUCTURE: std::sync::OnceLock<KindSet> = std::sync::OnceLock::new();
+        static WITH_SEEDS: std::sync::OnceLock<KindSet> = std::sync::OnceLock::new();
+        let build = |names: &[&[&str]]| {
             let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
             let mut set = vec![false; language.node_kind_count()];
             for id in 0..language.node_kind_count() as u16 {
                 if language
                     .node_kind_for_id(id)
-                    .is_some_and(|name| Self::NAMES.contains(&name))
+                    .is_some_and(|name| names.iter().any(|n| n.contains(&name)))
                 {
                     set[id as usize] = true;
                 }
             }
             KindSet(set)
-        })
+        };
+        if seeds {
+            WITH_SEEDS.get_or_init(|| build(&[Self::NAMES, Self::SEED_NAMES]))
+        } else {
+            STRUCTURE.get_or_init(|| build(&[Self::NAMES]))
+        }
     }
 
     pub(super) fn contains(&self, id: u16) -> bool {

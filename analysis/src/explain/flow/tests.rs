@@ -21,6 +21,7 @@ pub(crate) fn function(text: &str, name: &str) -> FunctionUnderTest {
         tables: vec![],
         text: Arc::from(text),
         file_syntax: Arc::new(lacuna_grammar::parse(text)),
+        seeds: Arc::new(lacuna_grammar::seeds(text).function(&function.id)),
     }
 }
 

@@ -14,7 +14,6 @@ use crate::explore::mutate::{Sources, mutate};
 use crate::explore::shape::{ObjectShape, Shape, kind_shape};
 use crate::explore::signature::{MinedArgument, MinedSequence};
 use crate::explore::value::ModelValue;
-use lacuna_grammar::Literal;
 
 impl Search<'_> {
     /// A candidate with the signature's default values (a declared `None` default included).
@@ -230,19 +229,7 @@ impl Search<'_> {
     /// text where it converts text to numbers.
     pub(super) fn special_values(&self, shape: &Shape) -> Vec<ModelValue> {
         let syntax = &self.f.syntax;
-        let non_finite = |name: &str| ["isfinite", "isinf", "isnan", "inf", "nan"].contains(&name);
-        let special = syntax.attributes.iter().any(|a| non_finite(a))
-            || syntax.reads.iter().any(|r| non_finite(r))
-            || syntax.literals.iter().any(|l| match l {
-                Literal::Str { value, .. } => {
-                    let text = value
-                        .trim()
-                        .trim_start_matches(['+', '-'])
-                        .to_ascii_lowercase();
-                    ["inf", "infinity", "nan"].contains(&text.as_str())
-                }
-                Literal::Int(_) => false,
-            });
+        let special = self.f.seeds.non_finite;
         let converts = syntax
             .calls
             .iter()

@@ -89,6 +89,7 @@ fn function(text: &str, name: &str) -> FunctionUnderTest {
         tables: vec![],
         text: Arc::from(text),
         file_syntax: Arc::new(lacuna_grammar::parse(text)),
+        seeds: Arc::new(lacuna_grammar::seeds(text).function(&function.id)),
         call: Default::default(),
     }
 }
