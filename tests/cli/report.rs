@@ -533,3 +533,43 @@ fn a_per_item_condition_of_a_comprehension_is_not_blamed_on_the_loop_bound() {
         "{causes:?}"
     );
 }
+
+/// A decision whose value is returned (`return value == "4242" and pattern.match(value)`) is
+/// taken when its last operand is true; the truth of a regular expression's match, which an
+/// external call returned, is read (C code runs, no project code), and the side is covered.
+/// The truth of an object whose `__bool__` is the project's Python is never run to read it.
+#[test]
+fn a_returned_match_takes_the_true_side_of_the_decision_it_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("cards")).unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"cards\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("cards/__init__.py"), "").unwrap();
+    std::fs::write(
+        dir.path().join("cards/visa.py"),
+        "import re\n\n\nclass Flag:\n    def __bool__(self):\n        raise RuntimeError(\"the project's __bool__ ran\")\n\n\ndef is_visa(value: str):\n    pattern = re.compile(r\"^4\")\n    return value == \"4242\" and pattern.match(value)\n\n\ndef flagged(value: str):\n    return value == \"on\" and Flag()\n",
+    )
+    .unwrap();
+    let out = check(dir.path(), &["--format", "json", "."], &[]);
+    let doc = json(&out);
+    let file = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "cards/visa.py")
+        .unwrap();
+    let functions = file["functions"].as_array().unwrap();
+    let covered = |name: &str| {
+        let f = functions.iter().find(|f| f["name"] == name).unwrap();
+        (
+            f["branches"]["covered"].as_u64().unwrap(),
+            f["branches"]["total"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(covered("is_visa"), (2, 2), "{}", stdout(&out));
+    // Its false side only: reading the true side's truth would run the project's `__bool__`.
+    assert_eq!(covered("flagged"), (1, 2), "{}", stdout(&out));
+}

@@ -17,7 +17,7 @@ import types
 
 from . import recorder
 from .containers import SymDict, SymList, SymRange, SymTuple
-from .sym import Sym, SymBool, apply, concrete, make
+from .sym import TRUTH_OF_WRAPPED, Sym, SymBool, apply, concrete, make
 
 _SORTS = {bool: "bool", int: "int", float: "float", str: "str"}
 
@@ -412,6 +412,9 @@ class ReturnedObject:
 
     def __getitem__(self, key):
         return object.__getattribute__(self, "_target")[concrete(key)]
+
+
+TRUTH_OF_WRAPPED[ReturnedObject] = lambda wrapper: object.__getattribute__(wrapper, "_target")
 
 
 def _unwrap(value):

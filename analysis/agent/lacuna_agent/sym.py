@@ -8,6 +8,7 @@ form of `analysis/src/symbolic/expr.rs`. Deeper than MAX_DEPTH, a result is conc
 
 import math
 import operator
+import types
 
 from . import recorder
 
@@ -190,15 +191,62 @@ def _record(expr, value):
 _PLAIN_TRUTH = frozenset((bool, int, float, complex, str, bytes, type(None), list, tuple, dict,
                           set, frozenset, range))
 
+# What Python's own truth slots look like when a type's `__bool__` or `__len__` is C code.
+_C_SLOTS = (types.WrapperDescriptorType, types.MethodDescriptorType, types.BuiltinFunctionType)
+
+# A class's own namespace and method resolution order, read through `type`'s descriptors so that
+# no metaclass of the project's can answer instead.
+_class_dict = type.__dict__["__dict__"].__get__
+_class_mro = type.__dict__["__mro__"].__get__
+
+# Per type, whether its truth value runs no Python code (filled as types are met).
+_truth_is_c = {}
+
+# The agent's own wrappers whose truth is that of the object they wrap, each with how to reach
+# it (an external call's returned object: `interpose.ReturnedObject`).
+TRUTH_OF_WRAPPED = {}
+
+
+def _truth_runs_no_python(cls):
+    """Whether `bool()` of an instance of `cls` runs only C code: `__bool__` and `__len__` are
+    defined in C or nowhere in its class hierarchy (`re.Match`, a `deque`, an instance of a
+    class that defines neither, which is always true). Read from the classes' namespaces,
+    without running any of their code."""
+    known = _truth_is_c.get(cls)
+    if known is not None:
+        return known
+    plain = True
+    for klass in _class_mro(cls):
+        namespace = _class_dict(klass)
+        for name in ("__bool__", "__len__"):
+            if name in namespace and not isinstance(namespace[name], _C_SLOTS):
+                plain = False
+    try:
+        _truth_is_c[cls] = plain
+    except TypeError:
+        pass
+    return plain
+
 
 def truth_of(value):
     """The truth value of `value` and its expression (None when concrete), without recording a
-    condition: what a jump would have tested. (None, None) when taking it could run user code."""
+    condition: what a jump would have tested. (None, None) when taking it could run user code
+    (a `__bool__` or `__len__` written in Python) or fails (an array's ambiguous truth)."""
     if isinstance(value, Sym):
         truth = getattr(value, "_truth", None)
         return truth() if truth is not None else (None, None)
-    if type(value) in _PLAIN_TRUTH:
+    cls = type(value)
+    wrapped = TRUTH_OF_WRAPPED.get(cls)
+    if wrapped is not None:
+        value = wrapped(value)
+        cls = type(value)
+    if cls in _PLAIN_TRUTH:
         return bool(value), None
+    if _truth_runs_no_python(cls):
+        try:
+            return bool(value), None
+        except Exception:
+            return None, None
     return None, None
 
 
