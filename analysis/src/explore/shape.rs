@@ -110,11 +110,17 @@ impl Domain {
 
     /// Moves a default value (one no model chose) inside the domain: an integer to its nearest
     /// bound, a string padded with the alphabet's first character (else `a`) or cut to the
-    /// lengths allowed. A model's `Field(ge=1)` rejects the default 0, `Field(min_length=4)`
-    /// the empty string.
+    /// lengths allowed, a day of the month to 1 to 28 (a day every month has). A model's
+    /// `Field(ge=1)` rejects the default 0, `Field(min_length=4)` the empty string, `datetime`
+    /// the day 0.
     pub fn admit(&self, value: &mut crate::agent::protocol::Value) {
         use crate::agent::protocol::Value;
         match (self, value) {
+            (Domain::Day { .. }, Value::Int { value }) => {
+                if let Ok(n) = value.parse::<i64>() {
+                    *value = n.clamp(1, 28).to_string();
+                }
+            }
             (Domain::Int { min, max }, Value::Int { value }) => {
                 if let Ok(n) = value.parse::<i64>() {
                     let n = min.map_or(n, |m| n.max(m));
@@ -357,6 +363,14 @@ mod tests {
     #[test]
     fn a_default_moves_inside_its_domain() {
         use crate::agent::protocol::Value;
+        let day = Domain::from_describe(&json!({"min": 1, "max": 31, "day_of": ["year", "month"]}))
+            .unwrap();
+        let mut v = Value::Int { value: "0".into() };
+        day.admit(&mut v);
+        assert_eq!(v, Value::Int { value: "1".into() });
+        let mut v = Value::Int { value: "31".into() };
+        day.admit(&mut v);
+        assert_eq!(v, Value::Int { value: "28".into() });
         let age = Domain::from_describe(&json!({"min": 18, "max": 150})).unwrap();
         let mut v = Value::Int { value: "0".into() };
         age.admit(&mut v);
