@@ -9,6 +9,7 @@ form of `analysis/src/symbolic/expr.rs`. Deeper than MAX_DEPTH, a result is conc
 import math
 import operator
 import types
+import weakref
 
 from . import recorder
 
@@ -194,6 +195,10 @@ _PLAIN_TRUTH = frozenset((bool, int, float, complex, str, bytes, type(None), lis
 # What Python's own truth slots look like when a type's `__bool__` or `__len__` is C code.
 _C_SLOTS = (types.WrapperDescriptorType, types.MethodDescriptorType, types.BuiltinFunctionType)
 
+# C types whose truth slot asks the object they stand for, which may answer with Python code: a
+# weak reference's proxy (the referent's `__bool__`), a read-only view of a mapping (its `__len__`).
+_DELEGATED_TRUTH = frozenset((weakref.ProxyType, weakref.CallableProxyType, types.MappingProxyType))
+
 # A class's own namespace and method resolution order, read through `type`'s descriptors so that
 # no metaclass of the project's can answer instead.
 _class_dict = type.__dict__["__dict__"].__get__
@@ -211,12 +216,15 @@ def _truth_runs_no_python(cls):
     """Whether `bool()` of an instance of `cls` runs only C code: `__bool__` and `__len__` are
     defined in C or nowhere in its class hierarchy (`re.Match`, a `deque`, an instance of a
     class that defines neither, which is always true). Read from the classes' namespaces,
-    without running any of their code."""
+    without running any of their code. A C type that passes the question on to the object it
+    stands for (a weak proxy, a mapping proxy) is not known to run no Python."""
     known = _truth_is_c.get(cls)
     if known is not None:
         return known
     plain = True
     for klass in _class_mro(cls):
+        if klass in _DELEGATED_TRUTH:
+            plain = False
         namespace = _class_dict(klass)
         for name in ("__bool__", "__len__"):
             if name in namespace and not isinstance(namespace[name], _C_SLOTS):

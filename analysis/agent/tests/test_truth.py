@@ -7,6 +7,8 @@ is never run."""
 import collections
 import enum
 import re
+import types
+import weakref
 
 from lacuna_agent import interpose
 from lacuna_agent.sym import truth_of
@@ -43,6 +45,11 @@ class CountedItems(list):
         raise AssertionError("project code ran")
 
 
+class CountedMapping(dict):
+    def __len__(self):
+        raise AssertionError("project code ran")
+
+
 class Colour(enum.Enum):
     RED = 1
 
@@ -71,3 +78,13 @@ def test_an_external_calls_returned_object_has_the_truth_of_what_it_wraps():
     assert truth_of(match) == (True, None)
     wrapped = interpose.wrap_returned(Truthy(), "$ret:1")
     assert truth_of(wrapped) == (None, None)
+
+
+def test_a_c_proxy_that_asks_the_object_it_stands_for_is_not_read():
+    truthy, sized = Truthy(), Sized()
+    assert truth_of(weakref.proxy(truthy)) == (None, None)
+    assert truth_of(weakref.proxy(lambda: None)) == (None, None)
+    assert truth_of(types.MappingProxyType({})) == (None, None)
+    assert truth_of(types.MappingProxyType(CountedMapping())) == (None, None)
+    assert truth_of(weakref.ref(truthy)) == (True, None)
+    assert (truthy.calls, sized.calls) == (0, 0)
