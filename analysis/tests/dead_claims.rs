@@ -77,6 +77,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
             text: text.clone(),
             file_syntax: module.clone(),
             seeds: Default::default(),
+            flow: Default::default(),
         };
         for claim in dead_sides(&f) {
             out.push(claim_of(&f, path, &claim));

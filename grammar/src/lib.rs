@@ -4,6 +4,7 @@
 //! This crate knows nothing of the database, the agent or the editor protocol.
 
 pub mod decision;
+pub mod flow;
 pub mod ids;
 pub mod syntax;
 pub mod text;
@@ -14,6 +15,7 @@ pub use compact_str::CompactString;
 pub use decision::{
     BoolExpr, BranchSide, Condition, Decision, DecisionKind, MAX_CONDITIONS, Unmodelled,
 };
+pub use flow::{FunctionFlow, ModuleFlow, NameRead, ScopedName, Statement, Store, StoreKind};
 pub use ids::{BranchSideId, ConditionId, DecisionId, FunctionId};
 pub use syntax::*;
 pub use text::{Anchor, LineCol, LineIndex, TextRange};
@@ -26,4 +28,4 @@ pub use lower::outline::{
     FinalReturn, FromImport, Outline, OutlineCall, OutlineClass, OutlineDecorator, OutlineFunction,
     outline,
 };
-pub use lower::{PART_BYTES, PreviousParse, parse, parse_after, parse_in_parts, seeds};
+pub use lower::{PART_BYTES, PreviousParse, flow, parse, parse_after, parse_in_parts, seeds};

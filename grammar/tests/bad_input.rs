@@ -22,6 +22,24 @@ fn thousands_of_nested_parentheses() {
     let module = parse(&text);
     // tree-sitter may or may not give up on this much nesting; either way we answer.
     let _ = module.functions.len();
+    let _ = lacuna_grammar::flow(&text);
+}
+
+#[test]
+fn hundreds_of_nested_blocks_have_their_depth() {
+    let depth = 500;
+    let mut text = String::from("def f(x):\n");
+    for i in 0..depth {
+        text.push_str(&" ".repeat(i + 1));
+        text.push_str("if x:\n");
+    }
+    text.push_str(&" ".repeat(depth + 1));
+    text.push_str("y = x\n");
+    let module = parse(&text);
+    let flow = lacuna_grammar::flow(&text).function(&module.functions[1].id);
+    let last = flow.statements.last().expect("statements");
+    assert_eq!(last.depth, depth as u32);
+    assert_eq!(last.stores[0].name, "y");
 }
 
 #[test]
@@ -53,7 +71,9 @@ fn thousands_of_nots_and_calls() {
     assert_eq!(d[0].unmodelled, Some(Unmodelled::TooDeep));
 
     let calls = format!("{}x{}", "f(".repeat(3_000), ")".repeat(3_000));
-    let module = parse(&format!("def g(x):\n    return {calls}\n"));
+    let text = format!("def g(x):\n    return {calls}\n");
+    let module = parse(&text);
+    let _ = lacuna_grammar::flow(&text);
     assert!(
         module
             .functions

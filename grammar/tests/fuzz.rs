@@ -60,6 +60,13 @@ proptest! {
     fn lowering_never_panics(text in python()) {
         let module = parse(&text);
         let _ = module.functions.len();
+        // The flow facts are read for every function the model has, each inside its range.
+        let flow = lacuna_grammar::flow(&text);
+        for f in &module.functions {
+            for s in flow.function(&f.id).statements {
+                prop_assert!(f.syntax.range.contains_range(s.range), "{:?} in {:?}", s.range, f.syntax.range);
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::model::function::FunctionModel;
 use crate::workspace::{FileContents, module_name};
 use lacuna_grammar::{
     Anchor, ClassSyntax, FunctionId, FunctionKind, FunctionSyntax, ImportBinding, LineIndex,
-    Module, ModuleSeeds, TextRange,
+    Module, ModuleFlow, ModuleSeeds, TextRange,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -41,6 +41,18 @@ pub fn file_seeds(db: &dyn Db, file: SourceFile) -> Arc<ModuleSeeds> {
             Arc::new(lacuna_grammar::seeds(text))
         }
         _ => Arc::new(ModuleSeeds::default()),
+    }
+}
+
+/// What each function of a file reads and stores, statement by statement
+/// ([`lacuna_grammar::flow`]): asked for only when its functions' gaps are explained.
+#[salsa::tracked(returns(ref))]
+pub fn file_flow(db: &dyn Db, file: SourceFile) -> Arc<ModuleFlow> {
+    match file.contents(db) {
+        FileContents::Text(text) if too_large(db, text).is_none() => {
+            Arc::new(lacuna_grammar::flow(text))
+        }
+        _ => Arc::new(ModuleFlow::default()),
     }
 }
 

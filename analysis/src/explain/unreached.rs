@@ -199,9 +199,7 @@ pub(super) fn enclosing_loop(
         .iter()
         .filter(|l| l.iter.is_some() && l.range.contains_range(range))
         .min_by_key(|l| l.range.len())?;
-    let header = lp.header.absolute(f.anchor);
-    let text = f.text.get(header.start as usize..header.end as usize)?;
-    let sources = flow::sources_of_text(f, header, text);
+    let sources = flow::sources_at(f, lp.header);
     if let Some(i) = static_external(f, exploration, &sources) {
         return Some(external_call(f, exploration, i));
     }

@@ -34,6 +34,8 @@ pub struct FunctionUnderTest {
     pub file_syntax: Arc<lacuna_grammar::Module>,
     /// What its code seeds the inputs with (literals, uses of its parameters).
     pub seeds: Arc<lacuna_grammar::FunctionSeeds>,
+    /// What its statements read and store: what explanations follow a decision back through.
+    pub flow: Arc<lacuna_grammar::FunctionFlow>,
 }
 
 impl FunctionUnderTest {

@@ -296,6 +296,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
         let text = file.contents(db).text().cloned().unwrap_or_default();
         let file_syntax = crate::db::parsed(db, file).clone();
         let file_seeds = crate::db::file_seeds(db, file).clone();
+        let file_flow = crate::db::file_flow(db, file).clone();
         let functions = file_functions(db, file);
         let all: Vec<&FunctionSyntax> = functions.iter().map(|n| &**n.syntax(db)).collect();
         for &node in functions {
@@ -337,6 +338,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                 text: text.clone(),
                 file_syntax: file_syntax.clone(),
                 seeds: std::sync::Arc::new(file_seeds.function(node.id(db))),
+                flow: std::sync::Arc::new(file_flow.function(node.id(db))),
             };
             if let Err(reason) = verdict {
                 // A function without branch sides is not a gap.

@@ -1,5 +1,5 @@
 //! Lowering: one walk over the tree-sitter tree that builds the typed [`Module`] view (and, when
-//! asked, the generator's seeds: [`seeds`]).
+//! asked, the generator's seeds, [`seeds`], or the explanations' flow facts, [`flow`]).
 //!
 //! The walk is iterative (see [`source::walk`]) and every recursive step on expressions is
 //! bounded, so no input — however deeply nested — can overflow the stack. Code inside ERROR
@@ -9,6 +9,7 @@ mod compact;
 mod decisions;
 mod definitions;
 mod edits;
+mod flow;
 mod imports;
 mod literal;
 pub mod outline;
@@ -18,6 +19,7 @@ mod seeds;
 mod source;
 
 use crate::decision::{BranchSide, Condition, Decision, DecisionKind};
+use crate::flow::ModuleFlow;
 use crate::ids::{DecisionId, FunctionId};
 use crate::syntax::*;
 use crate::text::{Anchor, TextRange};
@@ -47,19 +49,40 @@ thread_local! {
 /// Parses Python source and builds its typed view. Never fails: what does not parse is
 /// reported in [`Module::syntax_errors`] and the rest is modelled.
 pub fn parse(text: &str) -> Module {
-    parse_tree(text, None, false).0.module
+    parse_tree(text, None, Asked::Model).0.module
 }
 
 /// The generator's seeds for each `def` of a module ([`ModuleSeeds`]): what [`parse`] leaves
 /// out of the model, read by the same lowering when the generator asks.
 pub fn seeds(text: &str) -> ModuleSeeds {
-    parse_tree(text, None, true).0.seeds.unwrap_or_default()
+    parse_tree(text, None, Asked::Seeds)
+        .0
+        .seeds
+        .unwrap_or_default()
 }
 
-/// A module as lowered, with the generator's seeds when they were asked for.
+/// What each `def` of a module reads and stores, statement by statement ([`ModuleFlow`]):
+/// what [`parse`] leaves out of the model, read by the same lowering when an explanation asks.
+pub fn flow(text: &str) -> ModuleFlow {
+    parse_tree(text, None, Asked::Flow)
+        .0
+        .flow
+        .unwrap_or_default()
+}
+
+/// What a lowering records besides the model.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Asked {
+    Model,
+    Seeds,
+    Flow,
+}
+
+/// A module as lowered, with the generator's seeds or the flow facts when they were asked for.
 struct Lowered {
     module: Module,
     seeds: Option<ModuleSeeds>,
+    flow: Option<ModuleFlow>,
 }
 
 /// What [`parse`] does with a file past [`PART_BYTES`]: parse it one run of top-level
@@ -67,7 +90,7 @@ struct Lowered {
 /// is parsed, so that tree-sitter's tree never holds more than a part. On a file without syntax
 /// errors the module is the one a whole parse gives.
 pub fn parse_in_parts(text: &str, part_bytes: usize) -> Module {
-    lower_in_parts(&lone_cr_as_newline(text), part_bytes, false).module
+    lower_in_parts(&lone_cr_as_newline(text), part_bytes, Asked::Model).module
 }
 
 pub use parts::PART_BYTES;
@@ -85,7 +108,7 @@ pub fn parse_after(
     text: &str,
     previous: Option<&PreviousParse>,
 ) -> (Module, Option<PreviousParse>) {
-    let (Lowered { module, .. }, tree) = parse_tree(text, previous, false);
+    let (Lowered { module, .. }, tree) = parse_tree(text, previous, Asked::Model);
     let next = tree.map(|tree| PreviousParse {
         text: std::sync::Arc::from(text),
         tree,
@@ -93,18 +116,18 @@ pub fn parse_after(
     (module, next)
 }
 
-/// The module (with the seeds when `seeds`), and the tree it was lowered from (`None` when the
+/// The module (with what else was `asked`), and the tree it was lowered from (`None` when the
 /// parser gave up).
 fn parse_tree(
     text: &str,
     previous: Option<&PreviousParse>,
-    seeds: bool,
+    asked: Asked,
 ) -> (Lowered, Option<tree_sitter::Tree>) {
     let normalised = lone_cr_as_newline(text);
     let text: &str = &normalised;
     if text.len() > PART_BYTES {
         // No tree is kept: keeping one is what parsing in parts avoids.
-        return (lower_in_parts(text, PART_BYTES, seeds), None);
+        return (lower_in_parts(text, PART_BYTES, asked), None);
     }
     let old_tree = previous.map(|p| {
         let mut tree = p.tree.clone();
@@ -117,11 +140,11 @@ fn parse_tree(
     if old_tree.is_some() && tree.as_ref().is_some_and(|t| t.root_node().has_error()) {
         tree = PARSER.with(|p| p.borrow_mut().parse(text, None));
     }
-    let lowered = lower_tree(text, tree.as_ref(), seeds);
+    let lowered = lower_tree(text, tree.as_ref(), asked);
     (lowered, tree)
 }
 
-fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>, seeds: bool) -> Lowered {
+fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>, asked: Asked) -> Lowered {
     let Some(tree) = tree else {
         let module = Module {
             syntax_errors: vec![SyntaxError {
@@ -130,20 +153,23 @@ fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>, seeds: bool) -> Lowe
             }],
             ..Module::default()
         };
-        let seeds = seeds.then(ModuleSeeds::default);
-        return Lowered { module, seeds };
+        return Lowered {
+            module,
+            seeds: (asked == Asked::Seeds).then(ModuleSeeds::default),
+            flow: (asked == Asked::Flow).then(ModuleFlow::default),
+        };
     };
     let root = tree.root_node();
     let source = Source { text };
     let text_hash = source.token_hash(root, &|n| is_definition(n));
-    let mut lowerer = Lowerer::new(text, range(root), text_hash, seeds);
+    let mut lowerer = Lowerer::new(text, range(root), text_hash, asked);
     source::walk(root, &mut lowerer);
     finish_and_recover(lowerer)
 }
 
 /// Parses and lowers `text` part by part (see [`parts`]).
-fn lower_in_parts(text: &str, part_bytes: usize, seeds: bool) -> Lowered {
-    let mut lowerer = Lowerer::new(text, TextRange::default(), 0, seeds);
+fn lower_in_parts(text: &str, part_bytes: usize, asked: Asked) -> Lowered {
+    let mut lowerer = Lowerer::new(text, TextRange::default(), 0, asked);
     let mut text_hash = source::TOKEN_HASH_START;
     let mut extent: Option<TextRange> = None;
     let parsed = PARSER.with(|parser| {
@@ -174,7 +200,7 @@ fn lower_in_parts(text: &str, part_bytes: usize, seeds: bool) -> Lowered {
         })
     });
     if !parsed {
-        return lower_tree(text, None, seeds);
+        return lower_tree(text, None, asked);
     }
     let module = Arc::make_mut(&mut lowerer.functions[0].function.syntax);
     let extent = extent.unwrap_or_default();
@@ -238,12 +264,14 @@ struct Lowerer<'a> {
     interesting: &'static KindSet,
     /// The recording of the generator's seeds ([`seeds`]), when asked for.
     seeds: Option<seeds::SeedState>,
+    /// The flow facts of the functions met so far ([`flow`]), when asked for.
+    flow: Option<ModuleFlow>,
 }
 
 impl<'a> Lowerer<'a> {
     /// A lowerer for `text`, whose module spans `module` with the given token hash.
-    /// With `seeds`, the generator's seeds are recorded too.
-    fn new(text: &'a str, module: TextRange, text_hash: u64, seeds: bool) -> Self {
+    /// With `asked`, the generator's seeds or the flow facts are recorded too.
+    fn new(text: &'a str, module: TextRange, text_hash: u64, asked: Asked) -> Self {
         let source = Source { text };
         let body: Arc<str> = Arc::from("<module>");
         let module = Function {
@@ -276,8 +304,9 @@ impl<'a> Lowerer<'a> {
             error_regions: vec![],
             error_depth: 0,
             qualnames: FxHashMap::default(),
-            interesting: KindSet::get(seeds),
-            seeds: seeds.then(seeds::SeedState::default),
+            interesting: KindSet::get(asked == Asked::Seeds),
+            seeds: (asked == Asked::Seeds).then(seeds::SeedState::default),
+            flow: (asked == Asked::Flow).then(ModuleFlow::default),
         }
     }
 
@@ -370,6 +399,10 @@ impl<'a> Lowerer<'a> {
         } else {
             seeds::Recording::default()
         };
+        if let Some(flows) = &mut self.flow {
+            let facts = flow::function_flow(&self.source, node, anchor.offset);
+            flows.functions.insert(id.clone(), facts);
+        }
         let function = Function {
             id,
             anchor,
@@ -724,8 +757,8 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The module, and the seeds when they were recorded.
-    fn finish(mut self) -> (Module, Option<ModuleSeeds>) {
+    /// The module, with the seeds or the flow facts when they were recorded.
+    fn finish(mut self) -> Lowered {
         // Each class learns the field writes of its methods, relative to the class anchor.
         for builder in &self.functions {
             let Some((_, class)) = &builder.receiver else {
@@ -780,7 +813,11 @@ impl<'a> Lowerer<'a> {
             classes,
             syntax_errors: self.errors,
         };
-        (module, seeds)
+        Lowered {
+            module,
+            seeds,
+            flow: self.flow,
+        }
     }
 }
 

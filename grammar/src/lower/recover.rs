@@ -1,29 +1,36 @@
 //! Recovery after syntax errors: definitions after an error are found again by re-parsing
 //! from the next top-level `def` or `class`, and the module's errors are capped.
 
-use super::{Lowered, Lowerer, parse_tree};
-use crate::syntax::{FunctionKind, Module, ModuleSeeds};
+use super::{Asked, Lowered, Lowerer, parse_tree};
+use crate::syntax::FunctionKind;
 use crate::text::TextRange;
 use std::sync::Arc;
 
 pub(super) fn finish_and_recover(mut lowerer: Lowerer<'_>) -> Lowered {
     let text = lowerer.source.text;
     let regions = std::mem::take(&mut lowerer.error_regions);
-    let (mut module, mut seeds) = lowerer.finish();
-    recover_definitions(text, &mut module, seeds.as_mut(), &regions);
-    Lowered { module, seeds }
+    let mut lowered = lowerer.finish();
+    recover_definitions(text, &mut lowered, &regions);
+    lowered
 }
 
 /// tree-sitter's error recovery often swallows every definition that follows a syntax error
 /// into one ERROR node. For each error, re-parse from the first top-level `def`/`class` that
 /// starts on a later line — with everything else blanked, so offsets stay the same — and keep
 /// the definitions found there.
-pub(super) fn recover_definitions(
-    text: &str,
-    module: &mut Module,
-    mut seeds: Option<&mut ModuleSeeds>,
-    regions: &[TextRange],
-) {
+pub(super) fn recover_definitions(text: &str, lowered: &mut Lowered, regions: &[TextRange]) {
+    let asked = if lowered.seeds.is_some() {
+        Asked::Seeds
+    } else if lowered.flow.is_some() {
+        Asked::Flow
+    } else {
+        Asked::Model
+    };
+    let Lowered {
+        module,
+        seeds,
+        flow,
+    } = lowered;
     for &error in regions {
         let Some(restart) = restart_offset(text, error) else {
             continue;
@@ -45,18 +52,22 @@ pub(super) fn recover_definitions(
         let Ok(masked) = String::from_utf8(masked) else {
             continue;
         };
-        let (lowered, _) = parse_tree(&masked, None, seeds.is_some());
-        let recovered = lowered.module;
-        let mut recovered_seeds = lowered.seeds.unwrap_or_default();
+        let (recovered, _) = parse_tree(&masked, None, asked);
+        let mut recovered_seeds = recovered.seeds.unwrap_or_default();
+        let mut recovered_flow = recovered.flow.unwrap_or_default();
         let mut taken: Vec<TextRange> = vec![];
-        for f in recovered.functions {
+        for f in recovered.module.functions {
             if f.syntax.kind != FunctionKind::Module && module.function(&f.id).is_none() {
                 taken.push(f.syntax.range.absolute(f.anchor));
-                if let (Some(seeds), Some(found)) = (
-                    seeds.as_deref_mut(),
-                    recovered_seeds.functions.remove(&f.id),
-                ) {
+                if let (Some(seeds), Some(found)) =
+                    (seeds.as_mut(), recovered_seeds.functions.remove(&f.id))
+                {
                     seeds.functions.insert(f.id.clone(), found);
+                }
+                if let (Some(flow), Some(found)) =
+                    (flow.as_mut(), recovered_flow.functions.remove(&f.id))
+                {
+                    flow.functions.insert(f.id.clone(), found);
                 }
                 module.functions.push(f);
             }
@@ -81,12 +92,12 @@ pub(super) fn recover_definitions(
             s.loops.retain(|l| !stale(l.range));
             s.asserts.retain(|a| !stale(a.range));
         }
-        for c in recovered.classes {
+        for c in recovered.module.classes {
             if module.class(&c.syntax.qualname).is_none() {
                 module.classes.push(c);
             }
         }
-        for e in recovered.syntax_errors {
+        for e in recovered.module.syntax_errors {
             if !module.syntax_errors.iter().any(|m| m.range == e.range) {
                 module.syntax_errors.push(e);
             }

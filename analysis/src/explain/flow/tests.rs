@@ -22,6 +22,7 @@ pub(crate) fn function(text: &str, name: &str) -> FunctionUnderTest {
         text: Arc::from(text),
         file_syntax: Arc::new(lacuna_grammar::parse(text)),
         seeds: Arc::new(lacuna_grammar::seeds(text).function(&function.id)),
+        flow: Arc::new(lacuna_grammar::flow(text).function(&function.id)),
     }
 }
 
@@ -219,17 +220,4 @@ class Warehouse:
     let fields: Vec<&str> = s.fields.iter().map(|(_, a)| a.as_str()).collect();
     assert_eq!(fields, vec!["name", "_stock", "_reserved"]);
     assert_eq!(s.params, vec!["sku".to_owned(), "qty".to_owned()]);
-}
-
-#[test]
-fn keyword_arguments_and_attributes_are_not_names() {
-    assert_eq!(
-        names("min(self._e, key=lambda k: k.at)"),
-        vec![
-            ("min".to_owned(), None),
-            ("self".to_owned(), Some("_e".to_owned())),
-            ("k".to_owned(), None),
-            ("k".to_owned(), Some("at".to_owned())),
-        ]
-    );
 }
