@@ -57,6 +57,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
         return vec![];
     };
     let module = Arc::new(parse(&text));
+    let flow = Arc::new(lacuna_grammar::flow(&text));
     let text: Arc<str> = text.into();
     let lines = Arc::new(LineIndex::new(&text));
     let mut out = vec![];
@@ -77,7 +78,7 @@ fn claims_of(path: &Path) -> Vec<Claim> {
             text: text.clone(),
             file_syntax: module.clone(),
             seeds: Default::default(),
-            flow: Default::default(),
+            flow: flow.clone(),
         };
         for claim in dead_sides(&f) {
             out.push(claim_of(&f, path, &claim));

@@ -15,7 +15,10 @@ pub use compact_str::CompactString;
 pub use decision::{
     BoolExpr, BranchSide, Condition, Decision, DecisionKind, MAX_CONDITIONS, Unmodelled,
 };
-pub use flow::{FunctionFlow, ModuleFlow, NameRead, ScopedName, Statement, Store, StoreKind};
+pub use flow::{
+    Arithmetic, CompareOp, FunctionFlow, ModuleFlow, NameRead, Operand, ScopedName, Statement,
+    Store, StoreKind, Test,
+};
 pub use ids::{BranchSideId, ConditionId, DecisionId, FunctionId};
 pub use syntax::*;
 pub use text::{Anchor, LineCol, LineIndex, TextRange};

@@ -172,22 +172,13 @@ pub(super) fn through_helpers(
             .map(|g| g.syntax.name.clone())
     };
     let kind = |i: usize| ExternalKind::of(&exploration.external_calls[i].callee);
-    let spans: Vec<&str> = sources
-        .spans
-        .iter()
-        .filter_map(|&(start, end)| {
-            let from = f.lines.line_range(start)?.start;
-            let to = f.lines.line_range(end)?.end;
-            f.text.get(from as usize..to as usize)
-        })
-        .collect();
+    // The first span (the condition, then the statements it reads back through) with a call
+    // of `name` (`name(…)`, `self.name(…)`).
     let called = |name: &str| {
-        spans.iter().position(|text| {
-            text.match_indices(&format!("{name}(")).any(|(i, _)| {
-                text[..i]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+        sources.spans.iter().position(|&(start, end)| {
+            f.syntax.calls.iter().any(|call| {
+                let line = f.lines.line_col(call.range.absolute(f.anchor).start).line;
+                call.callee.rsplit('.').next() == Some(name) && (start..=end).contains(&line)
             })
         })
     };

@@ -55,7 +55,7 @@ const BUILTINS: &[&str] = &[
 /// What decision `d` of `f` depends on.
 pub fn sources(f: &FunctionUnderTest, d: usize) -> Sources {
     let decision = &f.syntax.decisions[d];
-    let own = f.flow.statement_at(decision.range.start);
+    let own = f.own_flow().statement_at(decision.range.start);
     // A comprehension's `if`, a ternary or a boolean value reads names its statement binds
     // (`for k, v in …` of the comprehension): the whole statement is its condition.
     let whole = matches!(
@@ -72,7 +72,7 @@ pub fn sources(f: &FunctionUnderTest, d: usize) -> Sources {
 /// What the code at `at` (relative to the function's anchor: a loop's header) reads, from the
 /// statements before it.
 pub fn sources_at(f: &FunctionUnderTest, at: TextRange) -> Sources {
-    read_back(f, f.flow.statement_at(at.start), at)
+    read_back(f, f.own_flow().statement_at(at.start), at)
 }
 
 /// Follows what `within` (part of the statement `own`) reads back through the statements
@@ -94,7 +94,7 @@ fn read_back(f: &FunctionUnderTest, own: Option<&Statement>, within: TextRange) 
         .filter(|n| inside(n.at))
         .map(|n| n.name.as_str())
         .collect();
-    let statements = &f.flow.statements;
+    let statements = &f.own_flow().statements;
     let before: Vec<&Statement> = statements
         .iter()
         .filter(|s| line(s.range.end) < span.0)

@@ -1,17 +1,18 @@
 //! Dead branch sides, proven: z3 finds the side's condition unsatisfiable together with every
-//! guard whose block contains the decision — over the conditions' *source*, each name a free
-//! variable, so the proof covers every value the names can take on every path, not only the
-//! paths explored. Claimed only when that reading covers every value the code can receive:
-//! conditions are comparisons with numbers, or bare names, of names whose every value the
-//! reading models (`reading`: annotated numeric parameters, locals computed from them, module
-//! constants; never an unannotated parameter, which is any object, nor a float compared, which
-//! may be NaN), and no statement in a guard's block assigns a name the proof uses.
+//! guard whose block contains the decision — over the conditions as written (the syntax layer's
+//! readable tests, [`lacuna_grammar::Test`]), each name a free variable, so the proof covers
+//! every value the names can take on every path, not only the paths explored. Claimed only
+//! when that reading covers every value the code can receive: conditions are comparisons with
+//! numbers, or bare names, of names whose every value the reading models (`reading`: annotated
+//! numeric parameters, locals computed from them, module constants; never an unannotated
+//! parameter, which is any object, nor a float compared, which may be NaN), and no statement in
+//! a guard's block assigns a name the proof uses.
 
 use super::reading::{Reading, reading};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::solver::{Answer, Solver};
 use crate::symbolic::{Expr, Op, Sort};
-use lacuna_grammar::{BoolExpr, Decision, TextRange};
+use lacuna_grammar::{BoolExpr, CompareOp, Decision, Operand, Test, TextRange};
 use rustc_hash::FxHashMap;
 
 /// A proof that side `outcome` of decision `d` is dead: the guards it used (decision indices
@@ -36,7 +37,7 @@ pub fn prove_dead(
         return None;
     }
     let mut sorts: FxHashMap<String, Sort> = FxHashMap::default();
-    let mut assertions = vec![holds(decision, outcome, &mut sorts)?];
+    let mut assertions = vec![holds(f, decision, outcome, &mut sorts)?];
     let mut guards = vec![];
     for (g, guard) in decisions.iter().enumerate() {
         if g == d {
@@ -49,7 +50,7 @@ pub fn prove_dead(
             }
             // A guard whose conditions cannot be read adds nothing; the proof may still hold.
             let mut guard_sorts = sorts.clone();
-            if let Some(e) = holds(guard, side.outcome, &mut guard_sorts) {
+            if let Some(e) = holds(f, guard, side.outcome, &mut guard_sorts) {
                 sorts = guard_sorts;
                 assertions.push(e);
                 guards.push((g, side.outcome));
@@ -99,8 +100,13 @@ pub fn prove_dead(
     (solver.check(&assertions) == Answer::Unsat).then_some(Proof { guards, names })
 }
 
-/// The decision's outcome being `outcome`, as an expression over its conditions' source.
-fn holds(decision: &Decision, outcome: bool, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+/// The decision's outcome being `outcome`, as an expression over its conditions' tests.
+fn holds(
+    f: &FunctionUnderTest,
+    decision: &Decision,
+    outcome: bool,
+    sorts: &mut FxHashMap<String, Sort>,
+) -> Option<Expr> {
     // A loop is no boolean test of its iterable: as a guard it adds nothing.
     if decision.kind.is_loop() {
         return None;
@@ -113,16 +119,18 @@ fn holds(decision: &Decision, outcome: bool, sorts: &mut FxHashMap<String, Sort>
         .conditions
         .iter()
         .enumerate()
-        .map(|(i, c)| match condition(&c.text, sorts) {
-            Some(e) => Some(e),
-            None if several => Some(c.literal.map(Expr::Bool).unwrap_or_else(|| {
-                Expr::var(
-                    &format!("$condition:{}:{i}", decision.range.start),
-                    Sort::Bool,
-                )
-            })),
-            None => None,
-        })
+        .map(
+            |(i, c)| match f.own_flow().test(c.range).and_then(|t| condition(t, sorts)) {
+                Some(e) => Some(e),
+                None if several => Some(c.literal.map(Expr::Bool).unwrap_or_else(|| {
+                    Expr::var(
+                        &format!("$condition:{}:{i}", decision.range.start),
+                        Sort::Bool,
+                    )
+                })),
+                None => None,
+            },
+        )
         .collect::<Option<_>>()?;
     let e = structure(decision.expr.as_ref()?, &conditions)?;
     Some(if outcome { e } else { e.negate() })
@@ -144,71 +152,70 @@ fn structure(expr: &BoolExpr, conditions: &[Expr]) -> Option<Expr> {
     })
 }
 
-/// `name`, `name OP number`, `number OP name`, `name OP name` (numbers compared as reals).
-fn condition(text: &str, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
-    let text = text.trim();
-    if is_identifier(text) {
-        return var(text, Sort::Bool, sorts);
+/// A readable test as an expression: a name's truth, or names and numbers compared as reals.
+fn condition(test: &Test, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+    match test {
+        Test::Truth(name) => var(name, Sort::Bool, sorts),
+        Test::Compare { left, op, right } => {
+            let op = match op {
+                CompareOp::Lt => Op::Lt,
+                CompareOp::Le => Op::Le,
+                CompareOp::Eq => Op::Eq,
+                CompareOp::Ne => Op::Ne,
+                CompareOp::Gt => Op::Gt,
+                CompareOp::Ge => Op::Ge,
+            };
+            Some(Expr::app(
+                op,
+                vec![operand(left, sorts)?, operand(right, sorts)?],
+            ))
+        }
     }
-    let ops = [
-        ("<=", Op::Le),
-        (">=", Op::Ge),
-        ("==", Op::Eq),
-        ("!=", Op::Ne),
-        ("<", Op::Lt),
-        (">", Op::Gt),
-    ];
-    let (at, token, op) = ops
-        .iter()
-        .filter_map(|(t, op)| text.find(t).map(|i| (i, *t, op.clone())))
-        .min_by_key(|(i, t, _)| (*i, std::cmp::Reverse(t.len())))?;
-    let (left, right) = (text[..at].trim(), text[at + token.len()..].trim());
-    Some(Expr::app(
-        op,
-        vec![operand(left, sorts)?, operand(right, sorts)?],
-    ))
 }
 
-fn operand(text: &str, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
-    if is_identifier(text) {
-        return var(text, Sort::Real, sorts);
+fn operand(operand: &Operand, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
+    match operand {
+        Operand::Name(name) => var(name, Sort::Real, sorts),
+        Operand::Number(x) => Some(Expr::Real(*x)),
     }
-    let number = text.replace('_', "");
-    number
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
-        .map(Expr::Real)
 }
 
 fn var(name: &str, sort: Sort, sorts: &mut FxHashMap<String, Sort>) -> Option<Expr> {
-    if ["True", "False", "None"].contains(&name) {
-        return None;
-    }
     match sorts.insert(name.to_owned(), sort) {
         Some(previous) if previous != sort => None,
         _ => Some(Expr::var(name, sort)),
     }
 }
 
-fn is_identifier(text: &str) -> bool {
-    !text.is_empty()
-        && !text.starts_with(|c: char| c.is_ascii_digit())
-        && text.chars().all(|c| c == '_' || c.is_alphanumeric())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explain::flow::tests::function;
 
     #[test]
     fn reads_comparisons() {
+        let f = function(
+            "def f(level, xs, flag):\n    if level > 100 or 1_000 <= (level) or len(xs) > 1 or xs.x > 1 or level < -2.5 or 0 < level < 3 or level == True or flag:\n        pass\n",
+            "f",
+        );
         let mut sorts = FxHashMap::default();
-        assert!(condition("level > 100", &mut sorts).is_some());
-        assert!(condition("1_000 <= level", &mut sorts).is_some());
-        assert!(condition("len(xs) > 1", &mut sorts).is_none());
-        assert!(condition("self.x > 1", &mut sorts).is_none());
+        let read: Vec<bool> = f.syntax.decisions[0]
+            .conditions
+            .iter()
+            .map(|c| {
+                f.own_flow()
+                    .test(c.range)
+                    .and_then(|t| condition(t, &mut sorts))
+                    .is_some()
+            })
+            .collect();
+        // A chained comparison is a condition per link.
+        assert_eq!(
+            read,
+            [true, true, false, false, true, true, true, false, true]
+        );
         // A name read both as a number and as a flag is not modelled.
-        assert!(condition("level", &mut sorts).is_none());
+        let level = Test::Truth("level".into());
+        assert!(condition(&level, &mut sorts).is_none());
     }
 }

@@ -65,7 +65,7 @@ pub(super) fn module_state(f: &FunctionUnderTest, sources: &flow::Sources) -> Ve
     sources
         .globals
         .iter()
-        .filter(|g| reading::constant(&f.text, g).is_none())
+        .filter(|g| reading::constant(f, g).is_none())
         .cloned()
         .collect()
 }
@@ -326,7 +326,7 @@ pub(super) fn infeasible(
         && sources
             .globals
             .iter()
-            .all(|g| reading::constant(&f.text, g).is_some());
+            .all(|g| reading::constant(f, g).is_some());
     let refuted = attempts.iter().all(|a| *a == Attempt::Unsat)
         && !attempts.is_empty()
         && modelled

@@ -4,9 +4,11 @@
 //! in the function computes from such names and number literals; a module name is its literal
 //! when the module binds it once, to a number or a boolean, and never rebinds it. Anything else
 //! is unknown, and no proof may read it. Must not guess: a name is read only when its reading
-//! covers every value it can hold.
+//! covers every value it can hold. What binds a name, and to what, is read from the syntax
+//! layer's flow facts ([`lacuna_grammar::ModuleFlow`]).
 
 use crate::explore::coverage::FunctionUnderTest;
+use lacuna_grammar::Store;
 
 /// The values a name can hold, as far as a proof may rely on them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,14 +36,13 @@ pub fn reading(f: &FunctionUnderTest, name: &str) -> Option<Reading> {
         }
         return annotation(param.annotation.as_deref()?);
     }
-    let body = body_text(f);
-    if declared_outside(&body, name) {
-        return constant(&f.text, name);
+    if declared_outside(f, name) {
+        return constant(f, name);
     }
-    if binding_lines(&body, name).next().is_some() {
-        return local(f, &body, name, &mut vec![]);
+    if !bindings(f, name).is_empty() {
+        return local(f, name, &mut vec![]);
     }
-    constant(&f.text, name)
+    constant(f, name)
 }
 
 /// The reading an annotation guarantees: builtin scalars, optionally `None`.
@@ -66,109 +67,75 @@ pub fn annotation(text: &str) -> Option<Reading> {
     }
 }
 
-fn body_text(f: &FunctionUnderTest) -> String {
-    let r = f.syntax.body.absolute(f.anchor);
-    f.text
-        .get(r.start as usize..r.end as usize)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 /// `global name` / `nonlocal name` in the function: the name belongs to another scope.
-fn declared_outside(body: &str, name: &str) -> bool {
-    body.lines().any(|l| {
-        let l = l.trim_start();
-        ["global ", "nonlocal "].iter().any(|kw| {
-            l.strip_prefix(kw)
-                .is_some_and(|rest| rest.split(',').any(|n| n.trim() == name))
-        })
-    })
+fn declared_outside(f: &FunctionUnderTest, name: &str) -> bool {
+    f.own_flow()
+        .statements
+        .iter()
+        .any(|s| s.outside.iter().any(|n| n == name))
 }
 
-/// The lines of `text` that bind `name`, trimmed.
-fn binding_lines<'t>(text: &'t str, name: &'t str) -> impl Iterator<Item = &'t str> + 't {
-    text.lines().filter(move |l| binds(l, name)).map(str::trim)
+/// The stores that bind `name` in the function's own body: assignments, augmented ones,
+/// `for`, `with … as`, `except … as`, `:=`, `del`, `import`, `def`, `class`, captures (not
+/// `name[k] = …`, which changes the object, not the name).
+fn bindings<'f>(f: &'f FunctionUnderTest, name: &str) -> Vec<&'f Store> {
+    f.own_flow()
+        .statements
+        .iter()
+        .flat_map(|s| &s.stores)
+        .filter(|store| store.name == name && store.kind.binds())
+        .collect()
 }
 
-/// Whether a line binds `name` in any way Python can: assignment, augmented assignment,
-/// annotation, `for`, `as`, walrus, `del`, `import`, `def`, `class`, unpacking.
-fn binds(line: &str, name: &str) -> bool {
-    let l = line.trim_start();
-    let word = |s: &str| {
-        s.split(|c: char| !(c == '_' || c.is_alphanumeric()))
-            .any(|w| w == name)
-    };
-    let starts = l
-        .strip_prefix(name)
-        .filter(|rest| !rest.starts_with(|c: char| c == '_' || c.is_alphanumeric()));
-    let assignment = starts.is_some_and(|rest| {
-        let rest = rest.trim_start();
-        (rest.starts_with('=') && !rest.starts_with("=="))
-            || rest.starts_with(',')
-            || rest.starts_with(':')
-            || [
-                "+=", "-=", "*=", "/=", "//=", "%=", "|=", "&=", "^=", "**=", ">>=", "<<=", "@=",
-            ]
-            .iter()
-            .any(|op| rest.starts_with(op))
-    });
-    let targets_before_eq = l.split_once('=').is_some_and(|(lhs, rhs)| {
-        !rhs.starts_with('=')
-            && !lhs.ends_with(['!', '<', '>', '='])
-            && lhs.contains(',')
-            && word(lhs)
-    });
-    assignment
-        || targets_before_eq
-        || (l.starts_with("for ") || l.starts_with("async for "))
-            && l.split(" in ").next().is_some_and(word)
-        || l.contains(&format!(" as {name}"))
-        || l.contains(&format!("{name} :="))
-        || l.contains(&format!("{name}:="))
-        || l.starts_with("del ") && word(l)
-        || (l.starts_with("import ") || l.starts_with("from ")) && word(l)
-        || l.starts_with(&format!("def {name}("))
-        || l.starts_with(&format!("async def {name}("))
-        || l.starts_with(&format!("class {name}"))
+/// Whether a function nested in `f` declares `nonlocal name`, and so may rebind it.
+fn rebound_inside(f: &FunctionUnderTest, name: &str) -> bool {
+    let nested = format!("{}.<locals>.", f.syntax.qualname);
+    f.flow
+        .functions
+        .iter()
+        .filter(|(id, _)| id.as_str().starts_with(&nested))
+        .flat_map(|(_, flow)| &flow.statements)
+        .any(|s| s.outside.iter().any(|n| n == name))
 }
 
 /// A local whose every binding is `name = expr` or `name op= expr` over numbers and names with
 /// a numeric reading.
-fn local(
-    f: &FunctionUnderTest,
-    body: &str,
-    name: &str,
-    visiting: &mut Vec<String>,
-) -> Option<Reading> {
+fn local(f: &FunctionUnderTest, name: &str, visiting: &mut Vec<String>) -> Option<Reading> {
     if visiting.iter().any(|v| v == name) {
         // A binding that reads the name itself adds nothing to the others.
         return Some(Reading::Int);
     }
+    if rebound_inside(f, name) {
+        return None;
+    }
     visiting.push(name.to_owned());
     let mut joined = Reading::Int;
-    for line in binding_lines(body, name) {
-        let rest = line.strip_prefix(name)?.trim_start();
-        let rest = match rest.strip_prefix(':') {
-            // `name: int = …`
-            Some(annotated) => annotated.split_once('=').map(|(_, v)| v)?,
-            None => rest,
-        };
-        let value = if let Some(v) = rest.strip_prefix('=') {
-            v
+    for store in bindings(f, name) {
+        let value = store.arithmetic.as_ref()?;
+        let mut kind = if value.float {
+            Reading::Float
         } else {
-            let op = ["+=", "-=", "*=", "//=", "%=", "/="]
-                .iter()
-                .find(|op| rest.starts_with(**op))?;
-            if *op == "/=" {
-                joined = Reading::Float;
-            }
-            &rest[op.len()..]
+            Reading::Int
         };
-        let kind = expression(f, body, value, visiting)?;
+        for word in &value.names {
+            kind = join(kind, named(f, word, visiting)?)?;
+        }
         joined = join(joined, kind)?;
     }
     visiting.pop();
     Some(joined)
+}
+
+/// The reading of a name an arithmetic value reads: a parameter's annotation, a local's
+/// bindings, a module constant.
+fn named(f: &FunctionUnderTest, word: &str, visiting: &mut Vec<String>) -> Option<Reading> {
+    if let Some(p) = f.syntax.params.iter().find(|p| p.name == word) {
+        return annotation(p.annotation.as_deref()?);
+    }
+    if !bindings(f, word).is_empty() && !declared_outside(f, word) {
+        return local(f, word, visiting);
+    }
+    constant(f, word)
 }
 
 fn join(a: Reading, b: Reading) -> Option<Reading> {
@@ -184,130 +151,41 @@ fn join(a: Reading, b: Reading) -> Option<Reading> {
     }
 }
 
-/// The reading of an arithmetic expression over number literals and numeric names (`+ - *
-/// // %`: integers stay integers; `/` and `**` give floats). Anything else is unknown.
-fn expression(
-    f: &FunctionUnderTest,
-    body: &str,
-    text: &str,
-    visiting: &mut Vec<String>,
-) -> Option<Reading> {
-    let text = text.split_once('#').map_or(text, |(code, _)| code).trim();
-    if text.is_empty() {
+/// A module name bound exactly once, in the module's own body and outside any block, to a
+/// number or a boolean literal, bound nowhere else in the module and declared `global` by no
+/// function.
+pub fn constant(f: &FunctionUnderTest, name: &str) -> Option<Reading> {
+    let flow = &f.flow;
+    if flow
+        .statements()
+        .any(|s| s.outside.iter().any(|n| n == name))
+    {
         return None;
     }
-    let mut kind = Reading::Int;
-    let mut depth = 0i32;
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() || "+-*%".contains(c) {
-            if c == '*' && chars.get(i + 1) == Some(&'*') {
-                kind = join(kind, Reading::Float)?;
-                i += 1;
-            }
-            i += 1;
-            continue;
-        }
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            '/' => {
-                if chars.get(i + 1) == Some(&'/') {
-                    i += 1;
-                } else {
-                    kind = join(kind, Reading::Float)?;
-                }
-            }
-            _ if c.is_ascii_digit() || c == '.' => {
-                let start = i;
-                while i + 1 < chars.len()
-                    && (chars[i + 1].is_alphanumeric()
-                        || chars[i + 1] == '.'
-                        || chars[i + 1] == '_')
-                {
-                    i += 1;
-                }
-                let literal: String = chars[start..=i].iter().filter(|c| **c != '_').collect();
-                if literal.parse::<i128>().is_ok() {
-                } else if literal.parse::<f64>().is_ok_and(f64::is_finite) {
-                    kind = join(kind, Reading::Float)?;
-                } else {
-                    return None;
-                }
-            }
-            _ if c == '_' || c.is_alphabetic() => {
-                let start = i;
-                while i + 1 < chars.len() && (chars[i + 1] == '_' || chars[i + 1].is_alphanumeric())
-                {
-                    i += 1;
-                }
-                let word: String = chars[start..=i].iter().collect();
-                // A call, an attribute or a subscript is not followed.
-                if matches!(chars.get(i + 1), Some('(' | '.' | '[')) {
-                    return None;
-                }
-                let named = match word.as_str() {
-                    "True" | "False" => Reading::Int,
-                    _ => {
-                        if let Some(p) = f.syntax.params.iter().find(|p| p.name == word) {
-                            annotation(p.annotation.as_deref()?)?
-                        } else if binding_lines(body, &word).next().is_some()
-                            && !declared_outside(body, &word)
-                        {
-                            local(f, body, &word, visiting)?
-                        } else {
-                            constant(&f.text, &word)?
-                        }
-                    }
-                };
-                kind = join(kind, named)?;
-            }
-            _ => return None,
-        }
-        i += 1;
-    }
-    (depth == 0).then_some(kind)
-}
-
-/// A module name bound exactly once, at the top level, to a number or a boolean literal, and
-/// bound nowhere else in the module.
-pub fn constant(module: &str, name: &str) -> Option<Reading> {
-    if !name.starts_with(|c: char| c == '_' || c.is_alphabetic()) {
+    let mut stores = flow.statements().flat_map(|s| {
+        s.stores
+            .iter()
+            .filter(|store| store.name == name && store.kind.binds())
+            .map(move |store| (s, store))
+    });
+    let (statement, store) = stores.next()?;
+    if stores.next().is_some() || statement.depth > 0 {
         return None;
     }
-    let mut bindings = module
-        .lines()
-        .filter(|l| binds(l, name) || declared_outside(l, name));
-    let line = bindings.next()?;
-    if bindings.next().is_some() || line.starts_with(char::is_whitespace) {
+    if !flow.module().iter().any(|s| std::ptr::eq(s, statement)) {
         return None;
     }
-    let value = line[name.len()..].trim_start();
-    let value = value.strip_prefix(':').map_or(Some(value), |annotated| {
-        annotated.split_once('=').map(|(_, v)| v)
-    })?;
-    let value = value.trim_start().strip_prefix('=')?;
-    let value = value.split_once('#').map_or(value, |(code, _)| code).trim();
-    match value {
-        "True" => return Some(Reading::Constant(1.0)),
-        "False" => return Some(Reading::Constant(0.0)),
-        _ => {}
-    }
-    let (negative, digits) = match value.strip_prefix('-') {
-        Some(d) => (true, d.trim_start()),
-        None => (false, value),
-    };
-    let x = digits.replace('_', "").parse::<f64>().ok().filter(|x| {
-        x.is_finite() && digits.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-    })?;
-    Some(Reading::Constant(if negative { -x } else { x }))
+    store
+        .arithmetic
+        .as_ref()
+        .and_then(|a| a.literal)
+        .map(Reading::Constant)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explain::flow::tests::function;
 
     #[test]
     fn annotations() {
@@ -321,23 +199,67 @@ mod tests {
 
     #[test]
     fn module_constants() {
-        let module = "LIMIT = 10\nCACHE = {}\nFLAG = True\nMOVED = 1\n\ndef f():\n    global MOVED\n    MOVED = 2\n";
-        assert_eq!(constant(module, "LIMIT"), Some(Reading::Constant(10.0)));
-        assert_eq!(constant(module, "FLAG"), Some(Reading::Constant(1.0)));
-        assert_eq!(constant(module, "CACHE"), None);
-        assert_eq!(constant(module, "MOVED"), None);
-        assert_eq!(constant(module, "MISSING"), None);
-        assert_eq!(constant("import LIMIT\nLIMIT = 3\n", "LIMIT"), None);
-        assert_eq!(constant("def f():\n    LIMIT = 3\n", "LIMIT"), None);
+        let module = r#"
+LIMIT = 10
+CACHE = {}
+FLAG = True
+MOVED = 1
+NOTE = """
+SHADOW = 3
+"""
+SHADOW = 4
+if FLAG:
+    GUARDED = 1
+
+def f():
+    global MOVED
+    MOVED = 2
+"#;
+        let f = function(module, "f");
+        assert_eq!(constant(&f, "LIMIT"), Some(Reading::Constant(10.0)));
+        assert_eq!(constant(&f, "FLAG"), Some(Reading::Constant(1.0)));
+        assert_eq!(constant(&f, "CACHE"), None);
+        assert_eq!(constant(&f, "MOVED"), None);
+        assert_eq!(constant(&f, "MISSING"), None);
+        assert_eq!(constant(&f, "GUARDED"), None);
+        // A line of a string binds nothing.
+        assert_eq!(constant(&f, "SHADOW"), Some(Reading::Constant(4.0)));
+        let g = |text: &str| function(text, "g");
+        let imported = g("import LIMIT\nLIMIT = 3\ndef g(): pass\n");
+        assert_eq!(constant(&imported, "LIMIT"), None);
+        assert_eq!(constant(&g("def g():\n    LIMIT = 3\n"), "LIMIT"), None);
+        let in_class = g("LIMIT = 3\nclass C:\n    LIMIT = 4\ndef g(): pass\n");
+        assert_eq!(constant(&in_class, "LIMIT"), None);
+        let captured =
+            g("LIMIT = 3\ndef g():\n    match 1:\n        case LIMIT:\n            pass\n");
+        assert_eq!(constant(&captured, "LIMIT"), None);
     }
 
     #[test]
-    fn bindings() {
-        assert!(binds("    a, level = 1, 2", "level"));
-        assert!(binds("    level += 1", "level"));
-        assert!(binds("    for i, level in xs:", "level"));
-        assert!(!binds("    if level == 2:", "level"));
-        assert!(!binds("    x = level", "level"));
-        assert!(binds("    with open(p) as level:", "level"));
+    fn locals_are_read_from_every_binding() {
+        let text = r#"
+def g(n: int, x: float):
+    a, level = 1, 2
+    count = 0
+    count += n
+    ratio = n
+    ratio /= 2
+    mixed = n if n else x
+    def inner():
+        nonlocal shared
+        shared = 1.5
+    shared = 1
+    with open(p) as handle:
+        pass
+    return level
+"#;
+        let f = function(text, "g");
+        assert_eq!(reading(&f, "count"), Some(Reading::Int));
+        assert_eq!(reading(&f, "ratio"), Some(Reading::Float));
+        assert_eq!(reading(&f, "level"), None, "unpacked");
+        assert_eq!(reading(&f, "mixed"), None, "a conditional value");
+        assert_eq!(reading(&f, "shared"), None, "rebound by a nested function");
+        assert_eq!(reading(&f, "handle"), None);
+        assert_eq!(reading(&f, "x"), Some(Reading::Float));
     }
 }

@@ -267,12 +267,5 @@ pub(super) fn guard_of(
 
 /// Whether a block always leaves the function: its last statement is `raise` or `return`.
 pub(super) fn leaves(f: &FunctionUnderTest, block: TextRange) -> bool {
-    let abs = block.absolute(f.anchor);
-    let Some(text) = f.text.get(abs.start as usize..abs.end as usize) else {
-        return false;
-    };
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty() && !l.starts_with('#'))
-        .is_some_and(|l| l.starts_with("raise") || l.starts_with("return"))
+    f.own_flow().block_leaves(block)
 }

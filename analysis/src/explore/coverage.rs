@@ -34,11 +34,24 @@ pub struct FunctionUnderTest {
     pub file_syntax: Arc<lacuna_grammar::Module>,
     /// What its code seeds the inputs with (literals, uses of its parameters).
     pub seeds: Arc<lacuna_grammar::FunctionSeeds>,
-    /// What its statements read and store: what explanations follow a decision back through.
-    pub flow: Arc<lacuna_grammar::FunctionFlow>,
+    /// What the statements of its file read and store (its own body's, the module's, the other
+    /// functions'): what explanations follow a decision back through, and what proofs of dead
+    /// code read of the names it uses.
+    pub flow: Arc<lacuna_grammar::ModuleFlow>,
 }
 
+/// The flow facts of a body the file's facts do not hold (a file too large to read).
+static NO_FLOW: lacuna_grammar::FunctionFlow = lacuna_grammar::FunctionFlow {
+    statements: Vec::new(),
+    tests: Vec::new(),
+};
+
 impl FunctionUnderTest {
+    /// The flow facts of its own body.
+    pub fn own_flow(&self) -> &lacuna_grammar::FunctionFlow {
+        self.flow.get(&self.id).unwrap_or(&NO_FLOW)
+    }
+
     /// `module:qualname` as the agent names the function's code when it runs (`co_qualname`):
     /// what the suite's observations, its tests' reached functions and an observed run's
     /// invocations are keyed by. Not `qualname`, which is how a test reaches it

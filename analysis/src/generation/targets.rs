@@ -338,7 +338,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                 text: text.clone(),
                 file_syntax: file_syntax.clone(),
                 seeds: std::sync::Arc::new(file_seeds.function(node.id(db))),
-                flow: std::sync::Arc::new(file_flow.function(node.id(db))),
+                flow: file_flow.clone(),
             };
             if let Err(reason) = verdict {
                 // A function without branch sides is not a gap.

@@ -1,31 +1,39 @@
-//! The flow facts of one function ([`crate::flow`]): a walk over its body's statements, in
-//! source order, recording what each reads and stores. Iterative, as the rest of the lowering,
-//! so that no nesting overflows the stack; a nested `def`'s or `class`'s body is not entered.
+//! The flow facts of one body ([`crate::flow`]): a walk over its statements, in source order,
+//! recording what each reads and stores. Iterative, as the rest of the lowering, so that no
+//! nesting overflows the stack; a nested `def`'s or `class`'s body is not entered.
 
 use super::source::{Source, named_children, range};
-use crate::flow::{FunctionFlow, NameRead, ScopedName, Statement, Store, StoreKind};
+use crate::flow::{
+    Arithmetic, CompareOp, FunctionFlow, NameRead, Operand, ScopedName, Statement, Store,
+    StoreKind, Test,
+};
 use crate::text::TextRange;
 use compact_str::CompactString;
 use tree_sitter::Node;
 
-/// The flow facts of the function `node` defines (a `function_definition`), relative to
-/// `anchor`.
-pub(super) fn function_flow(source: &Source<'_>, node: Node<'_>, anchor: u32) -> FunctionFlow {
+/// The flow facts of the body of the `def` or `class` `node`, relative to `anchor`.
+pub(super) fn definition_flow(source: &Source<'_>, node: Node<'_>, anchor: u32) -> FunctionFlow {
+    FunctionFlow {
+        statements: node
+            .child_by_field_name("body")
+            .map(|body| statements(source, named_children(body), anchor))
+            .unwrap_or_default(),
+        tests: vec![],
+    }
+}
+
+/// The flow facts of `nodes`, statements of one body (the module's are at `anchor` 0).
+pub(super) fn statements(source: &Source<'_>, nodes: Vec<Node<'_>>, anchor: u32) -> Vec<Statement> {
     let mut walk = Walk {
         source,
         anchor,
         statements: vec![],
-        pending: vec![],
+        pending: nodes.into_iter().rev().map(|n| (n, 0)).collect(),
     };
-    if let Some(body) = node.child_by_field_name("body") {
-        walk.push_block(body, 0);
-    }
     while let Some((node, depth)) = walk.pending.pop() {
         walk.statement(node, depth);
     }
-    FunctionFlow {
-        statements: walk.statements,
-    }
+    walk.statements
 }
 
 struct Walk<'s, 'a, 't> {
@@ -129,6 +137,16 @@ impl<'t> Walk<'_, '_, 't> {
             }
             "case_clause" => {
                 let mut statement = self.new_statement(header_range(node), depth);
+                for pattern in named_children(node)
+                    .into_iter()
+                    .filter(|c| c.kind() == "case_pattern")
+                {
+                    for capture in captures(pattern) {
+                        statement
+                            .stores
+                            .push(self.store(capture, vec![], StoreKind::Rebind));
+                    }
+                }
                 self.absorb(field("guard"), &mut statement);
                 self.statements.push(statement);
                 if let Some(body) = field("consequence") {
@@ -175,8 +193,26 @@ impl<'t> Walk<'_, '_, 't> {
                 self.statements.push(statement);
             }
             "expression_statement" => self.expression_statement(node, depth),
+            "delete_statement" => {
+                let mut statement = self.new_statement(range(node), depth);
+                self.absorb(Some(node), &mut statement);
+                // `del name` unbinds it; `del name[k]` changes the object.
+                for target in named_children(node) {
+                    let targets = match target.kind() {
+                        "expression_list" => named_children(target),
+                        _ => vec![target],
+                    };
+                    for target in targets.into_iter().filter(|t| t.kind() == "identifier") {
+                        statement
+                            .stores
+                            .push(self.store(target, vec![], StoreKind::Rebind));
+                    }
+                }
+                self.statements.push(statement);
+            }
             _ => {
                 let mut statement = self.new_statement(range(node), depth);
+                statement.leaves = matches!(node.kind(), "return_statement" | "raise_statement");
                 self.absorb(Some(node), &mut statement);
                 self.statements.push(statement);
             }
@@ -291,6 +327,20 @@ impl<'t> Walk<'_, '_, 't> {
             value = v.child_by_field_name("right");
         }
         let from = value.map(|v| self.values(v)).unwrap_or_default();
+        let operator = node
+            .child_by_field_name("operator")
+            .map(|o| self.source.text(o));
+        let arithmetic = match (value, operator) {
+            (Some(value), None) => arithmetic(self.source, value),
+            (Some(value), Some("+=" | "-=" | "*=" | "//=" | "%=" | "/=")) => {
+                arithmetic(self.source, value).map(|mut a| {
+                    a.float |= operator == Some("/=");
+                    a.literal = None;
+                    a
+                })
+            }
+            _ => None,
+        };
         let alias = match (targets.as_slice(), value) {
             ([target], Some(value))
                 if kind == StoreKind::Rebind
@@ -304,8 +354,11 @@ impl<'t> Walk<'_, '_, 't> {
         for &target in &targets {
             let before = statement.stores.len();
             self.store_targets(target, &from, kind, statement);
-            if let Some(store) = statement.stores.get_mut(before) {
+            if target.kind() == "identifier"
+                && let Some(store) = statement.stores.get_mut(before)
+            {
                 store.alias.clone_from(&alias);
+                store.arithmetic.clone_from(&arithmetic);
             }
             let mut collector = Collector::new(self, Role::Target);
             // An augmented assignment reads its target too.
@@ -364,6 +417,7 @@ impl<'t> Walk<'_, '_, 't> {
             kind,
             from,
             alias: None,
+            arithmetic: None,
         }
     }
 
@@ -611,4 +665,163 @@ fn changed_object(expression: Node<'_>) -> Option<Node<'_>> {
         above = Some(node);
         node = next;
     }
+}
+
+/// The arithmetic value `node` is, when it is one ([`Arithmetic`]).
+fn arithmetic(source: &Source<'_>, node: Node<'_>) -> Option<Arithmetic> {
+    let mut out = Arithmetic {
+        literal: number_literal(source, node),
+        ..Arithmetic::default()
+    };
+    let mut work = vec![node];
+    while let Some(node) = work.pop() {
+        let text = source.text(node);
+        match node.kind() {
+            "integer" if !text.ends_with(['j', 'J']) => {}
+            "float" if !text.ends_with(['j', 'J']) => {
+                number(text)?;
+                out.float = true;
+            }
+            "true" | "false" => {}
+            "identifier" => out.names.push(text.into()),
+            "parenthesized_expression" => work.extend(named_children(node)),
+            "unary_operator" => {
+                let operator = node.child_by_field_name("operator")?;
+                if !matches!(source.text(operator), "-" | "+") {
+                    return None;
+                }
+                work.push(node.child_by_field_name("argument")?);
+            }
+            "binary_operator" => {
+                match source.text(node.child_by_field_name("operator")?) {
+                    "+" | "-" | "*" | "%" | "//" => {}
+                    "/" | "**" => out.float = true,
+                    _ => return None,
+                }
+                work.push(node.child_by_field_name("right")?);
+                work.push(node.child_by_field_name("left")?);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The value of a number literal (`10`, `2.5`, `1_000`), optionally negated, or of `True` and
+/// `False`.
+fn number_literal(source: &Source<'_>, node: Node<'_>) -> Option<f64> {
+    match node.kind() {
+        "true" => Some(1.0),
+        "false" => Some(0.0),
+        "integer" | "float" => number(source.text(node)),
+        "unary_operator" => {
+            let argument = node.child_by_field_name("argument")?;
+            if !matches!(argument.kind(), "integer" | "float") {
+                return None;
+            }
+            let x = number(source.text(argument))?;
+            match source.text(node.child_by_field_name("operator")?) {
+                "-" => Some(-x),
+                "+" => Some(x),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A decimal literal's finite value.
+fn number(text: &str) -> Option<f64> {
+    text.replace('_', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+}
+
+/// The names a `case` pattern captures (`case [x, *rest]`, `case {"k": v}`, `case P(x=a)`,
+/// `case _ as whole`): a lone name, not a dotted one (a value pattern) nor a class pattern's
+/// class.
+fn captures(pattern: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = vec![];
+    let mut work = vec![pattern];
+    while let Some(node) = work.pop() {
+        match node.kind() {
+            "dotted_name" => {
+                let parts = named_children(node);
+                if let [name] = parts.as_slice()
+                    && node.parent().is_none_or(|p| {
+                        p.kind() != "class_pattern"
+                            || p.named_child(0).is_none_or(|c| c.id() != node.id())
+                    })
+                {
+                    out.push(*name);
+                }
+            }
+            "identifier" => out.push(node),
+            "keyword_pattern" => work.extend(named_children(node).into_iter().skip(1).rev()),
+            _ => work.extend(named_children(node).into_iter().rev()),
+        }
+    }
+    out
+}
+
+/// The test a proof can read of the condition at `leaf` ([`Test`]), when it is one: `node` is
+/// the smallest node spanning it (of a link of a chained comparison, `b <= c` of `a < b <= c`,
+/// the whole chain).
+pub(super) fn test(source: &Source<'_>, node: Node<'_>, leaf: TextRange) -> Option<Test> {
+    let node = unparenthesized(node);
+    let within = |n: &Node<'_>| leaf.contains_range(range(*n));
+    match node.kind() {
+        "identifier" => Some(Test::Truth(source.text(node).into())),
+        "comparison_operator" => {
+            let operands: Vec<Node<'_>> = named_children(node).into_iter().filter(within).collect();
+            let [left, right] = operands.as_slice() else {
+                return None;
+            };
+            let mut cursor = node.walk();
+            let operators: Vec<Node<'_>> = node
+                .children_by_field_name("operators", &mut cursor)
+                .filter(within)
+                .collect();
+            let [operator] = operators.as_slice() else {
+                return None;
+            };
+            let op = match source.text(*operator) {
+                "<" => CompareOp::Lt,
+                "<=" => CompareOp::Le,
+                "==" => CompareOp::Eq,
+                "!=" => CompareOp::Ne,
+                ">" => CompareOp::Gt,
+                ">=" => CompareOp::Ge,
+                _ => return None,
+            };
+            let operand = |n: Node<'_>| {
+                let n = unparenthesized(n);
+                match n.kind() {
+                    "identifier" => Some(Operand::Name(source.text(n).into())),
+                    "integer" | "float" | "unary_operator" => {
+                        number_literal(source, n).map(Operand::Number)
+                    }
+                    _ => None,
+                }
+            };
+            Some(Test::Compare {
+                left: operand(*left)?,
+                op,
+                right: operand(*right)?,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `node` without the parentheses around it.
+fn unparenthesized(mut node: Node<'_>) -> Node<'_> {
+    while node.kind() == "parenthesized_expression" {
+        match named_children(node).as_slice() {
+            [inner] => node = *inner,
+            _ => break,
+        }
+    }
+    node
 }

@@ -15,6 +15,7 @@ mod literal;
 pub mod outline;
 mod parts;
 mod recover;
+mod scopes;
 mod seeds;
 mod source;
 
@@ -24,7 +25,6 @@ use crate::ids::{DecisionId, FunctionId};
 use crate::syntax::*;
 use crate::text::{Anchor, TextRange};
 use compact::Compact;
-use compact_str::CompactString;
 use edits::{lone_cr_as_newline, text_edit};
 use recover::finish_and_recover;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -164,6 +164,7 @@ fn lower_tree(text: &str, tree: Option<&tree_sitter::Tree>, asked: Asked) -> Low
     let text_hash = source.token_hash(root, &|n| is_definition(n));
     let mut lowerer = Lowerer::new(text, range(root), text_hash, asked);
     source::walk(root, &mut lowerer);
+    lowerer.record_module_flow(source::named_children(root));
     finish_and_recover(lowerer)
 }
 
@@ -191,6 +192,7 @@ fn lower_in_parts(text: &str, part_bytes: usize, asked: Asked) -> Lowered {
                     .source
                     .token_hash_from(text_hash, statement, &|n| is_definition(n));
                 source::walk(statement, &mut lowerer);
+                lowerer.record_module_flow(vec![statement]);
             }
             let root = part.tree.root_node();
             extent = Some(TextRange::new(
@@ -310,6 +312,20 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Adds the flow facts of `statements` of the module's own body, when they are asked for.
+    fn record_module_flow(&mut self, statements: Vec<Node<'_>>) {
+        if let Some(flows) = &mut self.flow {
+            let id = self.functions[0].function.id.clone();
+            let facts = flow::statements(&self.source, statements, 0);
+            flows
+                .functions
+                .entry(id)
+                .or_default()
+                .statements
+                .extend(facts);
+        }
+    }
+
     fn scope(&self) -> &Scope {
         self.scopes
             .last()
@@ -337,196 +353,6 @@ impl<'a> Lowerer<'a> {
         TextRange::new(r.start.saturating_sub(anchor), r.end.saturating_sub(anchor))
     }
 
-    fn enter_function(&mut self, node: Node<'_>) {
-        let outer = node
-            .parent()
-            .filter(|p| p.kind() == "decorated_definition")
-            .unwrap_or(node);
-        let Some(name_node) = node.child_by_field_name("name") else {
-            return;
-        };
-        let name = self.source.text(name_node).to_owned();
-        let qualname: Arc<str> = format!("{}{name}", self.scope().prefix).into();
-        let id = self.unique_id(&qualname);
-        let anchor = Anchor {
-            offset: outer.start_byte() as u32,
-            line: outer.start_position().row as u32,
-        };
-        let rel = |r: TextRange| TextRange::new(r.start - anchor.offset, r.end - anchor.offset);
-        let class_index = self.scope().class;
-        let class = class_index.map(|c| self.classes[c].class.syntax.qualname.clone());
-        let decorators = definitions::decorators(&self.source, node);
-        let params = definitions::params(&self.source, node.child_by_field_name("parameters"));
-        let is_async = source::token_child(node, "async").is_some();
-        let syntax = FunctionSyntax {
-            kind: FunctionKind::Def,
-            name: name.as_str().into(),
-            qualname: qualname.clone(),
-            class,
-            returns: node
-                .child_by_field_name("return_type")
-                .map(|t| self.source.collapsed(t)),
-            decorators: decorators.into(),
-            is_async,
-            range: rel(range(outer)),
-            name_range: rel(range(name_node)),
-            body: node
-                .child_by_field_name("body")
-                .map(|b| rel(range(b)))
-                .unwrap_or_default(),
-            text_hash: self.source.token_hash(outer, &|_| false),
-            params: params.into(),
-            ..FunctionSyntax::default()
-        };
-        let receiver = match class_index {
-            Some(c) if !syntax.is_staticmethod() => syntax
-                .params
-                .first()
-                .filter(|p| matches!(p.kind, ParamKind::Positional | ParamKind::PositionalOnly))
-                .map(|p| (p.name.to_string(), c)),
-            Some(_) => None,
-            None => self.current().receiver.clone(),
-        };
-        if let Some(c) = class_index {
-            self.register_method(c, &syntax);
-        }
-        let recording = if self.seeds.is_some() {
-            let own_receiver = class_index
-                .and(receiver.as_ref())
-                .map(|(name, _)| CompactString::from(name.as_str()));
-            let params = syntax.params.iter().map(|p| p.name.clone()).collect();
-            seeds::Recording::new(params, own_receiver)
-        } else {
-            seeds::Recording::default()
-        };
-        if let Some(flows) = &mut self.flow {
-            let facts = flow::function_flow(&self.source, node, anchor.offset);
-            flows.functions.insert(id.clone(), facts);
-        }
-        let function = Function {
-            id,
-            anchor,
-            syntax: Arc::new(syntax),
-        };
-        self.functions
-            .push(FunctionBuilder::new(function, receiver, recording));
-        self.scopes.push(Scope {
-            node: node.id(),
-            function: self.functions.len() - 1,
-            prefix: format!("{qualname}.<locals>."),
-            class: None,
-        });
-    }
-
-    fn register_method(&mut self, class: usize, method: &FunctionSyntax) {
-        let class = Arc::make_mut(&mut self.classes[class].class.syntax);
-        if !class.methods.contains(&method.name) {
-            class.methods.push(method.name.clone());
-        }
-        for d in &method.decorators {
-            if d == "property"
-                || d.ends_with(".cached_property")
-                || d == "cached_property"
-                || d == "functools.cached_property"
-            {
-                if class.property(&method.name).is_none() {
-                    class.properties.push(Property {
-                        name: method.name.clone(),
-                        has_setter: false,
-                        has_deleter: false,
-                    });
-                }
-            } else if let Some((prop, accessor)) = d.rsplit_once('.') {
-                let Some(p) = class.properties.iter_mut().find(|p| p.name == prop) else {
-                    continue;
-                };
-                match accessor {
-                    "setter" => p.has_setter = true,
-                    "deleter" => p.has_deleter = true,
-                    _ => {}
-                }
-            }
-        }
-    }
-
-    fn enter_class(&mut self, node: Node<'_>) {
-        let outer = node
-            .parent()
-            .filter(|p| p.kind() == "decorated_definition")
-            .unwrap_or(node);
-        let Some(name_node) = node.child_by_field_name("name") else {
-            return;
-        };
-        let name = self.source.text(name_node).to_owned();
-        let qualname = format!("{}{name}", self.scope().prefix);
-        let anchor = Anchor {
-            offset: outer.start_byte() as u32,
-            line: outer.start_position().row as u32,
-        };
-        let rel = |r: TextRange| TextRange::new(r.start - anchor.offset, r.end - anchor.offset);
-        let decorators = definitions::decorators(&self.source, node);
-        let bases: Vec<String> = node
-            .child_by_field_name("superclasses")
-            .map(source::named_children)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|b| !matches!(b.kind(), "keyword_argument" | "dictionary_splat"))
-            .map(|b| self.source.collapsed(b))
-            .collect();
-        let body = node.child_by_field_name("body");
-        let (fields, properties) = body
-            .map(|b| definitions::class_body_fields(&self.source, b, anchor.offset))
-            .unwrap_or_default();
-        let kind = definitions::class_kind(&decorators, &bases);
-        let class = Class {
-            anchor,
-            syntax: Arc::new(ClassSyntax {
-                name: name.clone(),
-                qualname: qualname.clone(),
-                kind,
-                bases,
-                decorators: decorators.clone(),
-                range: rel(range(outer)),
-                name_range: rel(range(name_node)),
-                methods: vec![],
-                fields,
-                properties,
-                writes: vec![],
-            }),
-        };
-        self.classes.push(ClassBuilder { class });
-        let qualname: Arc<str> = qualname.into();
-        let id = self.unique_id(&qualname);
-        let body_function = Function {
-            id,
-            anchor,
-            syntax: Arc::new(FunctionSyntax {
-                kind: FunctionKind::ClassBody,
-                name: name.into(),
-                qualname: qualname.clone(),
-                decorators: decorators.into(),
-                range: rel(range(outer)),
-                name_range: rel(range(name_node)),
-                body: body.map(|b| rel(range(b))).unwrap_or_default(),
-                text_hash: body
-                    .map(|b| self.source.token_hash(b, &|n| is_definition(n)))
-                    .unwrap_or_default(),
-                ..FunctionSyntax::default()
-            }),
-        };
-        self.functions.push(FunctionBuilder::new(
-            body_function,
-            None,
-            Default::default(),
-        ));
-        self.scopes.push(Scope {
-            node: node.id(),
-            function: self.functions.len() - 1,
-            prefix: format!("{qualname}."),
-            class: Some(self.classes.len() - 1),
-        });
-    }
-
     fn add_decision(&mut self, node: Node<'_>) {
         let structural = &mut self.structural;
         let Some(found) = decisions::decision_of(&self.source, node, &mut |id| {
@@ -537,6 +363,11 @@ impl<'a> Lowerer<'a> {
         let range = self.relative(found.range);
         let keyword = self.relative(found.keyword);
         let targets = found.targets.map(|t| t.map(|t| self.relative(t)));
+        if self.flow.is_some()
+            && let Ok(lowered) = &found.lowered
+        {
+            self.record_tests(node, &lowered.conditions);
+        }
         let builder = self.current();
         let occurrence = {
             let n = builder
@@ -597,6 +428,25 @@ impl<'a> Lowerer<'a> {
                 conditions: conditions.into(),
                 sides,
             });
+    }
+
+    /// The readable tests of a decision's leaf conditions, for the flow facts.
+    fn record_tests(&mut self, decision: Node<'_>, leaves: &[decisions::Leaf]) {
+        let function = &self.functions[self.scope().function].function;
+        let (id, anchor) = (function.id.clone(), function.anchor.offset);
+        let tests: Vec<_> = leaves
+            .iter()
+            .filter_map(|leaf| {
+                let (start, end) = (leaf.range.start as usize, leaf.range.end as usize);
+                let node = decision.descendant_for_byte_range(start, end)?;
+                let test = flow::test(&self.source, node, leaf.range)?;
+                let range = TextRange::new(leaf.range.start - anchor, leaf.range.end - anchor);
+                Some((range, test))
+            })
+            .collect();
+        if let Some(flows) = &mut self.flow {
+            flows.functions.entry(id).or_default().tests.extend(tests);
+        }
     }
 
     fn add_call(&mut self, node: Node<'_>) {

@@ -22,7 +22,7 @@ pub(crate) fn function(text: &str, name: &str) -> FunctionUnderTest {
         text: Arc::from(text),
         file_syntax: Arc::new(lacuna_grammar::parse(text)),
         seeds: Arc::new(lacuna_grammar::seeds(text).function(&function.id)),
-        flow: Arc::new(lacuna_grammar::flow(text).function(&function.id)),
+        flow: Arc::new(lacuna_grammar::flow(text)),
     }
 }
 
