@@ -235,22 +235,30 @@ pub(super) fn class_body_fields(
     (fields, properties)
 }
 
-/// `self.<field>` when `node` is an attribute of the receiver named `receiver`.
+/// Whether a node of this kind groups assignment targets (`a, (b, *c)`, `[a, b]`, `(a)`): the
+/// names inside it are bound as its own would be.
+pub(super) fn groups_targets(kind: &str) -> bool {
+    matches!(
+        kind,
+        "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "expression_list"
+            | "tuple"
+            | "list"
+            | "parenthesized_expression"
+            | "list_splat_pattern"
+            | "list_splat"
+            | "as_pattern_target"
+    )
+}
+
 /// The names a binding target binds: `x`, `a, (b, *c)`, `[d, e]`; a subscript or an attribute
 /// (`xs[0]`, `o.x`) binds none.
 pub(super) fn bound_names<'t>(target: Node<'t>, out: &mut Vec<Node<'t>>) {
     match target.kind() {
         "identifier" => out.push(target),
-        "pattern_list"
-        | "tuple_pattern"
-        | "list_pattern"
-        | "expression_list"
-        | "tuple"
-        | "list"
-        | "parenthesized_expression"
-        | "list_splat_pattern"
-        | "list_splat"
-        | "as_pattern_target" => {
+        kind if groups_targets(kind) => {
             let mut cursor = target.walk();
             for child in target.named_children(&mut cursor) {
                 bound_names(child, out);

@@ -2,6 +2,7 @@
 //! recording what each reads and stores. Iterative, as the rest of the lowering, so that no
 //! nesting overflows the stack; a nested `def`'s or `class`'s body is not entered.
 
+use super::definitions::groups_targets;
 use super::source::{Source, named_children, range};
 use crate::flow::{
     Arithmetic, CompareOp, FunctionFlow, NameRead, Operand, ScopedName, Statement, Store,
@@ -394,16 +395,7 @@ impl<'t> Walk<'_, '_, 't> {
                         .stores
                         .push(self.store(root, from, StoreKind::Change));
                 }
-                "pattern_list"
-                | "tuple_pattern"
-                | "list_pattern"
-                | "expression_list"
-                | "tuple"
-                | "list"
-                | "parenthesized_expression"
-                | "list_splat_pattern"
-                | "list_splat"
-                | "as_pattern_target" => {
+                kind if groups_targets(kind) => {
                     work.extend(named_children(node).into_iter().rev());
                 }
                 _ => {}
@@ -583,22 +575,11 @@ impl<'w, 's, 'a, 't> Collector<'w, 's, 'a, 't> {
                             .collect(),
                     );
                 }
-                _ => {
-                    let inner = match (role, node.kind()) {
-                        (
-                            Role::Target | Role::Scoped,
-                            "pattern_list"
-                            | "tuple_pattern"
-                            | "list_pattern"
-                            | "expression_list"
-                            | "tuple"
-                            | "list"
-                            | "parenthesized_expression"
-                            | "list_splat_pattern"
-                            | "list_splat"
-                            | "lambda_parameters"
-                            | "dictionary_splat_pattern",
-                        ) => role,
+                kind => {
+                    let groups = groups_targets(kind)
+                        || matches!(kind, "lambda_parameters" | "dictionary_splat_pattern");
+                    let inner = match role {
+                        Role::Target | Role::Scoped if groups => role,
                         _ => Role::Read,
                     };
                     push(

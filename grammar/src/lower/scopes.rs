@@ -12,22 +12,45 @@ use compact_str::CompactString;
 use std::sync::Arc;
 use tree_sitter::Node;
 
+/// What a `def` and a `class` begin with: the node with its decorators, the name, and the
+/// anchor their ranges are relative to.
+struct Header<'t> {
+    outer: Node<'t>,
+    name_node: Node<'t>,
+    name: String,
+    anchor: Anchor,
+}
+
 impl Lowerer<'_> {
-    pub(super) fn enter_function(&mut self, node: Node<'_>) {
+    fn header<'t>(&self, node: Node<'t>) -> Option<Header<'t>> {
         let outer = node
             .parent()
             .filter(|p| p.kind() == "decorated_definition")
             .unwrap_or(node);
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let name_node = node.child_by_field_name("name")?;
+        Some(Header {
+            outer,
+            name_node,
+            name: self.source.text(name_node).to_owned(),
+            anchor: Anchor {
+                offset: outer.start_byte() as u32,
+                line: outer.start_position().row as u32,
+            },
+        })
+    }
+
+    pub(super) fn enter_function(&mut self, node: Node<'_>) {
+        let Some(Header {
+            outer,
+            name_node,
+            name,
+            anchor,
+        }) = self.header(node)
+        else {
             return;
         };
-        let name = self.source.text(name_node).to_owned();
         let qualname: Arc<str> = format!("{}{name}", self.scope().prefix).into();
         let id = self.unique_id(&qualname);
-        let anchor = Anchor {
-            offset: outer.start_byte() as u32,
-            line: outer.start_position().row as u32,
-        };
         let rel = |r: TextRange| TextRange::new(r.start - anchor.offset, r.end - anchor.offset);
         let class_index = self.scope().class;
         let class = class_index.map(|c| self.classes[c].class.syntax.qualname.clone());
@@ -126,19 +149,16 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn enter_class(&mut self, node: Node<'_>) {
-        let outer = node
-            .parent()
-            .filter(|p| p.kind() == "decorated_definition")
-            .unwrap_or(node);
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(Header {
+            outer,
+            name_node,
+            name,
+            anchor,
+        }) = self.header(node)
+        else {
             return;
         };
-        let name = self.source.text(name_node).to_owned();
         let qualname = format!("{}{name}", self.scope().prefix);
-        let anchor = Anchor {
-            offset: outer.start_byte() as u32,
-            line: outer.start_position().row as u32,
-        };
         let rel = |r: TextRange| TextRange::new(r.start - anchor.offset, r.end - anchor.offset);
         let decorators = definitions::decorators(&self.source, node);
         let bases: Vec<String> = node
