@@ -6,6 +6,7 @@
 //! module then; `resolve` computes the edit against the document version the action was
 //! offered for, and refuses it if that document changed since. Both run on the owner's thread.
 
+mod failing;
 mod offer;
 mod resolve;
 
