@@ -90,7 +90,7 @@ fn the_run_budget_is_read_from_the_configuration_and_checked_on_the_command_line
     );
     let out = check(dir.path(), &["--budget", "0"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--budget"), "{}", stderr(&out));
+    assert_contains!(stderr(&out), "--budget");
 }
 
 /// A function whose runs find nothing new for `stall-share` of its time stops, and says so

@@ -86,12 +86,9 @@ fn a_second_run_reuses_every_function_and_prints_the_same() {
         files_of(&root.join("second")),
         files_of(&root.join("first"))
     );
-    assert!(
-        stderr(&out).contains(&format!(
-            "lacuna: 0 functions explored, {explored} reported from the results store"
-        )),
-        "{}",
-        stderr(&out)
+    assert_contains!(
+        stderr(&out),
+        &format!("lacuna: 0 functions explored, {explored} reported from the results store")
     );
 
     // One function edited: it alone changes fingerprint, and it alone is explored again.
@@ -192,12 +189,11 @@ fn changed_since_explores_only_what_differs_from_the_revision() {
             .count() as u64,
         unchanged
     );
-    assert!(
-        stderr(&out).contains(&format!(
+    assert_contains!(
+        stderr(&out),
+        &format!(
             "lacuna: 1 functions explored, 0 reported from the results store, {unchanged} unchanged since HEAD and not explored"
-        )),
-        "{}",
-        stderr(&out)
+        )
     );
 
     // With the store filled by a whole run, the unchanged functions are reported from it.
@@ -227,10 +223,9 @@ fn changed_since_explores_only_what_differs_from_the_revision() {
     .output()
     .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("git cannot find the revision `no-such-branch`"),
-        "{}",
-        stderr(&out)
+    assert_contains!(
+        stderr(&out),
+        "git cannot find the revision `no-such-branch`"
     );
 }
 

@@ -591,7 +591,7 @@ fn four_shards_merged_are_one_run() {
             // Three shards of four are not a run.
             let out = merge(root, &parts[..3]);
             assert_eq!(out.status.code(), Some(2));
-            assert!(stderr(&out).contains("4/4"), "{}", stderr(&out));
+            assert_contains!(stderr(&out), "4/4");
         }
     }
 }

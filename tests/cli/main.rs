@@ -1,6 +1,14 @@
 //! End-to-end tests of the `lacuna` command line: the real binary on real files, its JSON
 //! document, its human output and its exit codes.
 
+/// Asserts that `text` contains `needle`, showing the whole text when it does not.
+macro_rules! assert_contains {
+    ($text:expr, $needle:expr) => {{
+        let text = $text;
+        assert!(text.contains($needle), "{text}");
+    }};
+}
+
 mod budget;
 mod cache;
 mod ci;
@@ -12,6 +20,8 @@ mod suspicious;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "../support/coverage.rs"]
+mod coverage;
 #[path = "../support/example.rs"]
 mod example;
 #[path = "../support/timings.rs"]
@@ -88,7 +98,7 @@ fn usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let out = lacuna(dir.path(), &["check", "--static", "no/such/dir"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("no/such/dir"), "{}", stderr(&out));
+    assert_contains!(stderr(&out), "no/such/dir");
     let out = lacuna(dir.path(), &["check", "--frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -224,39 +234,13 @@ fn generated_tests_pass_and_coverage_confirms_every_claim() {
     assert!(sum("solver_queries") > 0, "the example needs the solver");
 
     // The emitted files pass under real pytest, and coverage.py records what they execute.
-    let data = out_dir.path().join(".coverage");
-    let run = Command::new(&python)
-        .args(["-m", "coverage", "run", "--branch", "--data-file"])
-        .arg(&data)
-        .arg(format!("--source={}", examples.join("shop").display()))
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(out_dir.path())
-        .env("PYTHONPATH", &examples)
-        .env("HOME", home.path())
-        .current_dir(out_dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "emitted tests fail under pytest:\n{}",
-        String::from_utf8_lossy(&run.stdout)
+    let coverage = coverage::measured(
+        &python,
+        out_dir.path(),
+        &examples.join("shop"),
+        &examples,
+        home.path(),
     );
-    let json = out_dir.path().join("coverage.json");
-    let report = Command::new(&python)
-        .args(["-m", "coverage", "json", "--data-file"])
-        .arg(&data)
-        .arg("-o")
-        .arg(&json)
-        .current_dir(out_dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        report.status.success(),
-        "{}",
-        String::from_utf8_lossy(&report.stderr)
-    );
-    let coverage: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
 
     let (mut confirmed, mut unattributable, mut claimed) = (0, 0, 0);
     let mut overclaims = vec![];
@@ -379,7 +363,7 @@ fn keyword_only_parameters_are_passed_by_keyword() {
     assert_eq!(doc["summary"]["covered"], 4, "{}", stdout(&out));
     let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_labels.py")).unwrap();
     assert!(tests.contains("plural=True"), "{tests}");
-    assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+    assert_contains!(stderr(&out), "0 left out");
 }
 
 /// A parameter declared `= None` without an annotation is "any" value, and the first input is
@@ -534,7 +518,7 @@ def urllib_request_urlopen(*args, **kwargs) -> "urllib.response.addinfourl":
     assert!(tests.contains("'json.load', {"), "{tests}");
     assert!(tests.contains("= addinfourl(bytes_io, "), "{tests}");
     // Checked under pytest before they were written: none failed.
-    assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+    assert_contains!(stderr(&out), "0 left out");
 }
 
 /// A project of one module `file` with `source` (and its `pyproject.toml`), generated for:
@@ -570,7 +554,7 @@ fn generate_module(
         "emitted tests fail under pytest:\n{}\n{tests}",
         String::from_utf8_lossy(&run.stdout)
     );
-    assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+    assert_contains!(stderr(&out), "0 left out");
     (out, doc, tests, project)
 }
 
@@ -751,7 +735,7 @@ fn mutations_spend_the_budget_left_and_are_reproducible() {
         .unwrap();
         std::fs::write(project.path().join("nested.py"), source).unwrap();
         let (out, doc, out_dir) = generate_in(project.path(), "nested.py");
-        assert!(stderr(&out).contains("0 left out"), "{}", stderr(&out));
+        assert_contains!(stderr(&out), "0 left out");
         let tests = std::fs::read_to_string(out_dir.path().join("test_lacuna_nested.py")).unwrap();
         (doc, tests)
     };
@@ -859,12 +843,9 @@ def reset_cache(force: bool) -> str:
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            "not emitted: test_reset_cache_2_raises_file_not_found_error (`reset_cache`): the run tried to delete `data`"
-        ),
-        "{}",
-        stderr(&out)
+    assert_contains!(
+        stderr(&out),
+        "not emitted: test_reset_cache_2_raises_file_not_found_error (`reset_cache`): the run tried to delete `data`"
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let function = &doc["files"][0]["functions"]
@@ -954,12 +935,9 @@ def lookup(name: str) -> int:
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            "checked under pytest: 4 as generated, 0 without their assertion, 0 left out"
-        ),
-        "{}",
-        stderr(&out)
+    assert_contains!(
+        stderr(&out),
+        "checked under pytest: 4 as generated, 0 without their assertion, 0 left out"
     );
     let tests = std::fs::read_to_string(root.join("tests_gen/test_lacuna_registry.py")).unwrap();
     insta::assert_snapshot!(tests);
@@ -1368,48 +1346,30 @@ fn the_sandbox_says_what_holds_and_refuses_to_run_without_isolation() {
         "{}",
         stderr(&full)
     );
-    assert!(
-        stderr(&full).contains(
-            "lacuna: warning: the repository's [tool.lacuna.sandbox] asks for the network; widening the sandbox comes only from you (--allow-network or your user configuration)"
-        ),
-        "{}",
-        stderr(&full)
+    assert_contains!(
+        stderr(&full),
+        "lacuna: warning: the repository's [tool.lacuna.sandbox] asks for the network; widening the sandbox comes only from you (--allow-network or your user configuration)"
     );
-    assert!(
-        stdout(&full).contains("2/2 branch sides covered"),
-        "{}",
-        stdout(&full)
-    );
+    assert_contains!(stdout(&full), "2/2 branch sides covered");
 
     let refused = check("landlock", &[]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(
-        stderr(&refused).contains(
-            "refusing to run project code: the kernel offers no file-system isolation here (no Landlock); pass --allow-unconfined"
-        ),
-        "{}",
-        stderr(&refused)
+    assert_contains!(
+        stderr(&refused),
+        "refusing to run project code: the kernel offers no file-system isolation here (no Landlock); pass --allow-unconfined"
     );
 
     let degraded = check("all", &["--allow-unconfined"]);
     assert_eq!(degraded.status.code(), Some(0), "{}", stderr(&degraded));
-    assert!(
-        stderr(&degraded).contains("lacuna: sandbox: none: only the in-process hook"),
-        "{}",
-        stderr(&degraded)
+    assert_contains!(
+        stderr(&degraded),
+        "lacuna: sandbox: none: only the in-process hook"
     );
-    assert!(
-        stderr(&degraded).contains(
-            "lacuna: warning: the sandbox is weaker here: no Landlock, no seccomp, no user namespaces"
-        ),
-        "{}",
-        stderr(&degraded)
+    assert_contains!(
+        stderr(&degraded),
+        "lacuna: warning: the sandbox is weaker here: no Landlock, no seccomp, no user namespaces"
     );
-    assert!(
-        stdout(&degraded).contains("2/2 branch sides covered"),
-        "{}",
-        stdout(&degraded)
-    );
+    assert_contains!(stdout(&degraded), "2/2 branch sides covered");
 }
 
 /// Code that behaves only under pytest (where the agent is not) meets the same sandbox in the

@@ -302,7 +302,7 @@ fn emitted_tests_join_the_projects_pytest_run_and_are_not_checked_again() {
         stdout(&run),
         stderr(&run)
     );
-    assert!(stdout(&run).contains(" passed"), "{}", stdout(&run));
+    assert_contains!(stdout(&run), " passed");
 
     // The next check, tests included, leaves the emitted files out.
     let doc = json(&check(p, &["--static", "--format", "json"], &[]));

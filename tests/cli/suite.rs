@@ -275,12 +275,9 @@ fn suite_only(files: &[(&str, &str)], python: Interpreter) -> Output {
 fn the_suite_alone_without_tests_is_an_error() {
     let out = suite_only(&[("words.py", WORDS)], Interpreter::Path);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            "--suite-only found no tests to run in `tests` (`[tool.lacuna] tests`); set it to where the project's tests are"
-        ),
-        "{}",
-        stderr(&out)
+    assert_contains!(
+        stderr(&out),
+        "--suite-only found no tests to run in `tests` (`[tool.lacuna] tests`); set it to where the project's tests are"
     );
 }
 
@@ -334,16 +331,9 @@ fn a_test_past_the_bound_on_events_is_reported() {
         Interpreter::TestVenv,
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            "lacuna: warning: 1 passing test took more than 100000 branch events in distinct frames and was recorded up to there (first: test_steps.py::test_many): what it covers may be more than reported"
-        ),
-        "{}",
-        stderr(&out)
+    assert_contains!(
+        stderr(&out),
+        "lacuna: warning: 1 passing test took more than 100000 branch events in distinct frames and was recorded up to there (first: test_steps.py::test_many): what it covers may be more than reported"
     );
-    assert!(
-        stdout(&out).contains("your tests take 2/2 branch sides"),
-        "{}",
-        stdout(&out)
-    );
+    assert_contains!(stdout(&out), "your tests take 2/2 branch sides");
 }

@@ -128,7 +128,7 @@ fn a_planted_fault_is_the_most_suspicious_assertion() {
     let selected = format!("{}::{name}", file.display());
     let rerun = pytest(&python, &emitted, home.path(), &[&selected]);
     assert!(!rerun.status.success(), "{}", stdout(&rerun));
-    assert!(stdout(&rerun).contains("1 failed"), "{}", stdout(&rerun));
+    assert_contains!(stdout(&rerun), "1 failed");
 
     // What users read.
     first["data"]["test"]["file"] = "[emitted]/test_lacuna_paging_rules.py".into();
@@ -299,7 +299,7 @@ fn a_fault_only_an_input_near_the_suites_exposes_is_ranked_first() {
         home.path(),
         &[&format!("{file}::{name}")],
     );
-    assert!(stdout(&rerun).contains("1 failed"), "{}", stdout(&rerun));
+    assert_contains!(stdout(&rerun), "1 failed");
 
     // Without the inputs near the suite's (the default), no generated test computes the
     // faulty value.

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+#[path = "../support/coverage.rs"]
+mod coverage;
 #[path = "../support/fixture.rs"]
 mod fixture;
 use fixture::{copy_tree, test_python};
@@ -75,35 +77,13 @@ fn loops_are_explored_and_counted_as_coverage_py_counts_them() {
     insta::assert_snapshot!("diagnostics", diagnostics);
 
     // What coverage.py measures on the emitted tests, under real pytest.
-    let data = out_dir.path().join(".coverage");
-    let run = Command::new(&python)
-        .args(["-m", "coverage", "run", "--branch", "--data-file"])
-        .arg(&data)
-        .arg(format!("--source={}", root.join("loops").display()))
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(out_dir.path())
-        .env("PYTHONPATH", &root)
-        .env("HOME", home.path())
-        .current_dir(out_dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "emitted tests fail under pytest:\n{}",
-        String::from_utf8_lossy(&run.stdout)
+    let coverage = coverage::measured(
+        &python,
+        out_dir.path(),
+        &root.join("loops"),
+        &root,
+        home.path(),
     );
-    let json = out_dir.path().join("coverage.json");
-    let report = Command::new(&python)
-        .args(["-m", "coverage", "json", "--data-file"])
-        .arg(&data)
-        .arg("-o")
-        .arg(&json)
-        .current_dir(out_dir.path())
-        .output()
-        .unwrap();
-    assert!(report.status.success());
-    let coverage: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let mut measured = BTreeMap::new();
     for (path, file) in coverage["files"].as_object().unwrap() {
         let module = Path::new(path).file_name().unwrap().to_string_lossy();
