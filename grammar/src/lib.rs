@@ -31,4 +31,6 @@ pub use lower::outline::{
     FinalReturn, FromImport, Outline, OutlineCall, OutlineClass, OutlineDecorator, OutlineFunction,
     outline,
 };
-pub use lower::{PART_BYTES, PreviousParse, flow, parse, parse_after, parse_in_parts, seeds};
+pub use lower::{
+    MAX_SEED_STRING, PART_BYTES, PreviousParse, flow, parse, parse_after, parse_in_parts, seeds,
+};

@@ -8,6 +8,7 @@ use lacuna_analysis::explore::isolated::{Request, Worker, isolate_with};
 use lacuna_analysis::explore::solver::Answer;
 use lacuna_analysis::explore::value::ModelValue;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 fn worker() -> Worker {
     isolate_with(PathBuf::from(env!("CARGO_BIN_EXE_lacuna")));
@@ -34,7 +35,7 @@ fn real(answer: &Answer, name: &str) -> f64 {
 fn a_nonlinear_query_is_answered_by_the_solving_process_with_a_model() {
     let mut worker = worker();
     for _ in 0..3 {
-        let answer = worker.solve(&product_above_two());
+        let answer = worker.solve(&product_above_two(), None);
         assert!(real(&answer, "x") * real(&answer, "y") > 2.0, "{answer:?}");
     }
 }
@@ -46,7 +47,7 @@ fn a_query_that_runs_past_its_time_limit_is_stopped_and_the_next_one_answered() 
     let mut worker = worker();
     // z3 4.8 runs on until the process is killed; a later z3 stops at its own limit. Either
     // way the answer is the solver's limit, never a verdict.
-    match worker.solve(&hanging) {
+    match worker.solve(&hanging, None) {
         Answer::Unknown(why) => assert!(
             why.contains("ran past its time limit and was stopped")
                 || why.contains("cancel")
@@ -55,7 +56,7 @@ fn a_query_that_runs_past_its_time_limit_is_stopped_and_the_next_one_answered() 
         ),
         other => panic!("expected the solver's limit, got {other:?}"),
     }
-    let answer = worker.solve(&product_above_two());
+    let answer = worker.solve(&product_above_two(), None);
     assert!(real(&answer, "x") * real(&answer, "y") > 2.0, "{answer:?}");
 }
 
@@ -72,7 +73,7 @@ fn long_string_path(negate: Vec<usize>) -> Request {
 #[test]
 fn a_paths_negations_are_answered_in_order_and_one_past_its_limit_does_not_take_the_next() {
     let mut worker = worker();
-    let answers = worker.solve_path(&long_string_path(vec![0, 1]));
+    let answers = worker.solve_path(&long_string_path(vec![0, 1]), None);
     assert_eq!(answers.len(), 2, "{answers:?}");
     // `len(s) > 320`: a string that long (a z3 that bounds strings), or the solver's limit.
     match &answers[0] {
@@ -94,7 +95,41 @@ fn a_paths_negations_are_answered_in_order_and_one_past_its_limit_does_not_take_
         other => panic!("no integer `n` in {:?}: {other:?}", answers[1]),
     }
     // Only the second: the prefix is asserted, the first condition kept.
-    let answers = worker.solve_path(&long_string_path(vec![1]));
+    let answers = worker.solve_path(&long_string_path(vec![1]), None);
     assert_eq!(answers.len(), 1);
     assert!(matches!(answers[0], Answer::Sat(_)), "{answers:?}");
+}
+
+/// The query that runs past its limit, asked with the function's time ending first: stopped
+/// at the budget's end (not its limit and grace), and said so; the negations after it are not
+/// sent; a query asked once the budget is over is not solved at all.
+#[test]
+fn no_query_runs_past_the_functions_time() {
+    let text = std::fs::read_to_string(fixtures().join("solver/affine_scaling.json")).unwrap();
+    let hanging: Request = serde_json::from_str(&text).unwrap();
+    let mut worker = worker();
+    let soon = Instant::now() + Duration::from_millis(300);
+    match worker.solve(&hanging, Some(soon)) {
+        // A z3 that stops at its own limit (500 ms, past the budget's end) may answer with
+        // it when the budget's end and its own come close.
+        Answer::Unknown(why) => assert!(
+            why.contains("the function's time budget ran out while z3 was solving")
+                || why.contains("cancel")
+                || why.contains("timeout"),
+            "{why}"
+        ),
+        other => panic!("expected the budget's end, got {other:?}"),
+    }
+    let over = Instant::now();
+    let answers = worker.solve_path(&long_string_path(vec![0, 1]), Some(over));
+    assert_eq!(
+        answers,
+        vec![
+            Answer::Unknown("the function's time budget ran out".to_owned()),
+            Answer::Unknown("the function's time budget ran out".to_owned()),
+        ]
+    );
+    // The worker is still usable with time left.
+    let answer = worker.solve(&product_above_two(), None);
+    assert!(real(&answer, "x") * real(&answer, "y") > 2.0, "{answer:?}");
 }

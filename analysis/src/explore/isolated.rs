@@ -135,11 +135,44 @@ impl Drop for Process {
     }
 }
 
+/// How long an answer may take: z3's limit and [`GRACE`], or less when the exploration's
+/// budget ends sooner.
+#[derive(Clone, Copy)]
+struct Deadline {
+    allowed: Duration,
+    until: Option<Instant>,
+}
+
+impl Deadline {
+    fn new(request: &Request, until: Option<Instant>) -> Self {
+        Deadline {
+            allowed: Duration::from_millis(request.timeout_ms) + GRACE,
+            until,
+        }
+    }
+
+    /// How long to wait for an answer from now, and whether it is the budget's end that
+    /// bounds the wait.
+    fn from_now(self) -> (Duration, bool) {
+        match self.until {
+            Some(until) => {
+                let left = until.saturating_duration_since(Instant::now());
+                if left < self.allowed {
+                    (left, true)
+                } else {
+                    (self.allowed, false)
+                }
+            }
+            None => (self.allowed, false),
+        }
+    }
+}
+
 impl Worker {
-    /// Solves `request`; past `GRACE` after its time limit the process is killed and the
-    /// answer is the solver's limit.
-    pub fn solve(&mut self, request: &Request) -> Answer {
-        let deadline = Duration::from_millis(request.timeout_ms) + GRACE;
+    /// Solves `request`; past `GRACE` after its time limit, or at `until`, the process is
+    /// killed and the answer is the solver's limit.
+    pub fn solve(&mut self, request: &Request, until: Option<Instant>) -> Answer {
+        let deadline = Deadline::new(request, until);
         match self.exchange(request, deadline) {
             Ok(answer) => answer,
             Err(why) => {
@@ -151,13 +184,19 @@ impl Worker {
     }
 
     /// Solves a path's negations (`request.negate`), one answer each, in order. Each has its
-    /// own deadline; past it the process is killed, that negation's answer is the solver's
-    /// limit, and the ones after it are sent again to a new process.
-    pub fn solve_path(&mut self, request: &Request) -> Vec<Answer> {
-        let deadline = Duration::from_millis(request.timeout_ms) + GRACE;
+    /// own deadline, none past `until`; past it the process is killed, that negation's answer
+    /// is the solver's limit, and the ones after it are sent again to a new process (none
+    /// once `until` has passed).
+    pub fn solve_path(&mut self, request: &Request, until: Option<Instant>) -> Vec<Answer> {
+        let deadline = Deadline::new(request, until);
         let mut answers = Vec::with_capacity(request.negate.len());
         let mut remaining = request.clone();
         while !remaining.negate.is_empty() {
+            if until.is_some_and(|u| Instant::now() >= u) {
+                let over = Answer::Unknown(super::solver::BUDGET_OVER.to_owned());
+                answers.extend(remaining.negate.iter().map(|_| over.clone()));
+                break;
+            }
             if let Err(why) = self.send(&remaining) {
                 self.process = None;
                 answers.extend(
@@ -188,7 +227,7 @@ impl Worker {
         answers
     }
 
-    fn exchange(&mut self, request: &Request, deadline: Duration) -> Result<Answer, String> {
+    fn exchange(&mut self, request: &Request, deadline: Deadline) -> Result<Answer, String> {
         self.send(request)?;
         self.receive(deadline)
     }
@@ -209,17 +248,23 @@ impl Worker {
     }
 
     /// The process's next answer, if it comes within `deadline`.
-    fn receive(&mut self, deadline: Duration) -> Result<Answer, String> {
+    fn receive(&mut self, deadline: Deadline) -> Result<Answer, String> {
         let process = self
             .process
             .as_mut()
             .ok_or_else(|| "no solver process".to_owned())?;
         let started = Instant::now();
-        match process.answers.recv_timeout(deadline) {
+        let (wait, budget_ends) = deadline.from_now();
+        match process.answers.recv_timeout(wait) {
             Ok(Ok(answer)) => serde_json::from_str::<Response>(&answer)
                 .map(answer_of)
                 .map_err(|e| format!("the solver process answered badly: {e}")),
             Ok(Err(e)) => Err(format!("the solver process could not be read: {e}")),
+            Err(RecvTimeoutError::Timeout) if budget_ends => Err(format!(
+                "{} while z3 was solving (stopped after {:.1} s)",
+                super::solver::BUDGET_OVER,
+                started.elapsed().as_secs_f64()
+            )),
             Err(RecvTimeoutError::Timeout) => Err(format!(
                 "z3 ran past its time limit and was stopped after {:.1} s",
                 started.elapsed().as_secs_f64()

@@ -206,8 +206,9 @@ pub fn called(name: &str, uses: &[ParamUse]) -> Option<Shape> {
 
 /// The string and integer literals of `f`'s code, then those of the module's assignments to
 /// the names it reads (`DEFAULTS = {"currency": "EUR", …}` for a function testing `key in
-/// DEFAULTS`: the values it compares with too), as seeds: strings of at most 40 characters,
-/// and strings a regular expression among them matches (a raw literal, or a short one).
+/// DEFAULTS`: the values it compares with too), as seeds: strings of at most
+/// [`lacuna_grammar::MAX_SEED_STRING`] characters (the syntax layer keeps no longer one unless
+/// it is raw), and strings a regular expression among them matches.
 pub fn literals(f: &FunctionUnderTest) -> (Vec<String>, Vec<i64>) {
     let mut strings: Vec<String> = vec![];
     let mut numbers: Vec<i64> = vec![];
@@ -219,7 +220,8 @@ pub fn literals(f: &FunctionUnderTest) -> (Vec<String>, Vec<i64>) {
                 }
             }
             Literal::Str { value, raw } => {
-                let short = value.chars().count() <= 40;
+                // A longer one is a raw string: a regular expression's source, not a value.
+                let short = value.chars().count() <= lacuna_grammar::MAX_SEED_STRING;
                 if short && !strings.iter().any(|s| s == value.as_str()) {
                     strings.push(value.to_string());
                 }

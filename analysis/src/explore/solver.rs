@@ -24,6 +24,9 @@ pub struct SolverStats {
     pub time: Duration,
 }
 
+/// The answer to a query asked when the exploration's time is up.
+pub(crate) const BUDGET_OVER: &str = "the function's time budget ran out";
+
 /// z3's memory cap in megabytes, as last set (0: none).
 static MEMORY_LIMIT_MB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -35,6 +38,8 @@ pub struct Solver {
     cache: FxHashMap<QueryKey, Answer>,
     /// The process the queries z3 may not stop on are solved in.
     isolated: isolated::Worker,
+    /// When the exploration's time is up: no query runs past it, in this process or the other.
+    until: Option<Instant>,
     pub stats: SolverStats,
 }
 
@@ -45,7 +50,27 @@ impl Solver {
             domains: Domains::default(),
             cache: FxHashMap::default(),
             isolated: isolated::Worker::default(),
+            until: None,
             stats: SolverStats::default(),
+        }
+    }
+
+    /// A solver none of whose queries runs past `at` (the end of the exploration's budget): a
+    /// query cut there, or asked for after it, is answered as the solver's limit.
+    pub fn until(mut self, at: Instant) -> Self {
+        self.until = Some(at);
+        self
+    }
+
+    /// The time limit of a query started now: z3's own, or less when the budget ends sooner;
+    /// none when it has ended.
+    fn limit_now(&self) -> Option<u64> {
+        match self.until {
+            None => Some(self.timeout_ms),
+            Some(until) => {
+                let left = until.saturating_duration_since(Instant::now()).as_millis() as u64;
+                (left > 0).then(|| self.timeout_ms.min(left))
+            }
         }
     }
 
@@ -80,12 +105,15 @@ impl Solver {
             self.stats.cache_hits += 1;
             return answer.clone();
         }
+        let Some(timeout) = self.limit_now() else {
+            return Answer::Unknown(BUDGET_OVER.to_owned());
+        };
         let texts: Vec<&str> = smt.assertions.iter().map(String::as_str).collect();
         let answer = if isolated::needed(smt.hazards) {
-            let request = self.request(&smt.declarations, &texts, &smt.vars);
-            self.timed(|s| s.isolated.solve(&request))
+            let request = self.request(&smt.declarations, &texts, &smt.vars, timeout);
+            let until = self.until;
+            self.timed(|s| s.isolated.solve(&request, until))
         } else {
-            let timeout = self.timeout_ms;
             self.timed(|_| solve_in_process(&smt.declarations, &texts, &smt.vars, timeout))
         };
         self.cache.insert(key, answer.clone());
@@ -96,6 +124,10 @@ impl Solver {
     /// conditions to negate, the answer for each `prefix[..i] ∧ ¬prefix[i]`, sharing work
     /// between them. An index whose condition cannot be translated answers `Unsupported`.
     pub fn negations(&mut self, prefix: &[Expr], flip: &[usize]) -> Vec<(usize, Answer)> {
+        let Some(timeout) = self.limit_now() else {
+            let over = Answer::Unknown(BUDGET_OVER.to_owned());
+            return flip.iter().map(|&i| (i, over.clone())).collect();
+        };
         let mut translator = Translator::default();
         // Whether each assertion needs the process that can be stopped.
         let mut unbounded = Vec::with_capacity(prefix.len());
@@ -168,7 +200,7 @@ impl Solver {
             }
         }
         if !local_flips.is_empty() {
-            let z3 = self.new_z3();
+            let z3 = new_z3(timeout);
             for term in &domains {
                 z3.assert(term);
             }
@@ -194,13 +226,13 @@ impl Solver {
                     texts.push(text);
                 }
             }
-            let mut request = self.request(&smt.declarations, &texts, &smt.vars);
+            let mut request = self.request(&smt.declarations, &texts, &smt.vars, timeout);
             request.negate = unbounded_flips
                 .iter()
                 .map(|(i, _)| place[*i].expect("a negation sent has its condition translated"))
                 .collect();
             let start = Instant::now();
-            let answers = self.isolated.solve_path(&request);
+            let answers = self.isolated.solve_path(&request, self.until);
             self.stats.queries += answers.len() as u64;
             self.stats.time += start.elapsed();
             for ((i, key), answer) in unbounded_flips.into_iter().zip(answers) {
@@ -210,10 +242,6 @@ impl Solver {
         }
         out.sort_by_key(|(i, _)| *i);
         out
-    }
-
-    fn new_z3(&self) -> z3::Solver {
-        new_z3(self.timeout_ms)
     }
 
     /// Runs one query, counted with its time in the solver's statistics.
@@ -230,6 +258,7 @@ impl Solver {
         declarations: &str,
         assertions: &[&str],
         vars: &[(Arc<str>, Sort)],
+        timeout_ms: u64,
     ) -> isolated::Request {
         isolated::Request {
             declarations: declarations.to_owned(),
@@ -239,7 +268,7 @@ impl Solver {
                 .iter()
                 .map(|(name, sort)| (name.to_string(), (*sort).into()))
                 .collect(),
-            timeout_ms: self.timeout_ms,
+            timeout_ms,
             memory_mb: MEMORY_LIMIT_MB.load(std::sync::atomic::Ordering::SeqCst),
         }
     }

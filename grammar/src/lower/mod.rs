@@ -17,6 +17,7 @@ mod parts;
 mod recover;
 mod scopes;
 mod seeds;
+pub use seeds::MAX_SEED_STRING;
 mod source;
 
 use crate::decision::{BranchSide, Condition, Decision, DecisionKind};

@@ -24,7 +24,7 @@ const MAX_PARAM_USES: usize = 256;
 
 /// The longest string literal kept as a seed: a longer one is a message or a template, never
 /// a value compared with, unless it is raw (a regular expression, whose matches are the seeds).
-const MAX_SEED_STRING: usize = 40;
+pub const MAX_SEED_STRING: usize = 40;
 
 /// Names whose reading (`math.isinf`, `from math import inf`) says the function tests for
 /// non-finite numbers.

@@ -189,16 +189,23 @@ impl<'a> Search<'a> {
         // The function's own literals first, then those of the module constants it reads.
         let (strings, numbers) = literals(f);
         Solver::limit_memory(budget.solver_memory_mb);
+        let start = Instant::now();
+        let mut solver = Solver::new(budget.solver_timeout_ms).with_domains(signature.domains());
+        // No query outlives the function's time (one in the process z3 is stopped in could
+        // otherwise run its grace past it).
+        if let Some(end) = start.checked_add(budget.time) {
+            solver = solver.until(end);
+        }
         let mut search = Search {
             f,
             index: ConditionIndex::new(f),
             executor,
-            solver: Solver::new(budget.solver_timeout_ms).with_domains(signature.domains()),
+            solver,
             signature,
             budget,
             strings,
             numbers,
-            start: Instant::now(),
+            start,
             out: Exploration::default(),
             seen_candidates: FxHashSet::default(),
             tried_flips: FxHashSet::default(),
