@@ -261,7 +261,7 @@ impl Worker {
                 .map_err(|e| format!("the solver process answered badly: {e}")),
             Ok(Err(e)) => Err(format!("the solver process could not be read: {e}")),
             Err(RecvTimeoutError::Timeout) if budget_ends => Err(format!(
-                "{} while z3 was solving (stopped after {:.1} s)",
+                "{} while z3 was solving, after {:.1} s",
                 super::solver::BUDGET_OVER,
                 started.elapsed().as_secs_f64()
             )),
