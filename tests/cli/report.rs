@@ -573,3 +573,28 @@ fn a_returned_match_takes_the_true_side_of_the_decision_it_ends() {
     // Its false side only: reading the true side's truth would run the project's `__bool__`.
     assert_eq!(covered("flagged"), (1, 2), "{}", stdout(&out));
 }
+
+/// A version or platform check is decided by the Python the tests run under: its other side is
+/// said to depend on the interpreter, read directly, through `from sys import`, or through a
+/// module constant computed from it — never "module state generated inputs do not set".
+#[test]
+fn a_version_or_platform_check_is_explained_by_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"compat\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("compat.py"),
+        "import sys\nfrom sys import platform\n\nPY2 = sys.version_info[0] == 2\nCACHE = {}\n\n\ndef newest(x: int) -> int:\n    if sys.version_info >= (3, 4):\n        return x\n    return -x\n\n\ndef legacy(x: int) -> int:\n    if PY2:\n        return -x\n    return x\n\n\ndef windows(x: int) -> int:\n    if platform == \"win32\":\n        return -x\n    return x\n\n\ndef cached(x: int) -> int:\n    if CACHE:\n        return -x\n    return x\n",
+    )
+    .unwrap();
+    let out = check(dir.path(), &["compat.py"], &[]);
+    let text = stdout(&out);
+    let messages: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("warning[") || l.starts_with("info["))
+        .collect();
+    insta::assert_snapshot!(messages.join("\n"));
+}

@@ -214,3 +214,76 @@ pub(super) fn static_object_state(
         )
     })
 }
+
+/// What the Python running the tests fixes, and no input changes.
+const INTERPRETER: &[&str] = &[
+    "sys.version_info",
+    "sys.hexversion",
+    "sys.version",
+    "sys.platform",
+    "sys.implementation",
+    "sys.byteorder",
+    "sys.maxsize",
+];
+
+/// The facts of the interpreter a condition reads (`sys.version_info`, `sys.platform`):
+/// directly (`sys.version_info >= (3, 8)`, `from sys import platform`), or through module
+/// constants every binding of which computes from them alone (`PY2 = sys.version_info[0] ==
+/// 2`).
+pub(super) fn interpreter_facts(f: &FunctionUnderTest, sources: &flow::Sources) -> Vec<String> {
+    let fact = |name: &str, attribute: Option<&str>| -> Option<String> {
+        let import = f.file_syntax.imports.iter().find(|i| {
+            i.local == name && !i.wildcard && (i.scope.as_str() == "<module>" || i.scope == f.id)
+        })?;
+        let dotted = match attribute {
+            Some(a) => format!("{}.{a}", import.target),
+            None => import.target.clone(),
+        };
+        INTERPRETER.contains(&dotted.as_str()).then_some(dotted)
+    };
+    let mut out: Vec<String> = vec![];
+    let mut add = |found: Option<String>| {
+        if let Some(found) = found
+            && !out.contains(&found)
+        {
+            out.push(found);
+        }
+    };
+    for (global, attribute) in &sources.global_attributes {
+        add(fact(global, Some(attribute)));
+    }
+    for global in &sources.globals {
+        add(fact(global, None));
+        let stores: Vec<_> = f
+            .flow
+            .statements()
+            .flat_map(|s| &s.stores)
+            .filter(|store| store.name == *global && store.kind.binds())
+            .collect();
+        let in_module = f
+            .flow
+            .module()
+            .iter()
+            .flat_map(|s| &s.stores)
+            .filter(|store| store.name == *global && store.kind.binds())
+            .count();
+        let declared_elsewhere = f
+            .flow
+            .statements()
+            .any(|s| s.outside.iter().any(|n| n == global));
+        if stores.is_empty() || stores.len() != in_module || declared_elsewhere {
+            continue;
+        }
+        let facts: Option<Vec<String>> = stores
+            .iter()
+            .flat_map(|store| &store.from)
+            .map(|read| fact(&read.name, read.attribute.as_deref()))
+            .collect();
+        if let Some(facts) = facts.filter(|facts| !facts.is_empty()) {
+            for found in facts {
+                add(Some(found));
+            }
+        }
+    }
+    out
+}

@@ -21,6 +21,8 @@ pub struct Sources {
     /// Names read that the function does not bind and that are not builtins: module globals
     /// and imported modules, which other code may change.
     pub globals: Vec<String>,
+    /// `(global, attribute)` pairs read (`sys.version_info`).
+    pub global_attributes: Vec<(String, String)>,
 }
 
 const BUILTINS: &[&str] = &[
@@ -169,6 +171,10 @@ fn read_back(f: &FunctionUnderTest, own: Option<&Statement>, within: TextRange) 
             }
         }
     }
+    out.global_attributes = attributes
+        .into_iter()
+        .filter(|(name, _)| out.globals.contains(name))
+        .collect();
     out.fields = through_methods(f, std::mem::take(&mut out.fields));
     out
 }

@@ -2,7 +2,9 @@
 //! for the side (unsatisfiable, unknown, timed out, model not reproduced, a call that decided
 //! it), and whether that makes the side dead.
 
-use super::dependence::{external_call, object_state, static_external, static_object_state};
+use super::dependence::{
+    external_call, interpreter_facts, object_state, static_external, static_object_state,
+};
 use super::{Explanation, flow, quoted, reading};
 use crate::agent::protocol::Status;
 use crate::diagnostic::Cause;
@@ -235,6 +237,19 @@ pub(super) fn from_attempts(
                     )
                 },
                 json!({"parameters": sources.params}),
+            );
+        }
+        // The interpreter: a version or platform check is decided by the Python the tests run
+        // under, before any input.
+        let facts = interpreter_facts(f, &sources);
+        if !facts.is_empty() {
+            return Explanation::new(
+                Cause::ExternalCall,
+                format!(
+                    "its condition reads {}, which the Python running the tests fixes, not an input: the other side runs only under another Python version or platform",
+                    quoted(&facts)
+                ),
+                json!({"external": "environment", "interpreter": facts}),
             );
         }
         // Module state: a global the condition reads that is no constant (a cache filled on
