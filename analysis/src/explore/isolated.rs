@@ -153,7 +153,7 @@ impl Deadline {
 
     /// How long to wait for an answer from now, and whether it is the budget's end that
     /// bounds the wait.
-    fn from_now(self) -> (Duration, bool) {
+    fn wait_now(self) -> (Duration, bool) {
         match self.until {
             Some(until) => {
                 let left = until.saturating_duration_since(Instant::now());
@@ -254,7 +254,7 @@ impl Worker {
             .as_mut()
             .ok_or_else(|| "no solver process".to_owned())?;
         let started = Instant::now();
-        let (wait, budget_ends) = deadline.from_now();
+        let (wait, budget_ends) = deadline.wait_now();
         match process.answers.recv_timeout(wait) {
             Ok(Ok(answer)) => serde_json::from_str::<Response>(&answer)
                 .map(answer_of)
