@@ -3,11 +3,9 @@
 //! nesting overflows the stack; a nested `def`'s or `class`'s body is not entered.
 
 use super::definitions::groups_targets;
+use super::readable::arithmetic;
 use super::source::{Source, named_children, range};
-use crate::flow::{
-    Arithmetic, CompareOp, FunctionFlow, NameRead, Operand, ScopedName, Statement, Store,
-    StoreKind, Test,
-};
+use crate::flow::{FunctionFlow, NameRead, ScopedName, Statement, Store, StoreKind};
 use crate::text::TextRange;
 use compact_str::CompactString;
 use tree_sitter::Node;
@@ -648,77 +646,6 @@ fn changed_object(expression: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-/// The arithmetic value `node` is, when it is one ([`Arithmetic`]).
-fn arithmetic(source: &Source<'_>, node: Node<'_>) -> Option<Arithmetic> {
-    let mut out = Arithmetic {
-        literal: number_literal(source, node),
-        ..Arithmetic::default()
-    };
-    let mut work = vec![node];
-    while let Some(node) = work.pop() {
-        let text = source.text(node);
-        match node.kind() {
-            "integer" if !text.ends_with(['j', 'J']) => {}
-            "float" if !text.ends_with(['j', 'J']) => {
-                number(text)?;
-                out.float = true;
-            }
-            "true" | "false" => {}
-            "identifier" => out.names.push(text.into()),
-            "parenthesized_expression" => work.extend(named_children(node)),
-            "unary_operator" => {
-                let operator = node.child_by_field_name("operator")?;
-                if !matches!(source.text(operator), "-" | "+") {
-                    return None;
-                }
-                work.push(node.child_by_field_name("argument")?);
-            }
-            "binary_operator" => {
-                match source.text(node.child_by_field_name("operator")?) {
-                    "+" | "-" | "*" | "%" | "//" => {}
-                    "/" | "**" => out.float = true,
-                    _ => return None,
-                }
-                work.push(node.child_by_field_name("right")?);
-                work.push(node.child_by_field_name("left")?);
-            }
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
-/// The value of a number literal (`10`, `2.5`, `1_000`), optionally negated, or of `True` and
-/// `False`.
-fn number_literal(source: &Source<'_>, node: Node<'_>) -> Option<f64> {
-    match node.kind() {
-        "true" => Some(1.0),
-        "false" => Some(0.0),
-        "integer" | "float" => number(source.text(node)),
-        "unary_operator" => {
-            let argument = node.child_by_field_name("argument")?;
-            if !matches!(argument.kind(), "integer" | "float") {
-                return None;
-            }
-            let x = number(source.text(argument))?;
-            match source.text(node.child_by_field_name("operator")?) {
-                "-" => Some(-x),
-                "+" => Some(x),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// A decimal literal's finite value.
-fn number(text: &str) -> Option<f64> {
-    text.replace('_', "")
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
-}
-
 /// The names a `case` pattern captures (`case [x, *rest]`, `case {"k": v}`, `case P(x=a)`,
 /// `case _ as whole`): a lone name, not a dotted one (a value pattern) nor a class pattern's
 /// class.
@@ -744,65 +671,4 @@ fn captures(pattern: Node<'_>) -> Vec<Node<'_>> {
         }
     }
     out
-}
-
-/// The test a proof can read of the condition at `leaf` ([`Test`]), when it is one: `node` is
-/// the smallest node spanning it (of a link of a chained comparison, `b <= c` of `a < b <= c`,
-/// the whole chain).
-pub(super) fn test(source: &Source<'_>, node: Node<'_>, leaf: TextRange) -> Option<Test> {
-    let node = unparenthesized(node);
-    let within = |n: &Node<'_>| leaf.contains_range(range(*n));
-    match node.kind() {
-        "identifier" => Some(Test::Truth(source.text(node).into())),
-        "comparison_operator" => {
-            let operands: Vec<Node<'_>> = named_children(node).into_iter().filter(within).collect();
-            let [left, right] = operands.as_slice() else {
-                return None;
-            };
-            let mut cursor = node.walk();
-            let operators: Vec<Node<'_>> = node
-                .children_by_field_name("operators", &mut cursor)
-                .filter(within)
-                .collect();
-            let [operator] = operators.as_slice() else {
-                return None;
-            };
-            let op = match source.text(*operator) {
-                "<" => CompareOp::Lt,
-                "<=" => CompareOp::Le,
-                "==" => CompareOp::Eq,
-                "!=" => CompareOp::Ne,
-                ">" => CompareOp::Gt,
-                ">=" => CompareOp::Ge,
-                _ => return None,
-            };
-            let operand = |n: Node<'_>| {
-                let n = unparenthesized(n);
-                match n.kind() {
-                    "identifier" => Some(Operand::Name(source.text(n).into())),
-                    "integer" | "float" | "unary_operator" => {
-                        number_literal(source, n).map(Operand::Number)
-                    }
-                    _ => None,
-                }
-            };
-            Some(Test::Compare {
-                left: operand(*left)?,
-                op,
-                right: operand(*right)?,
-            })
-        }
-        _ => None,
-    }
-}
-
-/// `node` without the parentheses around it.
-fn unparenthesized(mut node: Node<'_>) -> Node<'_> {
-    while node.kind() == "parenthesized_expression" {
-        match named_children(node).as_slice() {
-            [inner] => node = *inner,
-            _ => break,
-        }
-    }
-    node
 }

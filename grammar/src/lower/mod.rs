@@ -14,6 +14,7 @@ mod imports;
 mod literal;
 pub mod outline;
 mod parts;
+mod readable;
 mod recover;
 mod scopes;
 mod seeds;
@@ -440,7 +441,7 @@ impl<'a> Lowerer<'a> {
             .filter_map(|leaf| {
                 let (start, end) = (leaf.range.start as usize, leaf.range.end as usize);
                 let node = decision.descendant_for_byte_range(start, end)?;
-                let test = flow::test(&self.source, node, leaf.range)?;
+                let test = readable::test(&self.source, node, leaf.range)?;
                 let range = TextRange::new(leaf.range.start - anchor, leaf.range.end - anchor);
                 Some((range, test))
             })
