@@ -11,6 +11,9 @@ pub struct Model {
     pub values: FxHashMap<Arc<str>, ModelValue>,
 }
 
+/// Why a query asked when the exploration's time is up has no answer.
+pub(crate) const BUDGET_OVER: &str = "the function's time budget ran out";
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
     Sat(Model),

@@ -193,7 +193,7 @@ impl Worker {
         let mut remaining = request.clone();
         while !remaining.negate.is_empty() {
             if until.is_some_and(|u| Instant::now() >= u) {
-                let over = Answer::Unknown(super::solver::BUDGET_OVER.to_owned());
+                let over = Answer::Unknown(super::answer::BUDGET_OVER.to_owned());
                 answers.extend(remaining.negate.iter().map(|_| over.clone()));
                 break;
             }
@@ -262,7 +262,7 @@ impl Worker {
             Ok(Err(e)) => Err(format!("the solver process could not be read: {e}")),
             Err(RecvTimeoutError::Timeout) if budget_ends => Err(format!(
                 "{} while z3 was solving, after {:.1} s",
-                super::solver::BUDGET_OVER,
+                super::answer::BUDGET_OVER,
                 started.elapsed().as_secs_f64()
             )),
             Err(RecvTimeoutError::Timeout) => Err(format!(

@@ -24,9 +24,6 @@ pub struct SolverStats {
     pub time: Duration,
 }
 
-/// The answer to a query asked when the exploration's time is up.
-pub(crate) const BUDGET_OVER: &str = "the function's time budget ran out";
-
 /// z3's memory cap in megabytes, as last set (0: none).
 static MEMORY_LIMIT_MB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -106,7 +103,7 @@ impl Solver {
             return answer.clone();
         }
         let Some(timeout) = self.limit_now() else {
-            return Answer::Unknown(BUDGET_OVER.to_owned());
+            return Answer::Unknown(super::answer::BUDGET_OVER.to_owned());
         };
         let texts: Vec<&str> = smt.assertions.iter().map(String::as_str).collect();
         let answer = if isolated::needed(smt.hazards) {
@@ -125,7 +122,7 @@ impl Solver {
     /// between them. An index whose condition cannot be translated answers `Unsupported`.
     pub fn negations(&mut self, prefix: &[Expr], flip: &[usize]) -> Vec<(usize, Answer)> {
         let Some(timeout) = self.limit_now() else {
-            let over = Answer::Unknown(BUDGET_OVER.to_owned());
+            let over = Answer::Unknown(super::answer::BUDGET_OVER.to_owned());
             return flip.iter().map(|&i| (i, over.clone())).collect();
         };
         let mut translator = Translator::default();
