@@ -165,7 +165,20 @@ impl Pool {
         Ok(execution)
     }
 
-    /// Sends any request (`describe`…); the outer error is a worker that could not start, the
+    /// Asks the agent `request` (`describe`, `guidance`); the outer error is a worker that
+    /// could not start, the inner one what happened to this request.
+    pub fn ask(
+        &self,
+        request: &super::protocol::Request,
+        timeout: Duration,
+    ) -> Result<Result<Json, WorkerError>, WorkerError> {
+        self.raw(
+            serde_json::to_value(request).expect("requests serialise"),
+            timeout,
+        )
+    }
+
+    /// Sends a request given as JSON; the outer error is a worker that could not start, the
     /// inner one what happened to this request.
     pub fn raw(
         &self,

@@ -138,6 +138,24 @@ impl ValueTree {
     }
 }
 
+/// A request to the agent other than an execution (which is an [`ExecuteRequest`]), as it goes
+/// on the wire: `{"op": "describe", "target": …}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// The target's signature as the agent reads it: its parameters' types (annotations
+    /// resolved in its module), defaults and the kinds of values their uses ask for.
+    Describe { target: Target },
+    /// The declarations of the guidance module: imported as `module` when the project's import
+    /// roots hold it, otherwise from `path`.
+    Guidance {
+        module: Option<String>,
+        path: std::path::PathBuf,
+    },
+    /// Asks the agent to stop.
+    Shutdown,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
     pub module: String,

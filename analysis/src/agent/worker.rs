@@ -292,10 +292,9 @@ impl Worker {
 
     /// Asks the agent to stop and waits briefly for it.
     pub fn shutdown(mut self) {
-        let _ = self.request(
-            serde_json::json!({"op": "shutdown"}),
-            Duration::from_secs(2),
-        );
+        let shutdown =
+            serde_json::to_value(super::protocol::Request::Shutdown).expect("requests serialise");
+        let _ = self.request(shutdown, Duration::from_secs(2));
         self.kill();
     }
 }

@@ -199,16 +199,15 @@ pub fn signature(
     target: &FunctionUnderTest,
     facts: &Facts,
 ) -> Result<Signature, NotDescribed> {
-    let request = serde_json::json!({
-        "op": "describe",
-        "target": crate::agent::protocol::Target {
+    let request = crate::agent::protocol::Request::Describe {
+        target: crate::agent::protocol::Target {
             module: target.module.clone(),
             qualname: target.qualname.clone(),
             call: target.call.clone(),
         },
-    });
+    };
     let response = pool
-        .raw(request, Duration::from_secs(20))
+        .ask(&request, Duration::from_secs(20))
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     if let Some(error) = response.get("error").and_then(|e| e.as_str()) {

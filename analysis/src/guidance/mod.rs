@@ -76,13 +76,12 @@ pub fn load(pool: &Pool, config: &Config) -> Result<Guidance, String> {
     if !Path::new(&config.guidance).is_file() {
         return Ok(Guidance::default());
     }
-    let request = serde_json::json!({
-        "op": "guidance",
-        "module": module_name(config),
-        "path": config.guidance,
-    });
+    let request = crate::agent::protocol::Request::Guidance {
+        module: module_name(config),
+        path: config.guidance.clone(),
+    };
     let response = pool
-        .raw(request, Duration::from_secs(20))
+        .ask(&request, Duration::from_secs(20))
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     if let Some(error) = response.get("error").and_then(|e| e.as_str()) {

@@ -81,3 +81,29 @@ fn literals_are_read_only_when_well_formed() {
     let long = "x".repeat(LITERAL_MAX_TEXT + 1);
     assert_eq!(read(json!({"kind": "str", "value": long})), None);
 }
+
+#[test]
+fn requests_go_on_the_wire_with_their_op() {
+    let wire = |r: Request| serde_json::to_value(r).unwrap();
+    assert_eq!(
+        wire(Request::Describe {
+            target: Target {
+                module: "shop.orders".into(),
+                qualname: "Order.total".into(),
+                call: Call::default(),
+            },
+        }),
+        serde_json::json!({"op": "describe", "target": {"module": "shop.orders", "qualname": "Order.total"}})
+    );
+    assert_eq!(
+        wire(Request::Guidance {
+            module: None,
+            path: "/p/tests/lacuna_guidance.py".into(),
+        }),
+        serde_json::json!({"op": "guidance", "module": null, "path": "/p/tests/lacuna_guidance.py"})
+    );
+    assert_eq!(
+        wire(Request::Shutdown),
+        serde_json::json!({"op": "shutdown"})
+    );
+}
