@@ -8,7 +8,7 @@
 use crate::explore::coverage::FunctionUnderTest;
 use lacuna_grammar::{DecisionKind, FunctionKind, NameRead, Statement, StoreKind, TextRange};
 
-/// What a decision depends on, as far as its function's text says.
+/// What a decision depends on, as far as its function's statements say.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sources {
     /// Line spans (0-based, inclusive) of the code the decision depends on: the decision's
