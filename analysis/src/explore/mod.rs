@@ -18,3 +18,4 @@ pub mod smt;
 pub mod solve_query;
 pub mod solver;
 pub mod value;
+pub mod z3_session;

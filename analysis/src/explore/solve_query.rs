@@ -5,6 +5,7 @@
 use super::answer::Answer;
 use super::isolated::{GRACE, Request, Response};
 use super::solver::{Solver, solve_in_process, solve_negations_in_process};
+use super::z3_session::Z3Session;
 use crate::symbolic::Sort;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -21,6 +22,7 @@ pub fn serve() -> ExitCode {
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
     let stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
+    let mut session = Z3Session::default();
     for line in stdin.lines() {
         let Ok(line) = line else {
             return ExitCode::from(2);
@@ -52,6 +54,7 @@ pub fn serve() -> ExitCode {
         limit_cpu(allowed);
         if request.negate.is_empty() {
             write(solve_in_process(
+                &mut session,
                 &request.declarations,
                 &texts,
                 &vars,
@@ -59,6 +62,7 @@ pub fn serve() -> ExitCode {
             ));
         } else {
             solve_negations_in_process(
+                &mut session,
                 &request.declarations,
                 &texts,
                 &request.negate,

@@ -11,6 +11,7 @@ use super::isolated;
 use super::signature::Domains;
 use super::smt::{Hazards, Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
 use super::value::ModelValue;
+use super::z3_session::Z3Session;
 use crate::symbolic::{Expr, Sort};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -37,6 +38,8 @@ pub struct Solver {
     isolated: isolated::Worker,
     /// When the exploration's time is up: no query runs past it, in this process or the other.
     until: Option<Instant>,
+    /// The z3 solvers every query of this exploration is parsed and checked in.
+    session: Z3Session,
     pub stats: SolverStats,
 }
 
@@ -48,6 +51,7 @@ impl Solver {
             cache: FxHashMap::default(),
             isolated: isolated::Worker::default(),
             until: None,
+            session: Z3Session::default(),
             stats: SolverStats::default(),
         }
     }
@@ -111,7 +115,15 @@ impl Solver {
             let until = self.until;
             self.timed(|s| s.isolated.solve(&request, until))
         } else {
-            self.timed(|_| solve_in_process(&smt.declarations, &texts, &smt.vars, timeout))
+            self.timed(|s| {
+                solve_in_process(
+                    &mut s.session,
+                    &smt.declarations,
+                    &texts,
+                    &smt.vars,
+                    timeout,
+                )
+            })
         };
         self.cache.insert(key, answer.clone());
         answer
@@ -151,7 +163,11 @@ impl Solver {
         // Every condition up to the last flip is parsed once (the declarations with them), and
         // each negation is built from its parsed term: a path of n conditions is parsed once,
         // not n times.
-        let (domains, terms) = parse_each(&smt.declarations, &mut translated[..=last]);
+        let (domains, terms) = parse_each(
+            &mut self.session,
+            &smt.declarations,
+            &mut translated[..=last],
+        );
         let mut out = vec![];
         // The negations left to solve, with their cache keys: here, or, when z3 may not stop on
         // their query, together in the process that can be stopped.
@@ -197,14 +213,15 @@ impl Solver {
             }
         }
         if !local_flips.is_empty() {
-            let z3 = new_z3(timeout);
-            for term in &domains {
-                z3.assert(term);
-            }
             let negate: Vec<usize> = local_flips.iter().map(|(i, _)| *i).collect();
             let mut answers = Vec::with_capacity(negate.len());
             let start = Instant::now();
-            solve_incrementally(&z3, &terms, &negate, &smt.vars, |a| answers.push(a));
+            self.session.solving(timeout, |z3| {
+                for term in &domains {
+                    z3.assert(term);
+                }
+                solve_incrementally(z3, &terms, &negate, &smt.vars, |a| answers.push(a));
+            });
             self.stats.queries += answers.len() as u64;
             self.stats.time += start.elapsed();
             for ((i, key), answer) in local_flips.into_iter().zip(answers) {
@@ -271,14 +288,6 @@ impl Solver {
     }
 }
 
-fn new_z3(timeout_ms: u64) -> z3::Solver {
-    let z3 = z3::Solver::new();
-    let mut params = z3::Params::new();
-    params.set_u32("timeout", timeout_ms.min(u64::from(u32::MAX)) as u32);
-    z3.set_params(&params);
-    z3
-}
-
 /// Checks what `z3` holds and reads the model's values of `vars`.
 fn outcome(z3: &z3::Solver, vars: &[(Arc<str>, Sort)]) -> Answer {
     match z3.check() {
@@ -294,21 +303,21 @@ fn outcome(z3: &z3::Solver, vars: &[(Arc<str>, Sort)]) -> Answer {
     }
 }
 
-/// One query, parsed and solved on this thread with z3's `timeout_ms`.
+/// One query, parsed and solved on this thread, in `session`, with z3's `timeout_ms`.
 pub fn solve_in_process(
+    session: &mut Z3Session,
     declarations: &str,
     assertions: &[&str],
     vars: &[(Arc<str>, Sort)],
     timeout_ms: u64,
 ) -> Answer {
-    let z3 = new_z3(timeout_ms);
-    match parse(declarations, assertions) {
-        Ok(parsed) => {
+    match parse(session, declarations, assertions) {
+        Ok(parsed) => session.solving(timeout_ms, |z3| {
             for term in parsed.domains.iter().chain(&parsed.assertions) {
                 z3.assert(term);
             }
-            outcome(&z3, vars)
-        }
+            outcome(z3, vars)
+        }),
         Err(why) => Answer::Unknown(why),
     }
 }
@@ -318,6 +327,7 @@ pub fn solve_in_process(
 /// pushed and popped), each given to `answered` as soon as it is found. An assertion z3 rejects
 /// is left out of the prefixes, and its own negation answers so.
 pub fn solve_negations_in_process(
+    session: &mut Z3Session,
     declarations: &str,
     assertions: &[&str],
     negate: &[usize],
@@ -327,12 +337,13 @@ pub fn solve_negations_in_process(
 ) {
     let mut translated: Vec<Result<String, Untranslatable>> =
         assertions.iter().map(|a| Ok((*a).to_owned())).collect();
-    let (domains, terms) = parse_each(declarations, &mut translated);
-    let z3 = new_z3(timeout_ms);
-    for term in &domains {
-        z3.assert(term);
-    }
-    solve_incrementally(&z3, &terms, negate, vars, answered);
+    let (domains, terms) = parse_each(session, declarations, &mut translated);
+    session.solving(timeout_ms, |z3| {
+        for term in &domains {
+            z3.assert(term);
+        }
+        solve_incrementally(z3, &terms, negate, vars, answered);
+    });
 }
 
 /// For each index `i` of `negate` (ascending), the answer for `terms[..i] ∧ ¬terms[i]` in `z3`:
@@ -405,7 +416,11 @@ struct Parsed {
 /// holds a path's prefix would be refused there while 4.8 accepts it. z3 ignores text it cannot
 /// parse, so the number of assertions is checked: a rejected query must never pass for a
 /// satisfiable one.
-fn parse(declarations: &str, assertions: &[&str]) -> Result<Parsed, String> {
+fn parse(
+    session: &mut Z3Session,
+    declarations: &str,
+    assertions: &[&str],
+) -> Result<Parsed, String> {
     let mut text = String::with_capacity(declarations.len() + 64 * assertions.len());
     text.push_str(declarations);
     for a in assertions {
@@ -413,9 +428,7 @@ fn parse(declarations: &str, assertions: &[&str]) -> Result<Parsed, String> {
         text.push_str(a);
         text.push_str(")\n");
     }
-    let parser = z3::Solver::new();
-    parser.from_string(text);
-    let mut parsed = parser.get_assertions();
+    let mut parsed = session.parse(&text);
     // The declarations' assertions are each on a line of their own.
     let domains = declarations
         .lines()
@@ -440,6 +453,7 @@ fn parse(declarations: &str, assertions: &[&str]) -> Result<Parsed, String> {
 /// together, else one by one; a condition z3 rejects becomes `Malformed` with its reason.
 /// Returns the declarations' own assertions and, per condition, its term.
 fn parse_each(
+    session: &mut Z3Session,
     declarations: &str,
     translated: &mut [Result<String, Untranslatable>],
 ) -> (Vec<z3::ast::Bool>, Vec<Option<z3::ast::Bool>>) {
@@ -447,7 +461,7 @@ fn parse_each(
         .iter()
         .filter_map(|t| t.as_ref().ok().map(String::as_str))
         .collect();
-    if let Ok(parsed) = parse(declarations, &texts) {
+    if let Ok(parsed) = parse(session, declarations, &texts) {
         let mut terms = parsed.assertions.into_iter();
         let per_condition = translated
             .iter()
@@ -455,7 +469,7 @@ fn parse_each(
             .collect();
         return (parsed.domains, per_condition);
     }
-    let domains = parse(declarations, &[])
+    let domains = parse(session, declarations, &[])
         .map(|p| p.domains)
         .unwrap_or_default();
     let per_condition = translated
@@ -464,7 +478,7 @@ fn parse_each(
             let Ok(text) = t else {
                 return None;
             };
-            match parse(declarations, &[text.as_str()]) {
+            match parse(session, declarations, &[text.as_str()]) {
                 Ok(mut parsed) => parsed.assertions.pop(),
                 Err(why) => {
                     *t = Err(Untranslatable::Malformed(why));
@@ -576,7 +590,7 @@ mod tests {
             Err(Untranslatable::Unsupported(vec!["str.lower".into()])),
             Ok("(< x 5)".to_owned()),
         ];
-        let (domains, terms) = parse_each(declarations, &mut translated);
+        let (domains, terms) = parse_each(&mut Z3Session::default(), declarations, &mut translated);
         assert_eq!(domains.len(), 1);
         let present: Vec<bool> = terms.iter().map(Option::is_some).collect();
         assert_eq!(present, [true, false, false, true]);
@@ -596,7 +610,11 @@ mod tests {
             Err(Untranslatable::Unsupported(vec!["str.lower".into()])),
             Ok("(< x 5)".to_owned()),
         ];
-        let (domains, terms) = parse_each("(declare-const x Int)\n", &mut translated);
+        let (domains, terms) = parse_each(
+            &mut Z3Session::default(),
+            "(declare-const x Int)\n",
+            &mut translated,
+        );
         assert!(domains.is_empty());
         let texts: Vec<Option<String>> = terms
             .iter()
