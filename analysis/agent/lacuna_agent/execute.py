@@ -295,7 +295,8 @@ class Runtime:
             # Building the inputs runs project code too (constructors, a factory's method
             # calls): under the sandbox and the time limit. A factory's building is traced, so
             # that its flags and the checks its calls fail are conditions the search can flip.
-            if _uses_factory(request):
+            if _uses_factory([request.get("receiver"), request.get("args"),
+                              request.get("kwargs"), request.get("mocks")]):
                 rec = self._start_tracing()
             self.sandbox.active = True
             signal.signal(signal.SIGALRM, _alarm)
@@ -508,10 +509,15 @@ def import_failure(error, runtime):
 
 def _uses_factory(tree):
     """Whether a request's value trees build something through a guidance factory."""
-    if isinstance(tree, dict):
-        return tree.get("kind") == "factory" or any(_uses_factory(v) for v in tree.values())
-    if isinstance(tree, list):
-        return any(_uses_factory(v) for v in tree)
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        if type(node) is dict:
+            if node.get("kind") == "factory":
+                return True
+            pending.extend(node.values())
+        elif type(node) is list:
+            pending.extend(node)
     return False
 
 

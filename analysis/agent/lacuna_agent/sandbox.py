@@ -237,7 +237,7 @@ class Guard:
         self._real_exit(code)
 
     def save(self):
-        return (os.getcwd(), dict(os.environ), list(sys.path), sys.getrecursionlimit(),
+        return (os.getcwd(), _environment(), list(sys.path), sys.getrecursionlimit(),
                 sys.stdin, sys.stdout, sys.stderr,
                 {s: self._signal.getsignal(s) for s in (self._signal.SIGINT, self._signal.SIGTERM)})
 
@@ -245,12 +245,29 @@ class Guard:
         cwd, environ, path, limit, stdin, stdout, stderr, handlers = saved
         if os.getcwd() != cwd:
             self._real_chdir(cwd)
-        if dict(os.environ) != environ:
+        if _environment() != environ:
             os.environ.clear()
-            os.environ.update(environ)
+            os.environ.update(_decoded(environ))
         sys.path[:] = path
         sys.setrecursionlimit(limit)
         sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
         for s, h in handlers.items():
             if self._signal.getsignal(s) is not h and h is not None:
                 self._signal.signal(s, h)
+
+
+def _environment():
+    """The process environment as `os.environ` holds it: its encoded mapping copied in C (a
+    copy through `os.environ` decodes every key and value, a third of a small function's run),
+    or a decoded copy where the interpreter has no such mapping."""
+    data = getattr(os.environ, "_data", None)
+    return data.copy() if isinstance(data, dict) else dict(os.environ)
+
+
+def _decoded(environment):
+    """`environment` as `os.environ.update` takes it."""
+    data = getattr(os.environ, "_data", None)
+    if not isinstance(data, dict):
+        return environment
+    decode = os.environ.decodevalue
+    return {os.environ.decodekey(k): decode(v) for k, v in environment.items()}
