@@ -712,10 +712,10 @@ def first_large(values: List[int]) -> bool:
 }
 
 #[test]
-fn mutations_spend_the_budget_left_and_are_reproducible() {
-    // `k in d` needs `keys[0]` to be one of `d`'s keys: no path condition relates them (the
-    // key is tested against a dict the solver does not see into), so only inputs tried after
-    // the solver runs out of targets reach it.
+fn an_untyped_key_tested_against_a_dicts_keys_takes_their_kind_and_is_solved_for() {
+    // `k in d` needs `keys[0]` to be one of `d`'s keys, which are texts while the first guess
+    // for an unannotated list's item is an int: the membership test compares across kinds, so
+    // `keys[0]` is tried as a text, and then the solver asks for one of `d`'s keys.
     let source = r#"def update_in(d, keys, func, default=None):
     rv = dict(d)
     k = keys[0]
@@ -741,6 +741,11 @@ fn mutations_spend_the_budget_left_and_are_reproducible() {
     };
     let (doc, tests) = run();
     assert_eq!(doc["summary"]["covered"], 2, "{tests}");
+    // Found by the solver within a few runs, not by chance after it ran out of targets.
+    let executions = doc["files"][0]["functions"][0]["executions"]
+        .as_u64()
+        .unwrap();
+    assert!(executions < 100, "{executions} executions");
     // The same configuration gives the same tests.
     let (_, again) = run();
     assert_eq!(tests, again);

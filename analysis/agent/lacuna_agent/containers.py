@@ -6,7 +6,8 @@ the condition a `for` loop tests — so the solver can ask for longer or shorter
 """
 
 from . import recorder
-from .sym import Sym, SymBool, SymInt, concrete, expr_of, looks_builtin, make, no_dict
+from .sym import (Sym, SymBool, SymInt, compared_across_kinds, concrete, expr_of, looks_builtin,
+                  make, no_dict)
 
 _SORTS = {bool: "bool", int: "int", float: "float", str: "str"}
 
@@ -275,11 +276,18 @@ class SymDict(dict, _Sized):
             return result
         t = type(concrete(key))
         terms = []
+        other = None
         for k in dict.__iter__(self):
             ke = expr_of(k)
             if type(concrete(k)) is t and ke is not None:
                 terms.append(["==", e, ke])
+            elif other is None:
+                other = k
         if not terms:
+            # Keys of another kind only (`"k0"` while the key is an int): the key is compared
+            # with each as `==` would, across kinds, and an input of any type is tried as one.
+            if other is not None:
+                compared_across_kinds(key, other, result)
             return result
         return SymBool(result, terms[0] if len(terms) == 1 else ["or"] + terms, self._d + 1)
 

@@ -166,6 +166,14 @@ def _family(value):
     return _FAMILIES.get(type(value))
 
 
+def compared_across_kinds(a, b, result):
+    """`a == b` came out `result` where the two are of different kinds (a dict's membership test
+    of a key no key of its own kind can equal): recorded as `compare` records it."""
+    ca, cb = concrete(a), concrete(b)
+    if _family(ca) != _family(cb):
+        _equality_across_kinds(a, b, ca, cb, result)
+
+
 def _equality_across_kinds(a, b, ca, cb, result):
     """An input compared for equality with a value of another kind (`align == "right"` while
     the generator gave `align` an int) can only come out the other way as a value of that

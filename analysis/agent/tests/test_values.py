@@ -171,3 +171,21 @@ def test_slotted_objects_fields_are_read_through_their_member_descriptors():
         ["a", {"kind": "float", "value": 2.0}],
         ["b", {"kind": "float", "value": 0.0}],
     ]
+
+
+def test_a_key_tested_against_keys_of_another_kind_is_a_type_test():
+    """`k in d` while the generator gave `k` an int and `d`'s keys are texts: no key of its kind
+    can equal it, so the membership test is recorded as `==` across kinds would be."""
+    from lacuna_agent import recorder
+    from lacuna_agent.containers import SymDict
+
+    values.clear()
+    key = values.decode({"kind": "int", "value": "0", "sym": "keys[0]"}, lambda obj: False)
+    d = SymDict({"k0": 1, "k1": 2}, ["var", "d.__len__", "int"])
+    rec = recorder.start(lambda code: True)
+    try:
+        assert (key in d) is False
+    finally:
+        recorder.stop()
+    assert list(rec.type_tests.values()) == [
+        {"name": "keys[0]", "value": False, "flip": ["str"], "equality": True}]

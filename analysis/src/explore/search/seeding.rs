@@ -488,15 +488,17 @@ impl Search<'_> {
             if test.name == "self" && self.signature.receiver.is_some() {
                 continue;
             }
-            // An equality across kinds retypes only a parameter of any type: an annotated one
-            // compared with a value of another kind is the code's business (and its dead side
-            // a finding), not a hint to give it ill-typed inputs.
+            // An equality across kinds retypes only a parameter of any type, or a value inside
+            // one (`keys[0]` of an unannotated `keys`): an annotated one compared with a value
+            // of another kind is the code's business (and its dead side a finding), not a hint
+            // to give it ill-typed inputs.
+            let root = test.name.split(['[', '.']).next().unwrap_or_default();
             if test.equality
                 && !self
                     .signature
                     .params
                     .iter()
-                    .any(|(name, shape)| *name == test.name && any_type(shape))
+                    .any(|(name, shape)| *name == root && any_type(shape))
             {
                 continue;
             }
