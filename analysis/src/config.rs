@@ -667,7 +667,9 @@ impl Config {
     pub fn workers(&self) -> usize {
         let cores = cores();
         match self.budget.workers {
-            0 => cores.saturating_sub(1).max(1),
+            // One per core: an exploration runs its input in the agent and solves in z3 in
+            // turn, so one per core keeps the cores busy (measured: docs/benchmarks.md).
+            0 => cores,
             n if n as usize > cores && !self.budget.force_workers => cores,
             n => n as usize,
         }

@@ -1,4 +1,4 @@
-//! The worker pool: up to N agent processes (default: cores − 1, at least 1), started lazily,
+//! The worker pool: up to N agent processes (default: one per core), started lazily,
 //! shared by every thread that explores. Each execution takes an idle worker; a worker that hangs
 //! or dies during an execution is killed and replaced, and the execution is reported as timed out
 //! or crashed — never as an error of the pool.

@@ -84,6 +84,11 @@ fn the_tests_are_where_pytest_finds_them_by_default() {
 }
 
 #[test]
+fn by_default_there_is_a_worker_per_core() {
+    assert_eq!(parse("").unwrap().workers(), cores());
+}
+
+#[test]
 fn workers_are_capped_at_the_cores_unless_forced() {
     let cores = cores();
     let asked = cores + 22;
