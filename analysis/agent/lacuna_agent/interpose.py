@@ -773,7 +773,10 @@ def _type(*args):
         if isinstance(obj, (Sym, ReturnedObject, ExternalObject)):
             obj = _unwrap(obj)
         # Project code's `int` is a class of Lacuna's: its type is `type`, as the real one's.
-        t = _real["type"](_REAL_OF.get(obj, obj))
+        # (Only a class is looked up: an instance may be unhashable, `type([])` must work.)
+        if _real["isinstance"](obj, _real["type"]):
+            obj = _REAL_OF.get(obj, obj)
+        t = _real["type"](obj)
         _type_test(tested, True, lambda probe: _real["type"](probe) is not t)
         return _PROJECT_OF.get(t, t)
     return _real["type"](*args)

@@ -85,6 +85,7 @@ CASES = {
         "public_names": [("",), ("abc",)],
         "attribute": [(0,), (11,)],
         "kinds": [(1, True, []), (2, False, [1])],
+        "exact_kind": [(set(),), ({1, 2},), (frozenset(),), ({},), ({"a": 1},), ([],), (3,)],
     },
     "metaclasses": {
         "made": [("Extra",), ("B",)],
