@@ -170,9 +170,14 @@ fn state_a_method_sets_is_built_by_calling_it_first_and_coverage_confirms_it() {
 #[test]
 fn a_receiver_whose_constructor_rejects_a_number_is_built_with_another_kind_of_argument() {
     let run = run("defaults", "bag");
-    // `SortedBag(0)` raises in `sorted`: other kinds of argument build it, empty and not,
-    // and both sides of `first` are covered (`__init__` is reached only through the class).
+    // `SortedBag(0)` raises in `sorted`: built first as `SortedBag()` (its `None` default),
+    // then with a list holding an item, both sides of `first` are covered. `Complement()`
+    // and `Complement(0)` fail its assertion that one argument is a set: the kind its
+    // constructor tests for (`type(excluded) in (set, frozenset)`) builds it. (`__init__` is
+    // reached only through the class.)
     insta::assert_snapshot!(run.table, @r"
+    bag/complement.py Complement.__init__ 0/8
+    bag/complement.py Complement.__contains__ 2/2
     bag/sorted_bag.py SortedBag.__init__ 0/2
     bag/sorted_bag.py SortedBag.first 2/2
     ");

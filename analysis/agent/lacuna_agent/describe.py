@@ -597,6 +597,10 @@ def _describe_class(cls, is_project_class, depth):
                 _field_domains(cls, init)
             else:
                 init = parameters(constructor(cls), is_project_class, depth, skip_first=True)
+                if is_project_class(cls):
+                    # `SortedList(iterable=None)`: what its constructor does with an unannotated
+                    # argument says what to build it with, as for a function's parameters.
+                    _kinds_from_uses(constructor(cls), init, is_project_class)
     except (TypeError, ValueError):
         init = []
     if dataclasses.is_dataclass(cls):
@@ -722,8 +726,9 @@ def _reference(value):
 
 def _kinds_from_uses(func, params, is_project_class):
     """For each unannotated parameter, the kinds of values its uses ask for, as `instances`
-    of its `any` tree, tried first: an instance of each class `isinstance(p, C)` tests for
-    (a project class through its constructor), a tuple of as many items as `a, b = p` unpacks,
+    of its `any` tree, tried first: an instance of each class `isinstance(p, C)` (or
+    `type(p) in (C, D)`, `type(p) is C`) tests for (a project class through its constructor),
+    a tuple of as many items as `a, b = p` unpacks,
     a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads."""
     untyped = {p["name"]: p for p in params if p["type"] == {"kind": "any"}}
     if not untyped:
@@ -750,6 +755,20 @@ def _kinds_from_uses(func, params, is_project_class):
             classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
             for c in classes:
                 add(node.args[0].id, _instance_tree(c, globalns, is_project_class))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                and isinstance(node.left, ast.Call) and isinstance(node.left.func, ast.Name) \
+                and node.left.func.id == "type" and len(node.left.args) == 1 \
+                and is_param(node.left.args[0]):
+            right = node.comparators[0]
+            if isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                    and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+                classes = right.elts
+            elif isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+                classes = [right]
+            else:
+                classes = []
+            for c in classes:
+                add(node.left.args[0].id, _instance_tree(c, globalns, is_project_class))
         elif isinstance(node, ast.Assign) and is_param(node.value) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
                 and not any(isinstance(e, ast.Starred) for e in node.targets[0].elts):

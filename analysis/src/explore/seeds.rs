@@ -34,23 +34,38 @@ pub fn defaults(list: &Json, path: &str, out: &mut BTreeMap<String, ModelValue>)
 
 /// The choice giving each parameter whose declared default is `None` (`describe`'s `default`
 /// repr) that default: the index of `None` among the variants of its shape (`Optional`, a
-/// union, "any"). A parameter whose shape has no `None` variant is left out.
-pub fn none_defaults(list: &Json, params: &[(String, Shape)]) -> BTreeMap<String, usize> {
-    let mut out = BTreeMap::new();
+/// union, "any"), by its path (`path` then its name). The constructor parameters of an object
+/// it takes (`{path}{name}.__init__.`) are given theirs the same way: `SortedList(iterable=None)`
+/// is built as a call without arguments builds it. A parameter whose shape has no `None`
+/// variant is left out.
+pub fn none_defaults(
+    list: &Json,
+    path: &str,
+    params: &[(String, Shape)],
+    out: &mut BTreeMap<String, usize>,
+) {
     for p in list.as_array().into_iter().flatten() {
-        if p["default"].as_str() != Some("None") {
-            continue;
-        }
         let name = p["name"].as_str().unwrap_or_default();
-        let none = params
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, shape)| shape.variants().iter().position(|v| *v == Shape::None));
-        if let Some(k) = none {
-            out.insert(name.to_owned(), k);
+        let Some((_, shape)) = params.iter().find(|(n, _)| n == name) else {
+            continue;
+        };
+        let full = format!("{path}{name}");
+        if p["default"].as_str() == Some("None")
+            && let Some(k) = shape.variants().iter().position(|v| *v == Shape::None)
+        {
+            out.insert(full.clone(), k);
+        }
+        if p["type"]["kind"] == "class"
+            && let Shape::Object(o) = shape
+        {
+            none_defaults(
+                &p["type"]["init"],
+                &format!("{full}.__init__."),
+                &o.init,
+                out,
+            );
         }
     }
-    out
 }
 
 /// A Python literal's repr as a model value (ints, floats, booleans, simple strings).

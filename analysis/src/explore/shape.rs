@@ -220,7 +220,7 @@ impl Shape {
             },
             "class" if t["external"] != true => Shape::Object(ObjectShape {
                 class: t["class"].as_str().unwrap_or_default().to_owned(),
-                init: params(&t["init"]),
+                init: constructor_params(&t["init"]),
                 domains: domains(&t["init"]),
                 keyword_only: keyword_only(&t["init"]),
                 methods: t["methods"]
@@ -293,6 +293,31 @@ pub fn params(list: &Json) -> Vec<(String, Shape)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// A constructor's parameters as `describe` lists them: an unannotated one whose uses in the
+/// constructor ask for kinds of values (`describe`'s `instances`: `type(excluded) in (set,
+/// frozenset)`) takes those first, then any other kind.
+fn constructor_params(list: &Json) -> Vec<(String, Shape)> {
+    let mut out = params(list);
+    for p in list.as_array().into_iter().flatten() {
+        let Some(kinds) = p["type"]["instances"].as_array() else {
+            continue;
+        };
+        let Some((_, shape)) = out.iter_mut().find(|(n, _)| p["name"] == n.as_str()) else {
+            continue;
+        };
+        if *shape == Shape::Any {
+            let mut variants: Vec<Shape> = kinds.iter().map(Shape::from_describe).collect();
+            let rest: Vec<Shape> = any_variants()
+                .into_iter()
+                .filter(|v| !variants.contains(v))
+                .collect();
+            variants.extend(rest);
+            *shape = Shape::Union(variants);
+        }
+    }
+    out
 }
 
 /// The domains of the parameters `describe` lists that have one, by name.

@@ -294,7 +294,8 @@ pub fn signature(
         .collect();
     let mut defaults = std::collections::BTreeMap::new();
     crate::explore::seeds::defaults(&response["params"], "", &mut defaults);
-    let default_choices = crate::explore::seeds::none_defaults(&response["params"], &params);
+    let mut default_choices = std::collections::BTreeMap::new();
+    crate::explore::seeds::none_defaults(&response["params"], "", &params, &mut default_choices);
     crate::explore::seeds::defaults(&response["owner"]["init"], "self.__init__", &mut defaults);
     let receiver = match response["kind"].as_str() {
         Some("method") => match Shape::from_describe(&response["owner"]) {
@@ -303,6 +304,14 @@ pub fn signature(
         },
         _ => None,
     };
+    if let Some(o) = &receiver {
+        crate::explore::seeds::none_defaults(
+            &response["owner"]["init"],
+            "self.__init__.",
+            &o.init,
+            &mut default_choices,
+        );
+    }
     let mined = facts.suite.sequences_for(receiver.as_ref(), &params);
     Ok(Signature {
         params,

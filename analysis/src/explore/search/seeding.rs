@@ -260,9 +260,11 @@ impl Search<'_> {
     }
 
     /// When the frontier is empty: cross choices with the inputs that covered most, so that
-    /// choices the solver cannot see get combined with values it found.
+    /// choices the solver cannot see get combined with values it found. A container
+    /// alternative is also tried holding one item: what the code makes of it may be concrete
+    /// to the solver (`self._items = sorted(items)`), so that no flip would ever ask for one.
     pub(super) fn widen(&mut self) -> bool {
-        let choices = self.choices();
+        let (choices, containers) = self.choices_and_containers();
         let bases = self.recent_bases();
         let mut added = false;
         for base in bases {
@@ -270,9 +272,17 @@ impl Search<'_> {
                 for k in 0..*count {
                     let mut c = base.clone();
                     c.choices.insert(path.clone(), k);
-                    if self.seen_candidates.insert(c.key()) {
-                        self.frontier.push((0, c));
-                        added = true;
+                    let holding_one = containers.contains(&(path.clone(), k)).then(|| {
+                        let mut one = c.clone();
+                        one.vars
+                            .insert(format!("{path}.__len__"), ModelValue::Int("1".into()));
+                        one
+                    });
+                    for c in std::iter::once(c).chain(holding_one) {
+                        if self.seen_candidates.insert(c.key()) {
+                            self.frontier.push((0, c));
+                            added = true;
+                        }
                     }
                 }
             }
@@ -446,13 +456,19 @@ impl Search<'_> {
     /// Every choice of the inputs (parameters, receiver, the values of mocked calls) with its
     /// number of alternatives.
     pub(super) fn choices(&self) -> Vec<(String, usize)> {
-        let mut choices = vec![];
+        self.choices_and_containers().0
+    }
+
+    /// [`Self::choices`], and each (choice, alternative) whose alternative is a container (a
+    /// list, set or dict).
+    fn choices_and_containers(&self) -> (Vec<(String, usize)>, Vec<(String, usize)>) {
+        let mut choices = Choices::default();
         let calls = |path: &str| self.callable_calls.get(path).copied().unwrap_or(1);
         for (name, shape) in &self.signature.params {
             collect_choices(shape, name, &calls, &mut choices);
         }
         if let Some((name, _)) = &self.signature.varargs {
-            choices.push((varargs_choice(name), 4));
+            choices.counts.push((varargs_choice(name), 4));
         }
         if let Some(receiver) = &self.signature.receiver {
             collect_choices(
@@ -477,7 +493,7 @@ impl Search<'_> {
                 );
             }
         }
-        choices
+        (choices.counts, choices.containers)
     }
 
     /// A type test on an input (`isinstance(value, str)`) turns the other way for a value of
@@ -566,6 +582,23 @@ impl Search<'_> {
                 self.push(priority, next);
             }
         }
+        // Until some input is valid, each other alternative of each choice of a constructor's
+        // arguments, those its uses ask for first (`_ComplementSet(included=None,
+        // excluded=None)` asserts that one of them is a set).
+        if self.out.tests.is_empty() {
+            for (path, count) in self.choices() {
+                if !path.contains(".__init__.") {
+                    continue;
+                }
+                for k in 0..count {
+                    if candidate.choices.get(&path) != Some(&k) {
+                        let mut next = candidate.clone();
+                        next.choices.insert(path.clone(), k);
+                        self.push(priority, next);
+                    }
+                }
+            }
+        }
         for (path, value) in scalars {
             let replacements: Vec<ModelValue> = match value {
                 Value::Int { .. } => ["1", "10", "100"]
@@ -626,17 +659,25 @@ fn variant_of(shape: &Shape, want: &Shape) -> Option<Option<usize>> {
     shape.variants().iter().position(|v| v == want).map(Some)
 }
 
+/// The choices of the inputs: each with its number of alternatives, and the alternatives that
+/// are containers.
+#[derive(Default)]
+struct Choices {
+    counts: Vec<(String, usize)>,
+    containers: Vec<(String, usize)>,
+}
+
 /// The choices of an input of `shape` at `path`, with their number of alternatives;
 /// `calls(path)` is how many values the callable input at `path` returns.
-fn collect_choices(
-    shape: &Shape,
-    path: &str,
-    calls: &dyn Fn(&str) -> usize,
-    out: &mut Vec<(String, usize)>,
-) {
+fn collect_choices(shape: &Shape, path: &str, calls: &dyn Fn(&str) -> usize, out: &mut Choices) {
     let count = shape.choice_count();
-    if count > 1 && !out.iter().any(|(p, _)| p == path) {
-        out.push((path.to_owned(), count.min(8)));
+    if count > 1 && !out.counts.iter().any(|(p, _)| p == path) {
+        out.counts.push((path.to_owned(), count.min(8)));
+        for (k, variant) in shape.variants().iter().enumerate().take(8) {
+            if let Shape::List(_) | Shape::Set(_) | Shape::Dict(..) = variant {
+                out.containers.push((path.to_owned(), k));
+            }
+        }
     }
     match shape {
         Shape::Optional(inner) => collect_choices(inner, path, calls, out),
