@@ -3,20 +3,11 @@
 //! diagnostics: one per missing dependency or per module that fails to import, not one per
 //! function, each with the fix. Computes no import itself: the agent imports, this explains.
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::evidence::{ImportFailed, ImportLink};
+use crate::diagnostic::{Code, Diagnostic, Evidence};
 use lacuna_grammar::TextRange;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// One import statement of the chain: a project module that was being imported.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Link {
-    /// Its module name (none for a file the compiler rejected before it ran).
-    pub module: Option<String>,
-    pub file: PathBuf,
-    /// 1-based line of the statement that was running.
-    pub line: u32,
-}
 
 /// Why importing a target's module failed.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -29,7 +20,7 @@ pub struct ImportFailure {
     /// Whether the missing module's top-level name is a file or directory of the project.
     pub missing_in_project: bool,
     /// The project modules being imported, outermost (the target's module) first.
-    pub chain: Vec<Link>,
+    pub chain: Vec<ImportLink>,
 }
 
 impl ImportFailure {
@@ -39,7 +30,7 @@ impl ImportFailure {
             .as_array()?
             .iter()
             .filter_map(|l| {
-                Some(Link {
+                Some(ImportLink {
                     module: l["module"].as_str().map(str::to_owned),
                     file: PathBuf::from(l["file"].as_str()?),
                     line: l["line"].as_u64().unwrap_or(1) as u32,
@@ -127,18 +118,16 @@ pub fn diagnostics(
         let functions = group.len();
         let message = message(failure, first.module, python, root, functions);
         let mut diagnostic = Diagnostic::new(Code::ImportFailed, range, message);
-        diagnostic.data = Some(serde_json::json!({
-            "error": failure.error,
-            "exception": failure.message,
-            "missing": failure.missing,
-            "install": failure.missing_dependency().map(distribution),
-            "modules": modules,
-            "functions": functions,
-            "chain": failure.chain.iter().map(|l| serde_json::json!({
-                "module": l.module,
-                "file": l.file,
-                "line": l.line,
-            })).collect::<Vec<_>>(),
+        diagnostic.evidence = Some(Evidence::ImportFailed(ImportFailed {
+            error: failure.error.clone(),
+            exception: failure.message.clone(),
+            missing: failure.missing.clone(),
+            install: failure
+                .missing_dependency()
+                .map(|m| distribution(m).to_owned()),
+            modules: modules.into_iter().map(str::to_owned).collect(),
+            functions,
+            chain: failure.chain.clone(),
         }));
         out.push((file, diagnostic));
     }
@@ -308,8 +297,8 @@ impl Locate for Shown {
 mod tests {
     use super::*;
 
-    fn link(module: &str, line: u32) -> Link {
-        Link {
+    fn link(module: &str, line: u32) -> ImportLink {
+        ImportLink {
             module: Some(module.to_owned()),
             file: PathBuf::from(format!("/p/{}.py", module.replace('.', "/"))),
             line,
