@@ -3,6 +3,7 @@
 //! diagnostics: one per missing dependency or per module that fails to import, not one per
 //! function, each with the fix. Computes no import itself: the agent imports, this explains.
 
+use crate::agent::description::ImportError;
 use crate::diagnostic::evidence::{ImportFailed, ImportLink};
 use crate::diagnostic::{Code, Diagnostic, Evidence};
 use lacuna_grammar::TextRange;
@@ -25,23 +26,24 @@ pub struct ImportFailure {
 
 impl ImportFailure {
     /// Reads the agent's `import_error` object.
-    pub fn from_agent(value: &serde_json::Value) -> Option<ImportFailure> {
-        let chain = value["chain"]
-            .as_array()?
+    pub fn from_agent(answer: &ImportError) -> Option<ImportFailure> {
+        let chain = answer
+            .chain
+            .as_ref()?
             .iter()
             .filter_map(|l| {
                 Some(ImportLink {
-                    module: l["module"].as_str().map(str::to_owned),
-                    file: PathBuf::from(l["file"].as_str()?),
-                    line: l["line"].as_u64().unwrap_or(1) as u32,
+                    module: l.module.clone(),
+                    file: PathBuf::from(l.file.as_deref()?),
+                    line: l.line.unwrap_or(1) as u32,
                 })
             })
             .collect();
         Some(ImportFailure {
-            error: value["type"].as_str()?.to_owned(),
-            message: value["message"].as_str().unwrap_or_default().to_owned(),
-            missing: value["missing"].as_str().map(str::to_owned),
-            missing_in_project: value["missing_in_project"].as_bool().unwrap_or(false),
+            error: answer.error.clone()?,
+            message: answer.message.clone().unwrap_or_default(),
+            missing: answer.missing.clone(),
+            missing_in_project: answer.missing_in_project.unwrap_or(false),
             chain,
         })
     }

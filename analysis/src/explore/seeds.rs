@@ -6,28 +6,25 @@
 use super::coverage::FunctionUnderTest;
 use super::shape::Shape;
 use super::value::ModelValue;
+use crate::agent::description::Param;
 use lacuna_grammar::{Literal, ParamUse, UseKind};
-use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
 /// Default values declared in a signature (`describe`'s `default` reprs), by access path:
 /// `qty` for a parameter, `self.__init__.capacity` for a constructor argument.
-pub fn defaults(list: &Json, path: &str, out: &mut BTreeMap<String, ModelValue>) {
-    let Some(params) = list.as_array() else {
-        return;
-    };
+pub fn defaults(params: &[Param], path: &str, out: &mut BTreeMap<String, ModelValue>) {
     for p in params {
-        let name = p["name"].as_str().unwrap_or_default();
+        let name = p.name.as_deref().unwrap_or_default();
         let full = if path.is_empty() {
             name.to_owned()
         } else {
             format!("{path}.{name}")
         };
-        if let Some(value) = p["default"].as_str().and_then(parse_repr) {
+        if let Some(value) = p.default.as_deref().and_then(parse_repr) {
             out.insert(full.clone(), value);
         }
-        if p["type"]["kind"] == "class" {
-            defaults(&p["type"]["init"], &format!("{full}.__init__"), out);
+        if p.tree.kind.as_deref() == Some("class") {
+            defaults(&p.tree.init, &format!("{full}.__init__"), out);
         }
     }
 }
@@ -35,13 +32,13 @@ pub fn defaults(list: &Json, path: &str, out: &mut BTreeMap<String, ModelValue>)
 /// The choice giving each parameter whose declared default is `None` (`describe`'s `default`
 /// repr) that default: the index of `None` among the variants of its shape (`Optional`, a
 /// union, "any"). A parameter whose shape has no `None` variant is left out.
-pub fn none_defaults(list: &Json, params: &[(String, Shape)]) -> BTreeMap<String, usize> {
+pub fn none_defaults(list: &[Param], params: &[(String, Shape)]) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
-    for p in list.as_array().into_iter().flatten() {
-        if p["default"].as_str() != Some("None") {
+    for p in list {
+        if p.default.as_deref() != Some("None") {
             continue;
         }
-        let name = p["name"].as_str().unwrap_or_default();
+        let name = p.name.as_deref().unwrap_or_default();
         let none = params
             .iter()
             .find(|(n, _)| n == name)
