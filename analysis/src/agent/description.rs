@@ -1,8 +1,6 @@
-//! What the agent answers to `describe` and `guidance`, typed: a target's parameters with their
-//! type trees, defaults and domains, its owner class and the annotations it could not read; the
-//! guidance module's mocks and factories; why a module did not import. Read as leniently as the
-//! readers before them read the wire: a field of another type reads as absent, a list that is
-//! no list as empty, an entry that is no object as an empty one. Plain data, no reading rules.
+//! What the agent answers to `describe` and `guidance`, typed (parameters with their type trees,
+//! defaults and domains; mocks and factories; an import's failure), read as leniently as the wire
+//! allows: a field of another type reads as absent. Plain data: what it means is the readers'.
 
 use serde::de::{DeserializeOwned, Deserializer};
 use serde::{Deserialize, Serialize};

@@ -1,8 +1,6 @@
-//! The facts behind a diagnostic, typed (`Evidence`): what an explanation found for an uncovered
-//! branch side or an unmet MC/DC obligation, a suspicious assertion, a module that does not
-//! import, a function not explored. Plain data for hover, code actions and the JSON outputs;
-//! written as JSON only at the edges (`to_json`: the CLI's document, SARIF, LSP `data`, the
-//! results store), where every object's keys come out sorted.
+//! The facts behind a diagnostic, typed (`Evidence`: an uncovered side's or an unmet obligation's
+//! cause and fact, a suspicious assertion, an import failure, a function not explored). Plain
+//! data, no LSP: written as JSON (`to_json`, keys sorted) only by the edges that send it out.
 
 use super::Cause;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
