@@ -1,8 +1,11 @@
 //! Diagnostics: what Lacuna tells the developer, as plain data. Each has a stable code documented
-//! in `docs/diagnostics/`, an absolute range, a one-line message, related locations and a
-//! machine-readable `data` payload for hover and code actions. The server translates these to
-//! LSP; the CLI renders them.
+//! in `docs/diagnostics/`, an absolute range, a one-line message, related locations and the
+//! typed facts behind it (`evidence`) for hover and code actions. The server translates these
+//! to LSP; the CLI renders them.
 
+pub mod evidence;
+
+pub use evidence::Evidence;
 use lacuna_grammar::TextRange;
 use std::path::PathBuf;
 
@@ -193,8 +196,8 @@ pub struct Diagnostic {
     /// The qualified name of the function it is about, when there is one.
     pub function: Option<String>,
     pub related: Vec<Related>,
-    /// Machine-readable facts for hover and code actions.
-    pub data: Option<serde_json::Value>,
+    /// The facts behind it, for hover, code actions and the JSON outputs' `data`.
+    pub evidence: Option<Evidence>,
 }
 
 impl Diagnostic {
@@ -206,7 +209,7 @@ impl Diagnostic {
             message: message.into(),
             function: None,
             related: vec![],
-            data: None,
+            evidence: None,
         }
     }
 }

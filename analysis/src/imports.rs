@@ -3,20 +3,12 @@
 //! diagnostics: one per missing dependency or per module that fails to import, not one per
 //! function, each with the fix. Computes no import itself: the agent imports, this explains.
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::agent::description::ImportError;
+use crate::diagnostic::evidence::{ImportFailed, ImportLink};
+use crate::diagnostic::{Code, Diagnostic, Evidence};
 use lacuna_grammar::TextRange;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// One import statement of the chain: a project module that was being imported.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Link {
-    /// Its module name (none for a file the compiler rejected before it ran).
-    pub module: Option<String>,
-    pub file: PathBuf,
-    /// 1-based line of the statement that was running.
-    pub line: u32,
-}
 
 /// Why importing a target's module failed.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -29,28 +21,29 @@ pub struct ImportFailure {
     /// Whether the missing module's top-level name is a file or directory of the project.
     pub missing_in_project: bool,
     /// The project modules being imported, outermost (the target's module) first.
-    pub chain: Vec<Link>,
+    pub chain: Vec<ImportLink>,
 }
 
 impl ImportFailure {
     /// Reads the agent's `import_error` object.
-    pub fn from_agent(value: &serde_json::Value) -> Option<ImportFailure> {
-        let chain = value["chain"]
-            .as_array()?
+    pub fn from_agent(answer: &ImportError) -> Option<ImportFailure> {
+        let chain = answer
+            .chain
+            .as_ref()?
             .iter()
             .filter_map(|l| {
-                Some(Link {
-                    module: l["module"].as_str().map(str::to_owned),
-                    file: PathBuf::from(l["file"].as_str()?),
-                    line: l["line"].as_u64().unwrap_or(1) as u32,
+                Some(ImportLink {
+                    module: l.module.clone(),
+                    file: PathBuf::from(l.file.as_deref()?),
+                    line: l.line.unwrap_or(1) as u32,
                 })
             })
             .collect();
         Some(ImportFailure {
-            error: value["type"].as_str()?.to_owned(),
-            message: value["message"].as_str().unwrap_or_default().to_owned(),
-            missing: value["missing"].as_str().map(str::to_owned),
-            missing_in_project: value["missing_in_project"].as_bool().unwrap_or(false),
+            error: answer.error.clone()?,
+            message: answer.message.clone().unwrap_or_default(),
+            missing: answer.missing.clone(),
+            missing_in_project: answer.missing_in_project.unwrap_or(false),
             chain,
         })
     }
@@ -127,18 +120,16 @@ pub fn diagnostics(
         let functions = group.len();
         let message = message(failure, first.module, python, root, functions);
         let mut diagnostic = Diagnostic::new(Code::ImportFailed, range, message);
-        diagnostic.data = Some(serde_json::json!({
-            "error": failure.error,
-            "exception": failure.message,
-            "missing": failure.missing,
-            "install": failure.missing_dependency().map(distribution),
-            "modules": modules,
-            "functions": functions,
-            "chain": failure.chain.iter().map(|l| serde_json::json!({
-                "module": l.module,
-                "file": l.file,
-                "line": l.line,
-            })).collect::<Vec<_>>(),
+        diagnostic.evidence = Some(Evidence::ImportFailed(ImportFailed {
+            error: failure.error.clone(),
+            exception: failure.message.clone(),
+            missing: failure.missing.clone(),
+            install: failure
+                .missing_dependency()
+                .map(|m| distribution(m).to_owned()),
+            modules: modules.into_iter().map(str::to_owned).collect(),
+            functions,
+            chain: failure.chain.clone(),
         }));
         out.push((file, diagnostic));
     }
@@ -308,8 +299,8 @@ impl Locate for Shown {
 mod tests {
     use super::*;
 
-    fn link(module: &str, line: u32) -> Link {
-        Link {
+    fn link(module: &str, line: u32) -> ImportLink {
+        ImportLink {
             module: Some(module.to_owned()),
             file: PathBuf::from(format!("/p/{}.py", module.replace('.', "/"))),
             line,

@@ -2,6 +2,7 @@
 //! and report what happened. This module embeds the agent's Python source, finds the project's
 //! interpreter, and manages a pool of workers that speak the JSON-lines protocol.
 
+pub mod description;
 pub mod embed;
 pub mod interpreter;
 pub mod literal;

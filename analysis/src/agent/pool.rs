@@ -3,7 +3,8 @@
 //! or dies during an execution is killed and replaced, and the execution is reported as timed out
 //! or crashed — never as an error of the pool.
 
-use super::protocol::{ExecuteRequest, Execution, Status};
+use super::description::{self, Description, GuidanceDescription};
+use super::protocol::{ExecuteRequest, Execution, Request, Status, Target};
 use super::worker::{Worker, WorkerError, WorkerSpec};
 use serde_json::Value as Json;
 use std::sync::{Condvar, Mutex};
@@ -165,11 +166,34 @@ impl Pool {
         Ok(execution)
     }
 
-    /// Asks the agent `request` (`describe`, `guidance`); the outer error is a worker that
-    /// could not start, the inner one what happened to this request.
+    /// The target's signature as the agent reads it (`describe`); the outer error is a worker
+    /// that could not start, the inner one what happened to this request.
+    pub fn describe(
+        &self,
+        target: Target,
+        timeout: Duration,
+    ) -> Result<Result<Description, WorkerError>, WorkerError> {
+        let answer = self.ask(&Request::Describe { target }, timeout)?;
+        Ok(answer.map(description::read))
+    }
+
+    /// The declarations of the guidance module as the agent reads them (`guidance`): imported
+    /// as `module` when the project's import roots hold it, otherwise from `path`.
+    pub fn guidance(
+        &self,
+        module: Option<String>,
+        path: std::path::PathBuf,
+        timeout: Duration,
+    ) -> Result<Result<GuidanceDescription, WorkerError>, WorkerError> {
+        let answer = self.ask(&Request::Guidance { module, path }, timeout)?;
+        Ok(answer.map(description::read))
+    }
+
+    /// Asks the agent `request`; the outer error is a worker that could not start, the inner
+    /// one what happened to this request.
     pub fn ask(
         &self,
-        request: &super::protocol::Request,
+        request: &Request,
         timeout: Duration,
     ) -> Result<Result<Json, WorkerError>, WorkerError> {
         self.raw(

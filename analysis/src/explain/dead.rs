@@ -2,9 +2,9 @@
 //! with what a witness search needs to refute the claim.
 
 use super::{Explanation, infeasible, reading};
+use crate::diagnostic::evidence::{DeadProof, Fact, GuardSide};
 use crate::diagnostic::{Cause, Related};
 use crate::explore::coverage::FunctionUnderTest;
-use serde_json::json;
 
 /// A branch side proven dead from the source alone, as `LCN106` claims it: the decision and
 /// side, the guards (decision, side) the proof used, and the names it read with the values
@@ -67,7 +67,7 @@ pub(super) fn dead(
         Explanation::new(
             Cause::Infeasible,
             format!("dead: {} can never hold", needed(decision, outcome)),
-            json!({"guards": []}),
+            Fact::Dead(DeadProof { guards: vec![] }),
         )
     } else {
         let guards: Vec<String> = proof
@@ -89,10 +89,16 @@ pub(super) fn dead(
                 needed(decision, outcome),
                 guards.join(" and ")
             ),
-            json!({"guards": proof.guards.iter().map(|&(g, side)| json!({
-                "decision": f.syntax.decisions[g].id.as_str(),
-                "side": if side { "true" } else { "false" },
-            })).collect::<Vec<_>>()}),
+            Fact::Dead(DeadProof {
+                guards: proof
+                    .guards
+                    .iter()
+                    .map(|&(g, side)| GuardSide {
+                        decision: f.syntax.decisions[g].id.as_str().to_owned(),
+                        side,
+                    })
+                    .collect(),
+            }),
         )
     };
     for &(g, _) in &proof.guards {

@@ -5,11 +5,11 @@
 use super::{
     Explanation, ExternalKind, Source, display_path, external, flow, position_range, quoted,
 };
+use crate::diagnostic::evidence::{self, Fact, ObjectState};
 use crate::diagnostic::{Cause, Related};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::{Dependency, Exploration};
 use lacuna_grammar::TextRange;
-use serde_json::json;
 
 pub(super) fn external_call(
     f: &FunctionUnderTest,
@@ -29,33 +29,30 @@ pub(super) fn external_call(
             call.callee
         ),
     };
+    let own = f.file.to_string_lossy();
+    let elsewhere = call.file.as_deref() != Some(own.as_ref());
     let mut e = Explanation::new(
         Cause::ExternalCall,
         why,
-        json!({
-            "callee": call.callee,
-            "line": line,
-            "external": kind.as_str(),
-            "arguments_from_inputs": call.arg_vars,
-            "returns": external::return_annotation(&call.callee, &call.returns),
+        Fact::ExternalCall(evidence::ExternalCall {
+            callee: call.callee.clone(),
+            line,
+            external: kind,
+            arguments_from_inputs: call.arg_vars.clone(),
+            returns: external::return_annotation(&call.callee, &call.returns),
+            // Its value follows from its arguments: a mock would replace the code's own logic.
+            pure: external::is_pure(&call.callee),
+            // Called from another project function: the line is in that file.
+            file: call.file.clone().filter(|_| elsewhere),
+            raised: false,
         }),
     );
-    if external::is_pure(&call.callee) {
-        // Its value follows from its arguments: a mock would replace the code's own logic.
-        e.data["pure"] = json!(true);
-    }
-    let own = f.file.to_string_lossy();
-    if call.file.as_deref() == Some(own.as_ref()) {
-        if let Some(range) = position_range(f, call.pos) {
-            e.related.push(Related {
-                path: None,
-                range,
-                message: format!("`{}` is called here", call.callee),
-            });
-        }
-    } else if let Some(file) = &call.file {
-        // Called from another project function: the line is in that file.
-        e.data["file"] = json!(file);
+    if !elsewhere && let Some(range) = position_range(f, call.pos) {
+        e.related.push(Related {
+            path: None,
+            range,
+            message: format!("`{}` is called here", call.callee),
+        });
     }
     e.source = Some(Source::External(index));
     e
@@ -93,7 +90,13 @@ pub(super) fn object_state(dep: &Dependency, needed: Option<u64>) -> Option<Expl
     let mut e = Explanation::new(
         Cause::ObjectCreation,
         why,
-        json!({"class": class, "field": field, "path": path, "writers": writers, "calls_needed": needed}),
+        Fact::ObjectState(ObjectState {
+            class: class.clone(),
+            field: field.clone(),
+            path: path.clone(),
+            writers: writers.clone(),
+            calls_needed: needed,
+        }),
     );
     e.source = class
         .as_ref()

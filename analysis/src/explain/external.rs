@@ -1,14 +1,11 @@
-//! Kinds of external calls, because their fixes differ (Pex separates "testability issues"
-//! from "uninstrumented methods"): an *environment* call's result depends on the world outside
-//! the inputs — file system, clock, randomness, network, environment variables, the process —
-//! and the fix is a mock; an *opaque* call is deterministic but not modelled (`math.sin`,
-//! `hashlib`, a C extension), and a mock is only the fallback.
+//! Which kind an external call is (`ExternalKind`, a word of the evidence), because their fixes
+//! differ (Pex separates "testability issues" from "uninstrumented methods"): an *environment*
+//! call's result depends on the world outside the inputs — file system, clock, randomness,
+//! network, environment variables, the process — and the fix is a mock; an *opaque* call is
+//! deterministic but not modelled (`math.sin`, `hashlib`, a C extension), and a mock is only the
+//! fallback.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExternalKind {
-    Environment,
-    Opaque,
-}
+pub use crate::diagnostic::evidence::ExternalKind;
 
 /// Modules (and builtins) whose results come from outside the program's inputs.
 const ENVIRONMENT: &[&str] = &[
@@ -104,6 +101,7 @@ pub fn is_pure(callee: &str) -> bool {
 }
 
 impl ExternalKind {
+    /// Which kind of external call `callee` is.
     pub fn of(callee: &str) -> ExternalKind {
         if ENVIRONMENT_CALLS.contains(&callee) {
             return ExternalKind::Environment;
@@ -120,13 +118,6 @@ impl ExternalKind {
             return ExternalKind::Environment;
         }
         ExternalKind::Opaque
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExternalKind::Environment => "environment",
-            ExternalKind::Opaque => "opaque",
-        }
     }
 }
 

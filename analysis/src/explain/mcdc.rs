@@ -8,7 +8,11 @@
 use super::external::ExternalKind;
 use super::reading::Reading;
 use crate::config::Mcdc;
-use crate::diagnostic::{Cause, Code, Diagnostic};
+use crate::diagnostic::evidence::{
+    Fact, ObligationCause, ObligationKind, ReturnOf, ShownCondition, UnmetObligation,
+    VectorCondition,
+};
+use crate::diagnostic::{Cause, Code, Diagnostic, Evidence};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
 use crate::explore::solver::{Answer, Solver};
@@ -16,7 +20,6 @@ use crate::model::function::has_obligations;
 use crate::model::mcdc::{Independence, McdcTable, Obligation, obligations};
 use crate::symbolic::{Expr, VarPath, VarRoot};
 use lacuna_grammar::{BoolExpr, Decision};
-use serde_json::json;
 
 /// Conditions beyond which vectors are not enumerated (2^n evaluations).
 const MAX_ENUMERATED: usize = 16;
@@ -193,7 +196,7 @@ fn blocked_by(
     exploration: &Exploration,
     d: usize,
     c: u16,
-) -> Option<(String, &'static str, Option<String>)> {
+) -> Option<(String, ExternalKind, Option<String>)> {
     let expr = exploration.conditions.get(&(d, c))?.expr.as_ref()?;
     let mut found = None;
     expr.for_each_var(&mut |name, _| {
@@ -207,7 +210,7 @@ fn blocked_by(
     found.map(|call| {
         (
             call.callee.clone(),
-            ExternalKind::of(&call.callee).as_str(),
+            ExternalKind::of(&call.callee),
             super::external::return_annotation(&call.callee, &call.returns),
         )
     })
@@ -319,48 +322,64 @@ pub fn diagnostics(
             if let Some(e) = cause.as_ref().filter(|e| e.cause != Cause::Budget) {
                 diagnostic.related = e.related.clone();
             }
-            let mut data = json!({
-                "kind": "mcdc-obligation",
-                "decision": decision.id.as_str(),
-                "condition": condition,
-                "value": value,
-                "infeasible": missing.infeasible,
-                "vector": missing.vector.as_ref().map(|v| v.iter().map(|&(c, v)| json!({
-                    "condition": c,
-                    "text": decision.conditions.get(c as usize).map(|c| c.text.as_str()),
-                    "value": v,
-                })).collect::<Vec<_>>()),
+            let vector = missing.vector.as_ref().map(|v| {
+                v.iter()
+                    .map(|&(c, v)| VectorCondition {
+                        condition: c,
+                        text: decision
+                            .conditions
+                            .get(c as usize)
+                            .map(|c| c.text.to_string()),
+                        value: v,
+                    })
+                    .collect()
             });
             // What the tests show, per condition, for the hover's table.
-            data["shown"] = json!(decision
+            let shown = decision
                 .conditions
                 .iter()
-                .map(|c| json!({
-                    "text": c.text,
-                    "false": report.shown.contains(Obligation { condition: c.index, value: false }),
-                    "true": report.shown.contains(Obligation { condition: c.index, value: true }),
-                }))
-                .collect::<Vec<_>>());
-            match (cause, blocked) {
+                .map(|c| ShownCondition {
+                    text: c.text.to_string(),
+                    as_false: report.shown.contains(Obligation {
+                        condition: c.index,
+                        value: false,
+                    }),
+                    as_true: report.shown.contains(Obligation {
+                        condition: c.index,
+                        value: true,
+                    }),
+                })
+                .collect();
+            let (cause, fact) = match (cause, blocked) {
                 (Some(e), _) if e.cause != Cause::Budget => {
-                    if let (Some(into), Some(from)) = (data.as_object_mut(), e.data.as_object()) {
-                        for (k, v) in from {
-                            into.insert(k.clone(), v.clone());
-                        }
-                    }
-                    data["cause"] = json!(e.cause.as_str());
+                    (Some(ObligationCause::Cause(e.cause)), e.fact)
                 }
-                (_, Some((callee, kind, returns))) => {
-                    data["cause"] = json!("external-call");
-                    data["callee"] = json!(callee);
-                    data["external"] = json!(kind);
-                    data["returns"] = json!(returns);
-                }
-                (Some(_), None) => data["cause"] = json!("budget"),
-                _ if unread.is_some() => data["cause"] = json!("unobservable"),
-                _ => {}
-            }
-            diagnostic.data = Some(data);
+                (_, Some((callee, external, returns))) => (
+                    Some(ObligationCause::Cause(Cause::ExternalCall)),
+                    Fact::ReturnOf(ReturnOf {
+                        callee,
+                        external,
+                        returns,
+                    }),
+                ),
+                (Some(_), None) => (
+                    Some(ObligationCause::Cause(Cause::Budget)),
+                    Fact::Unspecific {},
+                ),
+                _ if unread.is_some() => (Some(ObligationCause::Unobservable), Fact::Unspecific {}),
+                _ => (None, Fact::Unspecific {}),
+            };
+            diagnostic.evidence = Some(Evidence::Obligation(UnmetObligation {
+                kind: ObligationKind::McdcObligation,
+                decision: decision.id.as_str().to_owned(),
+                condition,
+                value,
+                infeasible: missing.infeasible,
+                vector,
+                shown,
+                cause,
+                fact,
+            }));
             out.push(diagnostic);
         }
     }

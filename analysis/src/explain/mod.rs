@@ -15,11 +15,11 @@ mod reached;
 pub mod reading;
 mod unreached;
 
-use crate::diagnostic::{Cause, Code, Diagnostic, Related, Severity};
+use crate::diagnostic::evidence::{Fact, UncoveredSide};
+use crate::diagnostic::{Cause, Code, Diagnostic, Evidence, Related, Severity};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
 use lacuna_grammar::{DecisionKind, LineCol, TextRange};
-use serde_json::{Value as Json, json};
 
 use dead::dead;
 pub use dead::{DeadSide, dead_sides};
@@ -78,13 +78,16 @@ impl FunctionReport {
     }
 }
 
-/// Why one side is uncovered: the cause, a clause for the message, the data for code actions
-/// and hover, related locations, and the candidate it names.
+/// Why one side is uncovered: the cause, a clause for the message, the fact it rests on (for
+/// code actions and hover), the uncovered side it is only reached through, related locations,
+/// and the candidate it names.
 #[derive(Clone, Debug)]
 struct Explanation {
     cause: Cause,
     why: String,
-    data: Json,
+    fact: Fact,
+    /// The decision (ID) of the uncovered side that guards it.
+    guard: Option<String>,
     related: Vec<Related>,
     source: Option<Source>,
 }
@@ -99,11 +102,12 @@ enum Source {
 }
 
 impl Explanation {
-    fn new(cause: Cause, why: impl Into<String>, data: Json) -> Self {
+    fn new(cause: Cause, why: impl Into<String>, fact: Fact) -> Self {
         Explanation {
             cause,
             why: why.into(),
-            data,
+            fact,
+            guard: None,
             related: vec![],
             source: None,
         }
@@ -169,11 +173,9 @@ pub fn explain(
             );
             diagnostic.function = Some(f.id.to_string());
             diagnostic.related = e.related;
-            let mut data = e.data;
-            data["cause"] = json!(e.cause.as_str());
-            data["decision"] = json!(decision.id.as_str());
-            data["side"] = json!(if outcome { "true" } else { "false" });
-            diagnostic.data = Some(data);
+            let mut side = UncoveredSide::new(e.cause, decision.id.as_str(), outcome, e.fact);
+            side.guard = e.guard;
+            diagnostic.evidence = Some(Evidence::Side(side));
             if decision.kind == DecisionKind::Assert && !outcome {
                 // An assertion that never fails is doing its job.
                 diagnostic.severity = Severity::Hint;
@@ -337,11 +339,8 @@ mod tests {
             .diagnostics
             .iter()
             .map(|d| {
-                let data = d.data.as_ref().unwrap();
-                (
-                    data["side"].as_str().unwrap().to_owned(),
-                    d.code.cause().unwrap().as_str(),
-                )
+                let side = d.evidence.as_ref().and_then(Evidence::side).unwrap();
+                (side.side.to_string(), d.code.cause().unwrap().as_str())
             })
             .collect()
     }
@@ -570,8 +569,12 @@ def channel() -> str:
         let report = explain(&f, &exploration, &crate::config::Mcdc::default());
         assert_eq!(causes(&report), vec![("true".to_owned(), "external-call")]);
         assert_eq!(
-            report.diagnostics[0].data.as_ref().unwrap()["callee"],
-            "open"
+            report.diagnostics[0]
+                .evidence
+                .as_ref()
+                .and_then(Evidence::fact)
+                .and_then(Fact::callee),
+            Some("open")
         );
         assert!(!report.external_calls[1].identified);
     }

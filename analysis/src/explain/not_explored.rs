@@ -4,7 +4,7 @@
 //! function's name, whoever reports it (the CLI, the editor), with a reason that reads the same
 //! on every run: the memory addresses of Python's reprs are left out.
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Evidence, evidence};
 use crate::explore::coverage::FunctionUnderTest;
 use lacuna_grammar::{Anchor, FunctionId, FunctionKind, FunctionSyntax};
 
@@ -32,7 +32,10 @@ pub fn not_explored(
         format!("not explored: {reason}"),
     );
     d.function = Some(id.to_string());
-    d.data = Some(serde_json::json!({"reason": reason, "branch_sides": sides}));
+    d.evidence = Some(Evidence::NotExplored(evidence::NotExplored {
+        reason,
+        branch_sides: sides,
+    }));
     Some(d)
 }
 

@@ -5,13 +5,15 @@
 use super::dependence::{
     external_call, interpreter_facts, object_state, static_external, static_object_state,
 };
-use super::{Explanation, flow, quoted, reading};
+use super::{Explanation, ExternalKind, flow, quoted, reading};
 use crate::agent::protocol::Status;
 use crate::diagnostic::Cause;
+use crate::diagnostic::evidence::{
+    Fact, InterpreterFacts, LoopBound, ModuleState, Undecided, UnfinishedRun, Unmodelled, Untracked,
+};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::{Attempt, Dependency, Exploration, Unfinished};
 use lacuna_grammar::DecisionKind;
-use serde_json::json;
 
 /// A decision that was evaluated but never went this way.
 pub(super) fn reached(
@@ -58,7 +60,10 @@ pub(super) fn unrepeatable(f: &FunctionUnderTest, d: usize) -> Explanation {
         format!(
             "the same input took it on one run and not on another: its condition reads {what}; a test cannot take it reliably"
         ),
-        json!({"unrepeatable": true, "globals": state}),
+        Fact::ModuleState(ModuleState {
+            globals: state,
+            unrepeatable: true,
+        }),
     )
 }
 
@@ -106,7 +111,11 @@ pub(super) fn unfinished(f: &FunctionUnderTest, run: &Unfinished) -> Explanation
         format!(
             "the only run that takes it{input} {ended}, and a run that does not finish is never kept as a test: {fix}"
         ),
-        json!({"run": format!("{:?}", run.status).to_lowercase(), "timeout_ms": ms, "input": call}),
+        Fact::Unfinished(UnfinishedRun {
+            run: format!("{:?}", run.status).to_lowercase(),
+            timeout_ms: ms,
+            input: call,
+        }),
     )
 }
 
@@ -150,7 +159,10 @@ pub(super) fn from_attempts(
                 format!(
                     "reaching it needs more than {bound} loop iterations (the loop bound); at least {needed} were wanted"
                 ),
-                json!({"needed": needed, "bound": bound}),
+                Fact::LoopBound(LoopBound {
+                    needed: *needed,
+                    bound: *bound,
+                }),
             );
         }
     }
@@ -160,7 +172,9 @@ pub(super) fn from_attempts(
                 return Explanation::new(
                     Cause::SolverLimit,
                     format!("the solver could not decide its condition ({why})"),
-                    json!({"reason": why}),
+                    Fact::Undecided(Undecided {
+                        reason: why.clone(),
+                    }),
                 );
             }
             Attempt::Unsupported(ops) => {
@@ -173,7 +187,9 @@ pub(super) fn from_attempts(
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
-                    json!({"operations": ops}),
+                    Fact::Unmodelled(Unmodelled {
+                        operations: ops.clone(),
+                    }),
                 );
             }
             _ => {}
@@ -198,7 +214,9 @@ pub(super) fn from_attempts(
             format!(
                 "its condition depends on {params} through operations the generator does not model"
             ),
-            json!({"parameters": sources.params}),
+            Fact::Untracked(Untracked {
+                parameters: sources.params,
+            }),
         );
     }
     if attempts.contains(&Attempt::Unsat) {
@@ -206,13 +224,13 @@ pub(super) fn from_attempts(
             return Explanation::new(
                 Cause::Infeasible,
                 "no input can take it: on every path to it, the conditions before it rule it out",
-                json!({}),
+                Fact::Unspecific {},
             );
         }
         return Explanation::new(
             Cause::Budget,
             "negating its condition on the paths explored was unsatisfiable; no other path was found within the budget",
-            json!({}),
+            Fact::Unspecific {},
         );
     }
     if attempts.contains(&Attempt::ConcreteOnly) {
@@ -220,7 +238,7 @@ pub(super) fn from_attempts(
             return Explanation::new(
                 Cause::Infeasible,
                 "no input can take it: its condition reads nothing an input, a call or object state changes, and it had the same value on every path",
-                json!({}),
+                Fact::Unspecific {},
             );
         }
         if !sources.params.is_empty() {
@@ -236,7 +254,9 @@ pub(super) fn from_attempts(
                         "its condition depends on {params} through operations the generator does not model"
                     )
                 },
-                json!({"parameters": sources.params}),
+                Fact::Untracked(Untracked {
+                    parameters: sources.params,
+                }),
             );
         }
         // The interpreter: a version or platform check is decided by the Python the tests run
@@ -249,7 +269,10 @@ pub(super) fn from_attempts(
                     "its condition reads {}, which the Python running the tests fixes, not an input: the other side runs only under another Python version or platform",
                     quoted(&facts)
                 ),
-                json!({"external": "environment", "interpreter": facts}),
+                Fact::Interpreter(InterpreterFacts {
+                    external: ExternalKind::Environment,
+                    interpreter: facts,
+                }),
             );
         }
         // Module state: a global the condition reads that is no constant (a cache filled on
@@ -262,7 +285,10 @@ pub(super) fn from_attempts(
                     "its condition reads module state {}, which generated inputs do not set: it had the same value on every call",
                     quoted(&state)
                 ),
-                json!({"globals": state}),
+                Fact::ModuleState(ModuleState {
+                    globals: state,
+                    unrepeatable: false,
+                }),
             );
         }
         let why = if f.syntax.decisions[d].kind.is_loop() {
@@ -270,9 +296,13 @@ pub(super) fn from_attempts(
         } else {
             "its condition depends on values the generator could not follow"
         };
-        return Explanation::new(Cause::Budget, why, json!({}));
+        return Explanation::new(Cause::Budget, why, Fact::Unspecific {});
     }
-    Explanation::new(Cause::Budget, "not reached within the budget", json!({}))
+    Explanation::new(
+        Cause::Budget,
+        "not reached within the budget",
+        Fact::Unspecific {},
+    )
 }
 
 /// Whether an uncovered side is dead code: no loop could make a later iteration different,

@@ -4,10 +4,10 @@
 use super::dependence::{external_call, static_external, static_object_state};
 use super::{Explanation, flow, position_range, quoted};
 use crate::diagnostic::Cause;
+use crate::diagnostic::evidence::{Fact, Unbuilt, Untracked};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
 use lacuna_grammar::{DecisionKind, TextRange};
-use serde_json::json;
 
 /// A decision never evaluated: when no run got past building its inputs, that; else the cause
 /// of the uncovered side that guards it, when there is one; else an external call before it
@@ -49,7 +49,7 @@ pub(super) fn unreached(
                 ),
             };
         }
-        e.data["guard"] = json!(decision.id.as_str());
+        e.guard = Some(decision.id.as_str().to_owned());
         return e;
     }
     if let Some(i) = always_raised(f, exploration, d) {
@@ -78,7 +78,9 @@ pub(super) fn unreached(
                 call.callee
             ),
         };
-        e.data["raised"] = json!(true);
+        if let Fact::ExternalCall(call) = &mut e.fact {
+            call.raised = true;
+        }
         return e;
     }
     if let Some(e) = enclosing_loop(f, exploration, d) {
@@ -87,7 +89,7 @@ pub(super) fn unreached(
     Explanation::new(
         Cause::Budget,
         "the decision was never reached within the budget",
-        json!({}),
+        Fact::Unspecific {},
     )
 }
 
@@ -108,13 +110,21 @@ pub(super) fn never_built(exploration: &Exploration) -> Option<Explanation> {
                 format!(
                     "never reached: no `{short}` could be built: every run failed building its inputs (the first: {error}); a factory for `{short}` in the guidance module can build it"
                 ),
-                json!({"class": class, "error": error, "runs": runs}),
+                Fact::Unbuilt(Unbuilt {
+                    class: Some(class.clone()),
+                    error: error.clone(),
+                    runs,
+                }),
             )
         }
         None => Explanation::new(
             Cause::Budget,
             format!("never reached: every run failed building its inputs (the first: {error})"),
-            json!({"error": error, "runs": runs}),
+            Fact::Unbuilt(Unbuilt {
+                class: None,
+                error: error.clone(),
+                runs,
+            }),
         ),
     })
 }
@@ -213,7 +223,9 @@ pub(super) fn enclosing_loop(
                 "never reached: the loop over {} never ran, and the generator does not model what it iterates over",
                 quoted(&sources.params)
             ),
-            json!({"parameters": sources.params}),
+            Fact::Untracked(Untracked {
+                parameters: sources.params,
+            }),
         ));
     }
     None

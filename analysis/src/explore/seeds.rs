@@ -6,28 +6,25 @@
 use super::coverage::FunctionUnderTest;
 use super::shape::Shape;
 use super::value::ModelValue;
+use crate::agent::description::Param;
 use lacuna_grammar::{Literal, ParamUse, UseKind};
-use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
 /// Default values declared in a signature (`describe`'s `default` reprs), by access path:
 /// `qty` for a parameter, `self.__init__.capacity` for a constructor argument.
-pub fn defaults(list: &Json, path: &str, out: &mut BTreeMap<String, ModelValue>) {
-    let Some(params) = list.as_array() else {
-        return;
-    };
+pub fn defaults(params: &[Param], path: &str, out: &mut BTreeMap<String, ModelValue>) {
     for p in params {
-        let name = p["name"].as_str().unwrap_or_default();
+        let name = p.name.as_deref().unwrap_or_default();
         let full = if path.is_empty() {
             name.to_owned()
         } else {
             format!("{path}.{name}")
         };
-        if let Some(value) = p["default"].as_str().and_then(parse_repr) {
+        if let Some(value) = p.default.as_deref().and_then(parse_repr) {
             out.insert(full.clone(), value);
         }
-        if p["type"]["kind"] == "class" {
-            defaults(&p["type"]["init"], &format!("{full}.__init__"), out);
+        if p.tree.kind.as_deref() == Some("class") {
+            defaults(&p.tree.init, &format!("{full}.__init__"), out);
         }
     }
 }
@@ -39,31 +36,26 @@ pub fn defaults(list: &Json, path: &str, out: &mut BTreeMap<String, ModelValue>)
 /// is built as a call without arguments builds it. A parameter whose shape has no `None`
 /// variant is left out.
 pub fn none_defaults(
-    list: &Json,
+    list: &[Param],
     path: &str,
     params: &[(String, Shape)],
     out: &mut BTreeMap<String, usize>,
 ) {
-    for p in list.as_array().into_iter().flatten() {
-        let name = p["name"].as_str().unwrap_or_default();
+    for p in list {
+        let name = p.name.as_deref().unwrap_or_default();
         let Some((_, shape)) = params.iter().find(|(n, _)| n == name) else {
             continue;
         };
         let full = format!("{path}{name}");
-        if p["default"].as_str() == Some("None")
+        if p.default.as_deref() == Some("None")
             && let Some(k) = shape.variants().iter().position(|v| *v == Shape::None)
         {
             out.insert(full.clone(), k);
         }
-        if p["type"]["kind"] == "class"
+        if p.tree.kind() == "class"
             && let Shape::Object(o) = shape
         {
-            none_defaults(
-                &p["type"]["init"],
-                &format!("{full}.__init__."),
-                &o.init,
-                out,
-            );
+            none_defaults(&p.tree.init, &format!("{full}.__init__."), &o.init, out);
         }
     }
 }

@@ -1,9 +1,10 @@
 //! The shapes of a function's inputs, as the agent's `describe` gives them (or as the
 //! annotation text and uses suggest when it has none): scalars, containers, choices
 //! (`Optional`, unions, enums, literals), callables and objects with their constructor
-//! arguments, methods and the domains of a value type's arguments. Plain data read from JSON:
-//! no candidates, no solver.
+//! arguments, methods and the domains of a value type's arguments. Plain data read from the
+//! agent's typed description (`agent::description`): no candidates, no solver.
 
+use crate::agent::description::{Bounds, Param, TypeTree};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
@@ -81,23 +82,20 @@ pub enum Domain {
 impl Domain {
     /// Reads a `domain` of `describe`; none for an empty or unknown one (then nothing bounds
     /// the argument: models may be invalid, never missed).
-    pub fn from_describe(d: &Json) -> Option<Domain> {
-        let int = |k: &str| d[k].as_i64();
-        if let Some([year, month]) = d["day_of"].as_array().map(Vec::as_slice)
-            && let (Some(year), Some(month)) = (year.as_str(), month.as_str())
-        {
+    pub fn from_describe(d: &Bounds) -> Option<Domain> {
+        if let Some([Some(year), Some(month)]) = d.day_of.as_deref() {
             return Some(Domain::Day {
-                year: year.to_owned(),
-                month: month.to_owned(),
+                year: year.clone(),
+                month: month.clone(),
             });
         }
-        let (min, max) = (int("min"), int("max"));
+        let (min, max) = (d.min, d.max);
         if min.is_some() || max.is_some() {
             return Some(Domain::Int { min, max });
         }
-        let length = d["length"].as_u64();
-        let (min_length, max_length) = (d["min_length"].as_u64(), d["max_length"].as_u64());
-        let alphabet = d["alphabet"].as_str().map(str::to_owned);
+        let length = d.length;
+        let (min_length, max_length) = (d.min_length, d.max_length);
+        let alphabet = d.alphabet.clone();
         let bounded =
             length.is_some() || min_length.is_some() || max_length.is_some() || alphabet.is_some();
         bounded.then_some(Domain::Str {
@@ -169,9 +167,9 @@ pub fn any_variants() -> Vec<Shape> {
 
 impl Shape {
     /// Reads a type tree of the agent's `describe`.
-    pub fn from_describe(t: &Json) -> Shape {
-        let sub = |k: &str| Box::new(Shape::from_describe(&t[k]));
-        match t["kind"].as_str().unwrap_or("any") {
+    pub fn from_describe(t: &TypeTree) -> Shape {
+        let sub = |t: &TypeTree| Box::new(Shape::from_describe(t));
+        match t.kind() {
             "int" => Shape::Int,
             "bool" => Shape::Bool,
             "str" => Shape::Str,
@@ -179,74 +177,40 @@ impl Shape {
             "none" => Shape::None,
             "bytes" => Shape::Bytes,
             "callable" => Shape::Callable {
-                returns: sub("returns"),
-                named: t["named"].as_str().map(str::to_owned),
+                returns: sub(t.returns()),
+                named: t.named.clone(),
             },
             // `str | Currency | None`: one choice among the three, not a choice of `None`
             // whose other side always picks the union's first member.
-            "optional" => match Shape::from_describe(&t["of"]) {
+            "optional" => match Shape::from_describe(t.of.one()) {
                 Shape::Union(mut members) => {
                     members.push(Shape::None);
                     Shape::Union(members)
                 }
                 inner => Shape::Optional(Box::new(inner)),
             },
-            "union" => Shape::Union(
-                t["of"]
-                    .as_array()
-                    .map(|a| a.iter().map(Shape::from_describe).collect())
-                    .unwrap_or_default(),
-            ),
-            "list" => Shape::List(sub("of")),
-            "set" => Shape::Set(sub("of")),
-            "tuple" => Shape::Tuple(
-                t["items"]
-                    .as_array()
-                    .map(|a| a.iter().map(Shape::from_describe).collect())
-                    .unwrap_or_default(),
-            ),
-            "dict" => Shape::Dict(sub("key"), sub("value")),
-            "literal" => Shape::Literal(t["values"].as_array().cloned().unwrap_or_default()),
+            "union" => Shape::Union(t.of.many().iter().map(Shape::from_describe).collect()),
+            "list" => Shape::List(sub(t.of.one())),
+            "set" => Shape::Set(sub(t.of.one())),
+            "tuple" => Shape::Tuple(t.items.iter().map(Shape::from_describe).collect()),
+            "dict" => Shape::Dict(sub(t.key()), sub(t.value())),
+            "literal" => Shape::Literal(t.values.clone()),
             "enum" => Shape::Enum {
-                class: t["class"].as_str().unwrap_or_default().to_owned(),
-                members: t["members"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|m| m.as_str().map(str::to_owned))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                class: t.class.clone().unwrap_or_default(),
+                members: t.members.clone(),
             },
-            "class" if t["external"] != true => Shape::Object(ObjectShape {
-                class: t["class"].as_str().unwrap_or_default().to_owned(),
-                init: constructor_params(&t["init"]),
-                domains: domains(&t["init"]),
-                keyword_only: keyword_only(&t["init"]),
-                methods: t["methods"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|m| {
-                                (
-                                    m["name"].as_str().unwrap_or_default().to_owned(),
-                                    params(&m["params"]),
-                                )
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+            "class" if !t.external => Shape::Object(ObjectShape {
+                class: t.class.clone().unwrap_or_default(),
+                init: constructor_params(&t.init),
+                domains: domains(&t.init),
+                keyword_only: keyword_only(&t.init),
+                methods: t
+                    .methods
+                    .iter()
+                    .map(|m| (m.name.clone().unwrap_or_default(), params(&m.params)))
+                    .collect(),
             }),
-            "type" => Shape::Class(
-                t["classes"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|c| c.as_str().map(str::to_owned))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            ),
+            "type" => Shape::Class(t.classes.clone()),
             _ => Shape::Any,
         }
     }
@@ -274,37 +238,28 @@ impl Shape {
     }
 }
 /// Parameters as `describe` lists them, without `*args`/`**kwargs`.
-pub fn params(list: &Json) -> Vec<(String, Shape)> {
-    list.as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|p| {
-                    !matches!(
-                        p["kind"].as_str(),
-                        Some("var_positional") | Some("var_keyword")
-                    )
-                })
-                .map(|p| {
-                    (
-                        p["name"].as_str().unwrap_or_default().to_owned(),
-                        Shape::from_describe(&p["type"]),
-                    )
-                })
-                .collect()
+pub fn params(list: &[Param]) -> Vec<(String, Shape)> {
+    list.iter()
+        .filter(|p| !p.is_variadic())
+        .map(|p| {
+            (
+                p.name.clone().unwrap_or_default(),
+                Shape::from_describe(&p.tree),
+            )
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// A constructor's parameters as `describe` lists them: an unannotated one whose uses in the
 /// constructor ask for kinds of values (`describe`'s `instances`: `type(excluded) in (set,
 /// frozenset)`) takes those first, then any other kind.
-fn constructor_params(list: &Json) -> Vec<(String, Shape)> {
+fn constructor_params(list: &[Param]) -> Vec<(String, Shape)> {
     let mut out = params(list);
-    for p in list.as_array().into_iter().flatten() {
-        let Some(kinds) = p["type"]["instances"].as_array() else {
+    for p in list {
+        let Some(kinds) = &p.tree.instances else {
             continue;
         };
-        let Some((_, shape)) = out.iter_mut().find(|(n, _)| p["name"] == n.as_str()) else {
+        let Some((_, shape)) = out.iter_mut().find(|(n, _)| p.name.as_deref() == Some(n)) else {
             continue;
         };
         if *shape == Shape::Any {
@@ -321,29 +276,21 @@ fn constructor_params(list: &Json) -> Vec<(String, Shape)> {
 }
 
 /// The domains of the parameters `describe` lists that have one, by name.
-pub fn domains(list: &Json) -> BTreeMap<String, Domain> {
-    list.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| {
-                    let domain = Domain::from_describe(&p["domain"])?;
-                    Some((p["name"].as_str()?.to_owned(), domain))
-                })
-                .collect()
+pub fn domains(list: &[Param]) -> BTreeMap<String, Domain> {
+    list.iter()
+        .filter_map(|p| {
+            let domain = Domain::from_describe(&p.domain)?;
+            Some((p.name.clone()?, domain))
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// The names of the keyword-only parameters among those `describe` lists.
-pub fn keyword_only(list: &Json) -> Vec<String> {
-    list.as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|p| p["kind"].as_str() == Some("keyword_only"))
-                .filter_map(|p| p["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+pub fn keyword_only(list: &[Param]) -> Vec<String> {
+    list.iter()
+        .filter(|p| p.kind.as_deref() == Some("keyword_only"))
+        .filter_map(|p| p.name.clone())
+        .collect()
 }
 
 /// The shape of a kind of value a type test names (`"bytes"`, `"callable"`; see the agent's
@@ -371,13 +318,14 @@ pub fn kind_shape(kind: &str) -> Option<Shape> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::description::read;
     use serde_json::json;
 
     #[test]
     fn an_optional_union_is_one_choice_among_its_members_and_none() {
         let t = json!({"kind": "optional", "of": {"kind": "union", "of": [
             {"kind": "str"}, {"kind": "int"}]}});
-        let shape = Shape::from_describe(&t);
+        let shape = Shape::from_describe(&read(t));
         assert_eq!(
             shape,
             Shape::Union(vec![Shape::Str, Shape::Int, Shape::None])
@@ -388,19 +336,21 @@ mod tests {
     #[test]
     fn a_default_moves_inside_its_domain() {
         use crate::agent::protocol::Value;
-        let day = Domain::from_describe(&json!({"min": 1, "max": 31, "day_of": ["year", "month"]}))
-            .unwrap();
+        let day = Domain::from_describe(&read(
+            json!({"min": 1, "max": 31, "day_of": ["year", "month"]}),
+        ))
+        .unwrap();
         let mut v = Value::Int { value: "0".into() };
         day.admit(&mut v);
         assert_eq!(v, Value::Int { value: "1".into() });
         let mut v = Value::Int { value: "31".into() };
         day.admit(&mut v);
         assert_eq!(v, Value::Int { value: "28".into() });
-        let age = Domain::from_describe(&json!({"min": 18, "max": 150})).unwrap();
+        let age = Domain::from_describe(&read(json!({"min": 18, "max": 150}))).unwrap();
         let mut v = Value::Int { value: "0".into() };
         age.admit(&mut v);
         assert_eq!(v, Value::Int { value: "18".into() });
-        let code = Domain::from_describe(&json!({"min_length": 4, "max_length": 6})).unwrap();
+        let code = Domain::from_describe(&read(json!({"min_length": 4, "max_length": 6}))).unwrap();
         let mut short = Value::Str { value: "x".into() };
         code.admit(&mut short);
         assert_eq!(
@@ -425,7 +375,7 @@ mod tests {
     fn shapes_from_describe() {
         let t = json!({"kind": "optional", "of": {"kind": "list", "of": {"kind": "int"}}});
         assert_eq!(
-            Shape::from_describe(&t),
+            Shape::from_describe(&read(t)),
             Shape::Optional(Box::new(Shape::List(Box::new(Shape::Int))))
         );
     }

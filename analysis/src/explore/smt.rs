@@ -651,7 +651,9 @@ mod tests {
 
     #[test]
     fn a_length_domain_bounds_the_string_between_its_lengths() {
-        let code = Domain::from_describe(&serde_json::json!({"min_length": 4, "max_length": 6}));
+        let code = Domain::from_describe(&crate::agent::description::read(serde_json::json!(
+            {"min_length": 4, "max_length": 6}
+        )));
         assert_eq!(
             within(&code.unwrap(), Sort::Str, "s"),
             Some("(and (<= 4 (str.len s)) (<= (str.len s) 6))".to_owned())

@@ -199,51 +199,44 @@ pub fn signature(
     target: &FunctionUnderTest,
     facts: &Facts,
 ) -> Result<Signature, NotDescribed> {
-    let request = crate::agent::protocol::Request::Describe {
-        target: crate::agent::protocol::Target {
-            module: target.module.clone(),
-            qualname: target.qualname.clone(),
-            call: target.call.clone(),
-        },
+    let described = crate::agent::protocol::Target {
+        module: target.module.clone(),
+        qualname: target.qualname.clone(),
+        call: target.call.clone(),
     };
     let response = pool
-        .ask(&request, Duration::from_secs(20))
+        .describe(described, Duration::from_secs(20))
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
-    if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
+    if let Some(error) = &response.error {
         return Err(NotDescribed {
             answered: true,
-            message: error.to_owned(),
+            message: error.clone(),
             import: response
-                .get("import_error")
+                .import_error
+                .as_ref()
                 .and_then(crate::imports::ImportFailure::from_agent)
                 .map(Box::new),
         });
     }
-    let default_refs: std::collections::BTreeMap<&str, &str> = response["params"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| Some((p["name"].as_str()?, p["default_ref"].as_str()?)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let default_refs: std::collections::BTreeMap<&str, &str> = response
+        .params
+        .iter()
+        .filter_map(|p| Some((p.name.as_deref()?, p.default_ref.as_deref()?)))
+        .collect();
     // The kinds of values the agent saw an unannotated parameter's uses ask for.
-    let instances: std::collections::BTreeMap<&str, Vec<Shape>> = response["params"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| {
-                    let kinds = p["type"]["instances"].as_array()?;
-                    Some((
-                        p["name"].as_str()?,
-                        kinds.iter().map(Shape::from_describe).collect(),
-                    ))
-                })
-                .collect()
+    let instances: std::collections::BTreeMap<&str, Vec<Shape>> = response
+        .params
+        .iter()
+        .filter_map(|p| {
+            let kinds = p.tree.instances.as_ref()?;
+            Some((
+                p.name.as_deref()?,
+                kinds.iter().map(Shape::from_describe).collect(),
+            ))
         })
-        .unwrap_or_default();
-    let params: Vec<(String, Shape)> = crate::explore::shape::params(&response["params"])
+        .collect();
+    let params: Vec<(String, Shape)> = crate::explore::shape::params(&response.params)
         .into_iter()
         .map(|(name, shape)| {
             // An unannotated parameter's type is guessed from how the function uses it: the
@@ -293,12 +286,12 @@ pub fn signature(
         })
         .collect();
     let mut defaults = std::collections::BTreeMap::new();
-    crate::explore::seeds::defaults(&response["params"], "", &mut defaults);
+    crate::explore::seeds::defaults(&response.params, "", &mut defaults);
     let mut default_choices = std::collections::BTreeMap::new();
-    crate::explore::seeds::none_defaults(&response["params"], "", &params, &mut default_choices);
-    crate::explore::seeds::defaults(&response["owner"]["init"], "self.__init__", &mut defaults);
-    let receiver = match response["kind"].as_str() {
-        Some("method") => match Shape::from_describe(&response["owner"]) {
+    crate::explore::seeds::none_defaults(&response.params, "", &params, &mut default_choices);
+    crate::explore::seeds::defaults(&response.owner.init, "self.__init__", &mut defaults);
+    let receiver = match response.kind.as_deref() {
+        Some("method") => match Shape::from_describe(&response.owner) {
             Shape::Object(o) => Some(o),
             _ => None,
         },
@@ -306,7 +299,7 @@ pub fn signature(
     };
     if let Some(o) = &receiver {
         crate::explore::seeds::none_defaults(
-            &response["owner"]["init"],
+            &response.owner.init,
             "self.__init__.",
             &o.init,
             &mut default_choices,
@@ -315,17 +308,12 @@ pub fn signature(
     let mined = facts.suite.sequences_for(receiver.as_ref(), &params);
     Ok(Signature {
         params,
-        keyword_only: crate::explore::shape::keyword_only(&response["params"]),
-        varargs: response["params"].as_array().and_then(|a| {
-            a.iter()
-                .find(|p| p["kind"] == "var_positional")
-                .and_then(|p| {
-                    Some((
-                        p["name"].as_str()?.to_owned(),
-                        Shape::from_describe(&p["type"]),
-                    ))
-                })
-        }),
+        keyword_only: crate::explore::shape::keyword_only(&response.params),
+        varargs: response
+            .params
+            .iter()
+            .find(|p| p.kind.as_deref() == Some("var_positional"))
+            .and_then(|p| Some((p.name.clone()?, Shape::from_describe(&p.tree)))),
         defaults,
         default_choices,
         receiver,
@@ -333,14 +321,7 @@ pub fn signature(
         guidance: facts.guidance.clone(),
         observed: facts.suite.arguments_of(target),
         mined,
-        unread: response["unread"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|u| u.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        unread: response.unread.clone(),
     })
 }
 

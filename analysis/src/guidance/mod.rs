@@ -7,10 +7,10 @@ pub mod declared;
 pub mod dependence;
 
 use crate::agent::Pool;
+use crate::agent::description::GuidanceDescription;
 use crate::config::Config;
 use crate::explore::seeds;
 use crate::explore::shape::{Shape, params};
-use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -19,32 +19,33 @@ pub use crate::explore::signature::{FactoryDecl, Guidance, MockDecl};
 
 impl Guidance {
     /// Reads the agent's description of a guidance module.
-    pub fn from_describe(response: &Json) -> Guidance {
-        let list = |key: &str| response[key].as_array().cloned().unwrap_or_default();
-        let mocks = list("mocks")
+    pub fn from_describe(response: &GuidanceDescription) -> Guidance {
+        let mocks = response
+            .mocks
             .iter()
             .filter_map(|m| {
-                let returns = &m["returns"];
+                let returns = &m.returns;
                 let mut defaults = BTreeMap::new();
-                if returns["kind"] == "class" {
-                    seeds::defaults(&returns["init"], "__init__", &mut defaults);
+                if returns.kind.as_deref() == Some("class") {
+                    seeds::defaults(&returns.init, "__init__", &mut defaults);
                 }
                 Some(MockDecl {
-                    target: m["target"].as_str()?.to_owned(),
+                    target: m.target.clone()?,
                     returns: Shape::from_describe(returns),
                     defaults,
                 })
             })
             .collect();
-        let factories = list("factories")
+        let factories = response
+            .factories
             .iter()
             .filter_map(|f| {
                 let mut defaults = BTreeMap::new();
-                seeds::defaults(&f["params"], "", &mut defaults);
+                seeds::defaults(&f.params, "", &mut defaults);
                 Some(FactoryDecl {
-                    function: f["function"].as_str()?.to_owned(),
-                    class: f["class"].as_str()?.to_owned(),
-                    params: params(&f["params"]),
+                    function: f.function.clone()?,
+                    class: f.class.clone()?,
+                    params: params(&f.params),
                     defaults,
                 })
             })
@@ -76,15 +77,15 @@ pub fn load(pool: &Pool, config: &Config) -> Result<Guidance, String> {
     if !Path::new(&config.guidance).is_file() {
         return Ok(Guidance::default());
     }
-    let request = crate::agent::protocol::Request::Guidance {
-        module: module_name(config),
-        path: config.guidance.clone(),
-    };
     let response = pool
-        .ask(&request, Duration::from_secs(20))
+        .guidance(
+            module_name(config),
+            config.guidance.clone(),
+            Duration::from_secs(20),
+        )
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
-    if let Some(error) = response.get("error").and_then(|e| e.as_str()) {
+    if let Some(error) = &response.error {
         return Err(format!(
             "the guidance module {} cannot be imported: {error}",
             config.guidance.display()
@@ -124,7 +125,7 @@ mod tests {
                            "params": [{"name": "items", "type": {"kind": "list",
                                        "of": {"kind": "str"}}}]}],
         });
-        let g = Guidance::from_describe(&response);
+        let g = Guidance::from_describe(&crate::agent::description::read(response));
         assert_eq!(g.mocks[0].returns, Shape::Bool);
         assert_eq!(
             g.mocks[1].defaults.get("__init__.month"),

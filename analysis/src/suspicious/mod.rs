@@ -17,7 +17,10 @@
 
 use crate::agent::protocol::ExecuteRequest;
 use crate::config::Suspicious;
-use crate::diagnostic::{Code, Diagnostic, Related};
+use crate::diagnostic::evidence::{
+    BrokenInvariant, EmittedAssertion, InvariantSupport, Measure, SuspiciousAssertion,
+};
+use crate::diagnostic::{Code, Diagnostic, Evidence, Related};
 use crate::emit::{AssertionSite, Reads};
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::{Exploration, Outcome};
@@ -517,37 +520,41 @@ pub fn diagnostic(
             },
         });
     }
-    d.data = Some(serde_json::json!({
-        "rank": s.rank,
-        "score": s.score,
-        "ordinary": s.ordinary,
-        "function": s.function,
-        "invariant": inv.property.to_string(),
-        "point": inv.point.as_str(),
-        "condition": condition,
-        "value": top.value,
-        "input": top.input,
-        "similarity": top.similarity,
-        "support": {
-            "calls": inv.calls,
-            "samples": inv.samples,
-            "confidence": inv.confidence,
-            "tests": inv.tests,
-            "seen": inv.seen,
+    d.evidence = Some(Evidence::Suspicious(SuspiciousAssertion {
+        rank: s.rank,
+        score: Measure(s.score),
+        ordinary: s.ordinary,
+        function: s.function.clone(),
+        invariant: inv.property.to_string(),
+        point: inv.point.as_str().to_owned(),
+        condition,
+        value: top.value.clone(),
+        input: top.input.clone(),
+        similarity: Measure(top.similarity),
+        support: InvariantSupport {
+            calls: inv.calls,
+            samples: inv.samples,
+            confidence: Measure(inv.confidence),
+            tests: inv.tests.clone(),
+            seen: inv.seen.clone(),
         },
-        "violations": s.violations.iter().map(|v| serde_json::json!({
-            "invariant": v.invariant.property.to_string(),
-            "point": v.invariant.point.as_str(),
-            "value": v.value,
-            "uniqueness": v.uniqueness,
-        })).collect::<Vec<_>>(),
-        "test": {
-            "file": at.file.as_ref().map(|p| p.display().to_string()),
-            "name": at.site.name,
-            "line": at.site.line,
-            "assertion": at.site.assertion,
-            "source": at.site.source,
-            "imports": at.site.imports,
+        violations: s
+            .violations
+            .iter()
+            .map(|v| BrokenInvariant {
+                invariant: v.invariant.property.to_string(),
+                point: v.invariant.point.as_str().to_owned(),
+                value: v.value.clone(),
+                uniqueness: Measure(v.uniqueness),
+            })
+            .collect(),
+        test: EmittedAssertion {
+            file: at.file.as_ref().map(|p| p.display().to_string()),
+            name: at.site.name.clone(),
+            line: at.site.line,
+            assertion: at.site.assertion.clone(),
+            source: at.site.source.clone(),
+            imports: at.site.imports.clone(),
         },
     }));
     Some(d)

@@ -2,7 +2,7 @@
 //! Fields are only ever added, never renamed or removed; `version` changes if that ever has to.
 
 use super::report::{CheckedFile, RunStats, Totals};
-use lacuna_analysis::diagnostic::Diagnostic;
+use lacuna_analysis::diagnostic::{Diagnostic, Evidence};
 use lacuna_grammar::{FunctionKind, LineIndex, TextRange};
 use serde::Serialize;
 use std::io::Write;
@@ -269,7 +269,7 @@ struct JsonDiagnostic<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related: Vec<JsonRelated<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a serde_json::Value>,
+    data: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -337,7 +337,11 @@ fn diagnostic<'a>(file: &CheckedFile, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
         position: position(file.text.as_deref(), &file.lines, d.range),
         message: &d.message,
         function: d.function.as_deref(),
-        side: d.data.as_ref().and_then(|v| v["side"].as_str()),
+        side: d
+            .evidence
+            .as_ref()
+            .and_then(Evidence::side)
+            .map(|s| if s.side { "true" } else { "false" }),
         cause: d.code.cause().map(|c| c.as_str()),
         related: d
             .related
@@ -363,7 +367,7 @@ fn diagnostic<'a>(file: &CheckedFile, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
                 }
             })
             .collect(),
-        data: d.data.as_ref(),
+        data: d.evidence.as_ref().map(Evidence::to_json),
     }
 }
 

@@ -54,7 +54,11 @@ pub fn diagnostic(
             })
         })
         .collect::<Vec<_>>();
-    let mut data = d.data.clone().unwrap_or_else(|| serde_json::json!({}));
+    // The edge where the evidence becomes JSON, with the code and function beside it.
+    let mut data = d
+        .evidence
+        .as_ref()
+        .map_or_else(|| serde_json::json!({}), |e| e.to_json());
     if let Some(map) = data.as_object_mut() {
         map.insert("code".into(), d.code.as_str().into());
         if let Some(f) = &d.function {

@@ -9,6 +9,7 @@ use super::outbox::{Outbox, Status};
 use super::outcome::{FunctionOutcome, StoredDiagnostic};
 use lacuna_analysis::agent::Pool;
 use lacuna_analysis::config::Config;
+use lacuna_analysis::diagnostic::Evidence;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::explore::exploration::Exploration;
 use lacuna_analysis::explore::search::{AnomalyCheck, explore_watching};
@@ -446,33 +447,23 @@ fn annotate(
     target: &FunctionUnderTest,
     e: &Exploration,
 ) {
-    let Some(data) = d.data.as_mut().and_then(|v| v.as_object_mut()) else {
+    let Some(uncovered) = d.evidence.as_mut().and_then(Evidence::side_mut) else {
         return;
     };
-    let (Some(id), Some(side)) = (
-        data.get("decision")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
-        data.get("side")
-            .and_then(|v| v.as_str())
-            .map(|s| s == "true"),
-    ) else {
-        return;
-    };
+    let side = uncovered.side;
     let Some((index, decision)) = target
         .syntax
         .decisions
         .iter()
         .enumerate()
-        .find(|(_, dec)| dec.id.as_str() == id)
+        .find(|(_, dec)| dec.id.as_str() == uncovered.decision)
     else {
         return;
     };
     let range = decision.range.absolute(target.anchor);
     if let Some(text) = target.text.get(range.start as usize..range.end as usize) {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let needed = if side { text } else { format!("not ({text})") };
-        data.insert("path_condition".into(), needed.into());
+        uncovered.needs = Some(if side { text } else { format!("not ({text})") });
     }
     let closest = e
         .tests
@@ -482,6 +473,6 @@ fn annotate(
     if let Some((setup, call)) = closest {
         let mut lines = setup;
         lines.push(call);
-        data.insert("closest".into(), lines.join("\n").into());
+        uncovered.closest = Some(lines.join("\n"));
     }
 }

@@ -2,10 +2,11 @@
 //! cause in one sentence, the data-dependence chain with line links, the condition the side
 //! needs in Python, the closest generated input, the fix, and a link to the code's page.
 
-use super::actions::{data, short_class};
+use super::actions::short_class;
 use super::convert::docs_url;
 use super::snapshot::Published;
-use lacuna_analysis::diagnostic::{Cause, Code, Diagnostic};
+use lacuna_analysis::diagnostic::evidence::{ExternalKind, Fact, SuiteShows, SuiteView};
+use lacuna_analysis::diagnostic::{Cause, Code, Diagnostic, Evidence};
 use std::fmt::Write;
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Uri};
 
@@ -48,22 +49,25 @@ pub fn hover(
     })
 }
 
-/// What the project's own tests show of an uncovered side (`suite` in the diagnostic's data):
-/// the test that takes it, or the one that comes closest.
-fn your_tests(out: &mut String, suite: &serde_json::Value) {
-    let function = suite["function"].as_str().unwrap_or_default();
-    let reached = suite["reached"].as_u64().unwrap_or(0);
-    let calling = match reached {
+/// What the project's own tests show of an uncovered side (`suite` in its evidence): the test
+/// that takes it, or the one that comes closest.
+fn your_tests(out: &mut String, suite: &SuiteView) {
+    let function = &suite.function;
+    let calling = match suite.reached {
         1 => format!("1 of your tests calls `{function}`"),
         n => format!("{n} of your tests call `{function}`"),
     };
-    if let Some(test) = suite["covered_by"].as_str() {
+    if let SuiteShows::Covered { covered_by: test } = &suite.shows {
         let _ = writeln!(
             out,
             "**Your tests.** Covered by your suite: `{test}` takes this side (only the generated tests miss it).\n"
         );
-    } else if let Some(test) = suite["closest"].as_str() {
-        let how = if suite["at_decision"] == true {
+    } else if let SuiteShows::Closest {
+        closest: test,
+        at_decision,
+    } = &suite.shows
+    {
+        let how = if *at_decision {
             "reached this decision and took the other side".to_owned()
         } else {
             format!(
@@ -130,28 +134,29 @@ fn explain(
             .collect();
         let _ = writeln!(out, "**Data dependence.** {}\n", chain.join(" → "));
     }
-    if let Some(needed) = data(d, "path_condition") {
+    let side = d.evidence.as_ref().and_then(Evidence::side);
+    if let Some(needed) = side.and_then(|s| s.needs.as_deref()) {
         let _ = writeln!(out, "**Needed.** A test where\n```python\n{needed}\n```\n");
     }
-    if let Some(closest) = data(d, "closest") {
+    if let Some(closest) = side.and_then(|s| s.closest.as_deref()) {
         let _ = writeln!(
             out,
             "**Closest generated input** (reached the decision, took the other side):\n```python\n{closest}\n```\n"
         );
     }
-    if let Some(suite) = d.data.as_ref().and_then(|data| data.get("suite")) {
+    if let Some(suite) = side.and_then(|s| s.suite.as_ref()) {
         your_tests(out, suite);
     }
-    if let Some(shown) = d.data.as_ref().and_then(|data| data["shown"].as_array()) {
+    if let Some(obligation) = d.evidence.as_ref().and_then(Evidence::obligation) {
         out.push_str("**Independence shown by the generated tests.**\n\n| condition | as false | as true |\n|---|:---:|:---:|\n");
-        let mark = |v: &serde_json::Value| if v == true { "✓" } else { "·" };
-        for c in shown {
+        let mark = |shown: bool| if shown { "✓" } else { "·" };
+        for c in &obligation.shown {
             let _ = writeln!(
                 out,
                 "| `{}` | {} | {} |",
-                c["text"].as_str().unwrap_or_default().replace('|', "\\|"),
-                mark(&c["false"]),
-                mark(&c["true"])
+                c.text.replace('|', "\\|"),
+                mark(c.as_false),
+                mark(c.as_true)
             );
         }
         out.push('\n');
@@ -170,38 +175,40 @@ fn explain(
 /// A suspicious assertion: the invariant with its support, the values your tests produced
 /// against the generated one, the input, what to do.
 fn suspicious(out: &mut String, d: &Diagnostic) {
-    let Some(data) = d.data.as_ref() else {
+    let Some(s) = d.evidence.as_ref().and_then(Evidence::suspicious) else {
         return;
     };
-    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().replace('|', "\\|");
-    let support = &data["support"];
+    let text = |v: &str| v.replace('|', "\\|");
+    let support = &s.support;
+    // The score as the JSON document writes it (`2.0`, `null` when not finite).
+    let score = serde_json::Value::from(s.score.0);
+    let confidence = Some(support.confidence.0).filter(|c| c.is_finite());
     let _ = writeln!(
         out,
         "**Invariant.** `{}` at the {} of the function: held in {} of {} calls sampled from your passing tests (confidence {:.3}); rank {} of this run's suspicious assertions (score {}).\n",
-        text(&data["invariant"]),
-        text(&data["point"]),
-        support["samples"],
-        support["calls"],
-        support["confidence"].as_f64().unwrap_or_default(),
-        data["rank"],
-        data["score"],
+        text(&s.invariant),
+        text(&s.point),
+        support.samples,
+        support.calls,
+        confidence.unwrap_or_default(),
+        s.rank,
+        score,
     );
     out.push_str("| run | values |\n|---|---|\n");
-    for seen in support["seen"].as_array().into_iter().flatten() {
+    for seen in &support.seen {
         let _ = writeln!(out, "| your tests | `{}` |", text(seen));
     }
-    let _ = writeln!(out, "| **generated** | `{}` |\n", text(&data["value"]));
+    let _ = writeln!(out, "| **generated** | `{}` |\n", text(&s.value));
     let _ = writeln!(
         out,
         "**Input.** `{}` (generated test `{}`: `{}`)\n",
-        text(&data["input"]),
-        text(&data["test"]["name"]),
-        text(&data["test"]["assertion"]),
+        text(&s.input),
+        text(&s.test.name),
+        text(&s.test.assertion),
     );
-    let tests: Vec<String> = support["tests"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let tests: Vec<String> = support
+        .tests
+        .iter()
         .take(3)
         .map(|t| format!("`{}`", text(t)))
         .collect();
@@ -211,11 +218,18 @@ fn suspicious(out: &mut String, d: &Diagnostic) {
     out.push_str("**Fix.** If the generated value is wrong, fix the code: the next save clears this. If it is right, use **Accept this behaviour**, or add a test of this case to your suite.\n\n");
 }
 
+/// The fact of an uncovered side or an unmet obligation.
+fn fact(d: &Diagnostic) -> Option<&Fact> {
+    d.evidence.as_ref().and_then(Evidence::fact)
+}
+
 fn cause_sentence(d: &Diagnostic) -> Option<String> {
-    let callee = data(d, "callee").unwrap_or("the call");
+    let fact = fact(d);
+    let callee = fact.and_then(Fact::callee).unwrap_or("the call");
+    let class = fact.and_then(Fact::class).map(short_class);
     Some(match d.code.cause()? {
-        Cause::ExternalCall => match data(d, "external") {
-            Some("opaque") => format!(
+        Cause::ExternalCall => match fact.and_then(Fact::external) {
+            Some(ExternalKind::Opaque) => format!(
                 "`{callee}` is deterministic but Lacuna does not model it, so the solver cannot choose inputs that make it return what the branch needs."
             ),
             _ => format!(
@@ -225,18 +239,21 @@ fn cause_sentence(d: &Diagnostic) -> Option<String> {
         Cause::ExternalException => format!(
             "`{callee}` raised (or the sandbox blocked it) in every execution that reached it, so nothing after it ran."
         ),
-        Cause::ObjectCreation if data(d, "error").is_some() => {
-            let class = data(d, "class").map(short_class).unwrap_or("the object");
+        Cause::ObjectCreation if matches!(fact, Some(Fact::Unbuilt(_))) => {
+            let error = match fact {
+                Some(Fact::Unbuilt(unbuilt)) => unbuilt.error.as_str(),
+                _ => "",
+            };
             format!(
-                "No `{class}` could be built: every run failed building its inputs (`{}`), so the generated inputs never reached the code.",
-                data(d, "error").unwrap_or_default()
+                "No `{}` could be built: every run failed building its inputs (`{error}`), so the generated inputs never reached the code.",
+                class.unwrap_or("the object")
             )
         }
         Cause::ObjectCreation => {
-            let class = data(d, "class").map(short_class).unwrap_or("the object");
-            let field = data(d, "field").unwrap_or("its state");
+            let field = fact.and_then(Fact::field).unwrap_or("its state");
             format!(
-                "The branch depends on `{field}` of a `{class}`, which no constructor parameter or public setter sets: only method calls put the object in that state."
+                "The branch depends on `{field}` of a `{}`, which no constructor parameter or public setter sets: only method calls put the object in that state.",
+                class.unwrap_or("the object")
             )
         }
         Cause::Boundary => "Reaching it takes more loop iterations, recursion or path length than the exploration budget allows.".to_owned(),
@@ -249,25 +266,21 @@ fn cause_sentence(d: &Diagnostic) -> Option<String> {
 /// On object state whose class the guidance module already has a factory for: that factory,
 /// linked, is what to change (declaring another would be refused).
 fn extend_factory(d: &Diagnostic, guidance: Option<&GuidanceModule<'_>>) -> Option<String> {
+    let fact = fact(d);
     let object = matches!(d.code, Code::UncoveredBranch(Cause::ObjectCreation))
-        || (d.code == Code::McdcObligation && data(d, "callee").is_none());
-    let class = data(d, "class").filter(|_| object)?;
+        || (d.code == Code::McdcObligation && fact.and_then(Fact::callee).is_none());
+    let class = fact.and_then(Fact::class).filter(|_| object)?;
     let guidance = guidance?;
     let qualname = class.split_once(':').map_or(class, |(_, q)| q);
     let read = super::guidance::GuidanceText::read(guidance.text);
     let (name, range) = super::guidance::existing_factory(&read, qualname)?;
     let line = guidance.text[..range.start as usize].matches('\n').count() + 1;
-    let writers: Vec<String> = d
-        .data
-        .as_ref()
-        .and_then(|v| v.get("writers"))
-        .and_then(|w| w.as_array())
-        .map(|w| {
-            w.iter()
-                .filter_map(|m| m.as_str().map(|m| format!("`{m}`")))
-                .collect()
-        })
-        .unwrap_or_default();
+    let writers: Vec<String> = fact
+        .and_then(Fact::writers)
+        .unwrap_or_default()
+        .iter()
+        .map(|m| format!("`{m}`"))
+        .collect();
     let through = if writers.is_empty() {
         String::new()
     } else {
@@ -281,28 +294,25 @@ fn extend_factory(d: &Diagnostic, guidance: Option<&GuidanceModule<'_>>) -> Opti
 }
 
 fn fix_sentence(d: &Diagnostic) -> Option<String> {
-    let callee = data(d, "callee").unwrap_or("the call");
+    let fact = fact(d);
+    let callee = fact.and_then(Fact::callee);
+    let class = fact.and_then(Fact::class).map(short_class);
+    let call = callee.unwrap_or("the call");
     Some(match d.code {
         Code::UncoveredBranch(Cause::ExternalCall | Cause::ExternalException) => format!(
-            "Use the code action **Mock `{callee}` in generated tests**: the generator then chooses its return value, and the emitted tests apply the mock with `monkeypatch`."
+            "Use the code action **Mock `{call}` in generated tests**: the generator then chooses its return value, and the emitted tests apply the mock with `monkeypatch`."
         ),
-        Code::UncoveredBranch(Cause::ObjectCreation) => {
-            let class = data(d, "class").map(short_class).unwrap_or("the class");
-            format!(
-                "Use the code action **Create a factory for `{class}`**: a function in the guidance module that builds it through its public methods, whose parameters the generator solves."
-            )
-        }
-        Code::UncoveredBranch(Cause::Boundary) => {
-            let needed = d
-                .data
-                .as_ref()
-                .and_then(|v| v.get("needed"))
-                .and_then(|v| v.as_u64());
-            match needed {
-                Some(n) => format!("Raise `[tool.lacuna.budget] loop-bound` to at least {n}."),
-                None => "Raise `[tool.lacuna.budget] loop-bound` (or `path-length`).".to_owned(),
-            }
-        }
+        Code::UncoveredBranch(Cause::ObjectCreation) => format!(
+            "Use the code action **Create a factory for `{}`**: a function in the guidance module that builds it through its public methods, whose parameters the generator solves.",
+            class.unwrap_or("the class")
+        ),
+        Code::UncoveredBranch(Cause::Boundary) => match fact {
+            Some(Fact::LoopBound(bound)) => format!(
+                "Raise `[tool.lacuna.budget] loop-bound` to at least {}.",
+                bound.needed
+            ),
+            _ => "Raise `[tool.lacuna.budget] loop-bound` (or `path-length`).".to_owned(),
+        },
         Code::UncoveredBranch(Cause::SolverLimit) => {
             "Raise `solver-timeout-ms`, or write this test by hand.".to_owned()
         }
@@ -313,12 +323,12 @@ fn fix_sentence(d: &Diagnostic) -> Option<String> {
             "Raise `function-time-ms` or `function-executions` in `[tool.lacuna.budget]`."
                 .to_owned()
         }
-        Code::McdcObligation if data(d, "callee").is_some() => format!(
-            "Use the code action **Mock `{callee}` in generated tests**: the generator then chooses its return value and targets this obligation."
+        Code::McdcObligation if callee.is_some() => format!(
+            "Use the code action **Mock `{call}` in generated tests**: the generator then chooses its return value and targets this obligation."
         ),
-        Code::McdcObligation if data(d, "class").is_some() => format!(
+        Code::McdcObligation if class.is_some() => format!(
             "Use the code action **Create a factory for `{}`**: the generator then builds it in the state this obligation needs.",
-            data(d, "class").map(short_class).unwrap_or("the class")
+            class.unwrap_or("the class")
         ),
         Code::McdcObligation => {
             "Add a test with the condition vector in the message, or raise the generation budget."
@@ -343,8 +353,8 @@ mod tests {
             json!({"function": "load", "reached": 0}),
         ];
         let mut out = String::new();
-        for case in &cases {
-            your_tests(&mut out, case);
+        for case in cases {
+            your_tests(&mut out, &serde_json::from_value(case).unwrap());
         }
         insta::assert_snapshot!(out);
     }

@@ -15,6 +15,8 @@ use super::snapshot::{Published, Shared};
 use super::store::Store;
 use lacuna_analysis::config::Config;
 use lacuna_analysis::db::{SourceFile, Workspace, file_functions, module_index, static_report};
+use lacuna_analysis::diagnostic::Evidence;
+use lacuna_analysis::diagnostic::evidence::{SuiteShows, SuiteView};
 use lacuna_analysis::generation;
 use lacuna_analysis::guidance::dependence::Declarations;
 use lacuna_analysis::suite::Observations;
@@ -358,26 +360,29 @@ fn annotate(
     function: &str,
     suite: &FunctionSuite<'_>,
 ) {
-    let Some(data) = d.data.as_mut().and_then(|v| v.as_object_mut()) else {
+    let Some(uncovered) = d.evidence.as_mut().and_then(Evidence::side_mut) else {
         return;
     };
-    let (Some(decision), Some(side)) = (
-        data.get("decision")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
-        data.get("side")
-            .and_then(|v| v.as_str())
-            .map(|s| s == "true"),
-    ) else {
-        return;
-    };
-    let reached = suite.tests.len();
-    let value = if let Some(test) = suite.covering(&decision, side) {
-        serde_json::json!({"function": function, "reached": reached, "covered_by": test})
-    } else if let Some((test, at_decision)) = suite.closest(&decision, side) {
-        serde_json::json!({"function": function, "reached": reached, "closest": test, "at_decision": at_decision})
+    let (decision, side) = (uncovered.decision.as_str(), uncovered.side);
+    let tests = suite.tests.len();
+    let (reached, shows) = if let Some(test) = suite.covering(decision, side) {
+        let covered_by = test.to_owned();
+        (tests, SuiteShows::Covered { covered_by })
+    } else if let Some((test, at_decision)) = suite.closest(decision, side) {
+        let closest = test.to_owned();
+        (
+            tests,
+            SuiteShows::Closest {
+                closest,
+                at_decision,
+            },
+        )
     } else {
-        serde_json::json!({"function": function, "reached": 0})
+        (0, SuiteShows::Nothing {})
     };
-    data.insert("suite".into(), value);
+    uncovered.suite = Some(SuiteView {
+        function: function.to_owned(),
+        reached,
+        shows,
+    });
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::agent::description::read;
 use crate::agent::protocol::{Event, Position, Status, Value};
 use crate::explore::exploration::Attempt;
 use crate::explore::signature::Guidance;
@@ -397,17 +398,17 @@ fn only_value_type_arguments_are_kept_within_their_domains() {
                       "default": "'0'", "domain": {"length": 32, "alphabet": "0123456789abcdef"}}]});
     let slot = json!({"kind": "class", "class": "shop.slots:Slot", "methods": [],
             "init": [{"name": "hour", "kind": "positional_or_keyword", "type": {"kind": "int"}}]});
-    let guidance = Guidance::from_describe(&json!({"mocks": [
+    let guidance = Guidance::from_describe(&read(json!({"mocks": [
         {"target": "datetime.datetime.now", "returns": datetime},
         {"target": "uuid.uuid4", "returns": uuid},
-    ]}));
+    ]})));
     let signature = Signature {
         params: vec![
             ("hour".into(), Shape::Int),
-            ("slot".into(), Shape::from_describe(&slot)),
+            ("slot".into(), Shape::from_describe(&read(slot))),
             (
                 "when".into(),
-                Shape::from_describe(&json!({"kind": "optional", "of": datetime})),
+                Shape::from_describe(&read(json!({"kind": "optional", "of": datetime}))),
             ),
         ],
         keyword_only: vec![],

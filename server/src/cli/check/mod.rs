@@ -261,10 +261,10 @@ fn keep_top_suspicious(checked: &mut [CheckedFile], show: usize) -> usize {
         for g in &mut file.generated {
             g.diagnostics.retain(|d| {
                 let below = d.code == lacuna_analysis::diagnostic::Code::SuspiciousAssertion
-                    && d.data
+                    && d.evidence
                         .as_ref()
-                        .and_then(|v| v["rank"].as_u64())
-                        .is_some_and(|rank| rank as usize > show);
+                        .and_then(|e| e.suspicious())
+                        .is_some_and(|s| s.rank > show);
                 hidden += usize::from(below);
                 !below
             });

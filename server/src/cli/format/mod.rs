@@ -10,7 +10,7 @@ pub mod lcov;
 pub mod sarif;
 
 use super::report::CheckedFile;
-use lacuna_analysis::diagnostic::Diagnostic;
+use lacuna_analysis::diagnostic::{Diagnostic, Evidence};
 
 /// The file of a report as a relative URI with `/` separators (what code scanning and coverage
 /// services resolve against the repository root).
@@ -38,22 +38,11 @@ pub fn fingerprints<'a>(file: &'a CheckedFile, diagnostics: &[&'a Diagnostic]) -
     diagnostics
         .iter()
         .map(|d| {
-            let data = d.data.as_ref();
-            let field = |k: &str| data.and_then(|v| v.get(k)).filter(|v| !v.is_null());
-            let site = match (field("decision"), field("side"), field("condition")) {
-                (Some(decision), Some(side), _) => {
-                    format!(
-                        "{}:{}",
-                        decision.as_str().unwrap_or(""),
-                        side.as_str().unwrap_or("")
-                    )
+            let site = match &d.evidence {
+                Some(Evidence::Side(side)) => format!("{}:{}", side.decision, side.side),
+                Some(Evidence::Obligation(o)) => {
+                    format!("{}:c{}={}", o.decision, o.condition, o.value)
                 }
-                (Some(decision), None, Some(condition)) => format!(
-                    "{}:c{}={}",
-                    decision.as_str().unwrap_or(""),
-                    condition,
-                    field("value").map_or_else(String::new, |v| v.to_string())
-                ),
                 _ => d.function.clone().unwrap_or_default(),
             };
             let key = format!("{path}:{}:{site}", d.code.as_str());

@@ -394,7 +394,7 @@ pub fn log(files: &[CheckedFile], automation: &str) -> Log {
                 properties: ResultProperties {
                     severity: d.severity.as_str(),
                     cause: d.code.cause().map(|c| c.as_str()),
-                    data: d.data.clone(),
+                    data: d.evidence.as_ref().map(|e| e.to_json()),
                 },
             });
         }

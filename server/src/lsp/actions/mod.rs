@@ -15,15 +15,9 @@ pub use resolve::{ClassApi, Resolving, resolve};
 
 use super::document::Document;
 use lacuna_analysis::config::Config;
-use lacuna_analysis::diagnostic::Diagnostic;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use tower_lsp_server::ls_types::Uri;
-
-/// A string field of a diagnostic's `data`.
-pub fn data<'a>(d: &'a Diagnostic, key: &str) -> Option<&'a str> {
-    d.data.as_ref()?.get(key)?.as_str()
-}
 
 /// The strings of a JSON array (none for anything else).
 fn strings(v: &Value) -> Vec<&str> {

@@ -3,12 +3,13 @@
 //! refused). Each action carries what resolving needs, with the document version it was
 //! offered for.
 
-use super::{data, short_class, strings};
+use super::short_class;
 use crate::lsp::budget;
 use crate::lsp::document::Encoding;
 use crate::lsp::guidance::{self, GuidanceText};
 use crate::lsp::snapshot::Published;
-use lacuna_analysis::diagnostic::{Cause, Code};
+use lacuna_analysis::diagnostic::evidence::{Fact, ObligationCause};
+use lacuna_analysis::diagnostic::{Cause, Code, Evidence};
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams,
@@ -32,21 +33,13 @@ pub fn offer(
             continue;
         }
         if d.code == Code::SuspiciousAssertion {
-            let (Some(function), Some(invariant)) = (data(d, "function"), data(d, "invariant"))
-            else {
+            let Some(suspicious) = d.evidence.as_ref().and_then(Evidence::suspicious) else {
                 continue;
             };
-            let test = d
-                .data
-                .as_ref()
-                .map(|v| v["test"].clone())
-                .unwrap_or_default();
-            if !accepted.contains(&(function.to_owned(), invariant.to_owned())) {
-                let claim = format!(
-                    "{}: {}",
-                    test["name"].as_str().unwrap_or_default(),
-                    test["assertion"].as_str().unwrap_or_default()
-                );
+            let (function, invariant) = (&suspicious.function, &suspicious.invariant);
+            let test = &suspicious.test;
+            if !accepted.contains(&(function.clone(), invariant.clone())) {
+                let claim = format!("{}: {}", test.name, test.assertion);
                 push(
                     &mut out,
                     "Accept this behaviour".to_owned(),
@@ -56,10 +49,8 @@ pub fn offer(
                 );
             }
             // A test that stands alone under pytest (no mock, no helper of the emitted file).
-            let source = test["source"].as_str().unwrap_or_default();
-            let plain = test["assertion"]
-                .as_str()
-                .is_some_and(|a| a.starts_with("assert result == "))
+            let source = test.source.as_str();
+            let plain = test.assertion.starts_with("assert result == ")
                 && !["monkeypatch", "_mock(", "_returning(", "_entered("]
                     .iter()
                     .any(|h| source.contains(h));
@@ -69,9 +60,9 @@ pub fn offer(
                     "Add this test to the suite as a failing test".to_owned(),
                     json!({
                         "kind": "xfail",
-                        "name": test["name"],
+                        "name": test.name,
                         "source": source,
-                        "imports": test["imports"],
+                        "imports": test.imports,
                         "invariant": invariant,
                     }),
                     params,
@@ -82,43 +73,52 @@ pub fn offer(
         }
         // An MC/DC obligation blocked like a branch gets the branch's action.
         let cause = match d.code {
-            Code::McdcObligation => match data(d, "cause") {
-                Some("external-call") => Some(Cause::ExternalCall),
-                Some("object-creation") => Some(Cause::ObjectCreation),
-                _ => None,
-            },
+            Code::McdcObligation => {
+                let obligation = d.evidence.as_ref().and_then(Evidence::obligation);
+                match obligation.and_then(|o| o.cause) {
+                    Some(ObligationCause::Cause(
+                        Cause::ExternalCall | Cause::ExternalException,
+                    )) => Some(Cause::ExternalCall),
+                    Some(ObligationCause::Cause(Cause::ObjectCreation)) => {
+                        Some(Cause::ObjectCreation)
+                    }
+                    _ => None,
+                }
+            }
             code => code.cause(),
         };
+        let fact = d.evidence.as_ref().and_then(Evidence::fact);
         let mut offers: Vec<(String, Value)> = vec![];
         match cause {
             Some(Cause::ExternalCall | Cause::ExternalException) => {
-                let Some(callee) = data(d, "callee") else {
+                let Some(callee) = fact.and_then(Fact::callee) else {
                     continue;
                 };
                 // A call whose value follows from its arguments (`pathlib.Path(root)`) is not
                 // mocked: that would replace the code's own logic, not the world's.
-                let pure = d.data.as_ref().is_some_and(|v| v["pure"] == true);
+                let pure = matches!(fact, Some(Fact::ExternalCall(call)) if call.pure);
                 if pure || guidance.declared.mocks_call(callee) {
                     continue;
                 }
                 offers.push((
                     format!("Mock `{callee}` in generated tests"),
-                    json!({"kind": "mock", "callee": callee, "returns": data(d, "returns")}),
+                    json!({"kind": "mock", "callee": callee, "returns": fact.and_then(Fact::returns)}),
                 ));
             }
             Some(Cause::ObjectCreation) => {
-                let Some(class) = data(d, "class") else {
+                let Some(class) = fact.and_then(Fact::class) else {
                     continue;
                 };
                 // A factory that exists but does not yet build the state this side needs is
                 // extended, not declared again (the hover points at it); a bigger bound may
                 // still be offered below.
                 let qualname = class.split_once(':').map_or(class, |(_, q)| q);
-                let wanted = d
-                    .data
-                    .as_ref()
-                    .map(|v| strings(&v["writers"]))
-                    .unwrap_or_default();
+                let writers = fact.and_then(Fact::writers);
+                let wanted: Vec<&str> = writers
+                    .unwrap_or_default()
+                    .iter()
+                    .map(String::as_str)
+                    .collect();
                 if let Some((factory, _)) = guidance::existing_factory(&guidance, qualname) {
                     // The factory does not call the writers this side needs: it gets them.
                     let found = guidance::Factory::find(&guidance, &factory);
@@ -148,8 +148,8 @@ pub fn offer(
                         json!({
                             "kind": "factory",
                             "class": class,
-                            "field": data(d, "field"),
-                            "writers": d.data.as_ref().and_then(|v| v.get("writers")).cloned().unwrap_or(Value::Null),
+                            "field": fact.and_then(Fact::field),
+                            "writers": writers,
                         }),
                     ));
                 }
@@ -159,11 +159,7 @@ pub fn offer(
         }
         // A side that needs more iterations, or more calls of a writer, than the generator
         // makes: the fix is the loop bound.
-        let needed = d
-            .data
-            .as_ref()
-            .and_then(|v| v.get("calls_needed").or_else(|| v.get("needed")))
-            .and_then(Value::as_u64);
+        let needed = fact.and_then(Fact::needed);
         if let Some(needed) = needed
             && matches!(cause, Some(Cause::ObjectCreation | Cause::Boundary))
         {
