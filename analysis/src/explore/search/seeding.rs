@@ -264,7 +264,10 @@ impl Search<'_> {
     /// alternative is also tried holding one item: what the code makes of it may be concrete
     /// to the solver (`self._items = sorted(items)`), so that no flip would ever ask for one.
     pub(super) fn widen(&mut self) -> bool {
-        let (choices, containers) = self.choices_and_containers();
+        let Choices {
+            counts: choices,
+            containers,
+        } = self.choice_points();
         let bases = self.recent_bases();
         let mut added = false;
         for base in bases {
@@ -456,12 +459,12 @@ impl Search<'_> {
     /// Every choice of the inputs (parameters, receiver, the values of mocked calls) with its
     /// number of alternatives.
     pub(super) fn choices(&self) -> Vec<(String, usize)> {
-        self.choices_and_containers().0
+        self.choice_points().counts
     }
 
     /// [`Self::choices`], and each (choice, alternative) whose alternative is a container (a
     /// list, set or dict).
-    fn choices_and_containers(&self) -> (Vec<(String, usize)>, Vec<(String, usize)>) {
+    fn choice_points(&self) -> Choices {
         let mut choices = Choices::default();
         let calls = |path: &str| self.callable_calls.get(path).copied().unwrap_or(1);
         for (name, shape) in &self.signature.params {
@@ -493,7 +496,7 @@ impl Search<'_> {
                 );
             }
         }
-        (choices.counts, choices.containers)
+        choices
     }
 
     /// A type test on an input (`isinstance(value, str)`) turns the other way for a value of
