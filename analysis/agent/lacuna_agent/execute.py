@@ -169,6 +169,8 @@ class Runtime:
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             except (ValueError, OSError):
                 pass
+        # A function a library call returns is the library's unless the project defined it.
+        interpose.project_code(self.is_project_module, self.is_project_file)
         if self.tracer is None:
             self.tracer = Tracer(self.is_project_file, self.lines_of, self.max_events)
             sys.meta_path.insert(0, ProjectFinder(self))

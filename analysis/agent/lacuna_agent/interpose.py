@@ -189,9 +189,15 @@ def call_external(name, target, args, kwargs):
     cargs, ckwargs, copies = _concrete_args(args, kwargs)
     if rec is None or _state["depth"] > 0:
         try:
-            return target(*cargs, **ckwargs)
+            result = target(*cargs, **ckwargs)
         finally:
             _write_back(copies)
+        if _state["depth"] == 0 and isinstance(result, types.FunctionType) \
+                and _is_library_function(result):
+            # Called by the project's code outside a run (importing it): what it then calls on
+            # the function is a library call as well.
+            return ExternalFunction(_qualname(result), result)
+        return result
     n = rec.external_call(name, _arg_vars(args, kwargs), depth=3)
     _state["depth"] += 1
     try:
@@ -237,6 +243,10 @@ def wrap_returned(result, base):
     if t is tuple:
         return SymTuple([_path(v, "%s[%d]" % (base, i)) for i, v in enumerate(result)],
                         ["var", base + ".__len__", "int"])
+    if isinstance(result, types.FunctionType) and _is_library_function(result):
+        # `functools.singledispatch(...)`: what project code then calls on it (`.register(Path,
+        # handler)`) is a library call too, whose arguments are the values, not Lacuna's.
+        return ExternalFunction(_qualname(result), result)
     if result is None or isinstance(result, (types.ModuleType, type, BaseException)) \
             or callable(result) or _is_flow(result):
         return result
@@ -245,6 +255,23 @@ def wrap_returned(result, base):
         # (`ZERO.quantize(Decimal("1e-2"))`, a plain value's method) checks the exact type.
         return result
     return ReturnedObject(result, base)
+
+
+def project_code(is_project_module, is_project_file):
+    """Sets what says whether a module and a source file are the project's (the runtime's
+    configuration)."""
+    _state["is_project_module"] = is_project_module
+    _state["is_project_file"] = is_project_file
+
+
+def _is_library_function(function):
+    """Whether a Python function is a library's: its code is outside the project (whatever
+    `functools.update_wrapper` copied into its `__module__`), and it is not a wrapper of a
+    project function (`functools.wraps`)."""
+    is_project_file = _state.get("is_project_file")
+    if is_project_file is None or is_project_file(function.__code__.co_filename):
+        return False
+    return not wraps_project_function(function, _state["is_project_module"])
 
 
 def _is_flow(value):

@@ -42,3 +42,37 @@ def test_a_library_class_passed_to_a_library_call_is_the_class_itself():
                                           registry.register)
     register(wrapped_path, lambda value: "path")
     assert registry(pathlib.Path("a")) == "path"
+
+
+def test_a_function_a_library_call_returns_is_the_librarys_and_so_are_the_calls_on_it():
+    """`registry = singledispatch(NotFound)` in the project's code, then
+    `registry.register(Path, handler)` (cattrs builds its converters so): the function
+    `singledispatch` returns claims the project's module (`update_wrapper` copied it) but its
+    code is functools', so it is wrapped as the library's, and `register` gets the class. A
+    dispatcher of the project's own function (`@singledispatch def convert`) stays itself."""
+    import pathlib
+
+    interpose.project_code(lambda m: getattr(m, "__name__", m) == __name__,
+                           lambda filename: filename == __file__)
+    try:
+        singledispatch = interpose.ExternalFunction("functools.singledispatch",
+                                                    functools.singledispatch)
+        path = interpose.ExternalFunction("pathlib.Path", pathlib.Path)
+
+        class NotFound:
+            pass
+
+        registry = singledispatch(NotFound)
+        assert isinstance(registry, interpose.ExternalFunction)
+        registry.register(path, lambda value: "path")
+        assert registry(pathlib.Path("a")) == "path"
+
+        def convert(value):
+            return "other"
+
+        own = singledispatch(convert)
+        assert not isinstance(own, interpose.ExternalFunction)
+        own.register(int, lambda value: "int")
+        assert own(1) == "int" and own("a") == "other"
+    finally:
+        interpose.project_code(None, None)
