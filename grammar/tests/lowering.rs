@@ -289,6 +289,39 @@ def outer():
 }
 
 #[test]
+fn a_local_name_holding_a_field_changes_the_field_when_it_is_changed() {
+    insta::assert_snapshot!(render(
+        r#"
+class SortedList:
+    def __init__(self):
+        self._lists = []
+        self._maxes = []
+
+    def add(self, value):
+        _lists = self._lists
+        _maxes = self._maxes
+        if _maxes:
+            _lists[-1].append(value)
+            _maxes[-1] = value
+        else:
+            _lists.append([value])
+            _maxes.append(value)
+
+    def pop(self):
+        _lists, _maxes = self._lists, self._maxes
+        del _maxes[-1]
+        return _lists.pop()
+
+    def rebound(self):
+        items = self._lists
+        items = list(items)
+        items.append(1)
+        self._maxes.sort()
+"#
+    ));
+}
+
+#[test]
 fn match_guards_and_comprehension_ifs() {
     insta::assert_snapshot!(render(
         r#"

@@ -250,16 +250,38 @@ pub fn params(list: &[Param]) -> Vec<(String, Shape)> {
         .collect()
 }
 
+/// A parameter whose default is a function or a class that can be found again by its name
+/// (`describe`'s `default_ref`: `factory=dict`, `key=identity`) takes callables, that one
+/// first.
+pub fn called_like_its_default(shape: Shape, default: Option<&str>) -> Shape {
+    match (shape, default) {
+        (Shape::Any, Some(r)) => Shape::Callable {
+            returns: Box::new(Shape::Any),
+            named: Some(r.to_owned()),
+        },
+        (Shape::Callable { returns, .. }, Some(r)) => Shape::Callable {
+            returns,
+            named: Some(r.to_owned()),
+        },
+        (s, _) => s,
+    }
+}
+
 /// A constructor's parameters as `describe` lists them: an unannotated one whose uses in the
 /// constructor ask for kinds of values (`describe`'s `instances`: `type(excluded) in (set,
-/// frozenset)`) takes those first, then any other kind.
+/// frozenset)`) takes those first, then any other kind; one whose default is a function or
+/// a class takes callables, that one first.
 fn constructor_params(list: &[Param]) -> Vec<(String, Shape)> {
     let mut out = params(list);
     for p in list {
-        let Some(kinds) = &p.tree.instances else {
+        let Some((_, shape)) = out.iter_mut().find(|(n, _)| p.name.as_deref() == Some(n)) else {
             continue;
         };
-        let Some((_, shape)) = out.iter_mut().find(|(n, _)| p.name.as_deref() == Some(n)) else {
+        if p.default_ref.is_some() {
+            *shape = called_like_its_default(shape.clone(), p.default_ref.as_deref());
+            continue;
+        }
+        let Some(kinds) = &p.tree.instances else {
             continue;
         };
         if *shape == Shape::Any {

@@ -269,19 +269,10 @@ pub fn signature(
                 },
                 s => s,
             };
-            // A parameter whose default is a function or a class (`factory=dict`) takes
-            // callables, that one first.
-            let shape = match (shape, default_refs.get(name.as_str())) {
-                (Shape::Any, Some(r)) => Shape::Callable {
-                    returns: Box::new(Shape::Any),
-                    named: Some((*r).to_owned()),
-                },
-                (Shape::Callable { returns, .. }, Some(r)) => Shape::Callable {
-                    returns,
-                    named: Some((*r).to_owned()),
-                },
-                (s, _) => s,
-            };
+            let shape = crate::explore::shape::called_like_its_default(
+                shape,
+                default_refs.get(name.as_str()).copied(),
+            );
             (name, shape)
         })
         .collect();

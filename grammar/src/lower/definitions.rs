@@ -311,13 +311,83 @@ pub(super) fn receiver_field<'a>(
     Some(source.text(node.child_by_field_name("attribute")?))
 }
 
-/// The field writes an assignment, augmented assignment, `del` or call makes to `receiver`,
-/// with absolute ranges.
+/// The local names of a function bound to a field of its receiver (`_maxes = self._maxes`),
+/// by name: changing what such a name holds (`_maxes.append(v)`, `_maxes[i] = v`) changes the
+/// field. A name is an alias from its binding to the field until it is bound to anything else.
+pub(super) type FieldAliases = rustc_hash::FxHashMap<CompactString, CompactString>;
+
+/// Updates `aliases` for what an assignment binds: a plain name bound to `receiver.field`
+/// becomes an alias of the field, a plain name bound to anything else stops being one.
+pub(super) fn track_aliases(
+    source: &Source<'_>,
+    node: Node<'_>,
+    receiver: &str,
+    aliases: &mut FieldAliases,
+) {
+    if !matches!(node.kind(), "assignment" | "augmented_assignment") {
+        return;
+    }
+    let Some(left) = node.child_by_field_name("left") else {
+        return;
+    };
+    let targets = assignment_targets(left);
+    let values = assignment_values(node.child_by_field_name("right"), targets.len());
+    let paired = targets.len() == values.len() && node.kind() == "assignment";
+    for (i, target) in targets.iter().enumerate() {
+        let mut names = vec![];
+        bound_names(*target, &mut names);
+        for name in names {
+            aliases.remove(source.text(name));
+        }
+        if paired
+            && target.kind() == "identifier"
+            && let Some(field) = receiver_field(source, values[i], receiver)
+        {
+            aliases.insert(source.text(*target).into(), field.into());
+        }
+    }
+}
+
+fn assignment_targets(left: Node<'_>) -> Vec<Node<'_>> {
+    match left.kind() {
+        "pattern_list" | "tuple_pattern" | "list_pattern" => named_children(left),
+        _ => vec![left],
+    }
+}
+
+fn assignment_values(right: Option<Node<'_>>, targets: usize) -> Vec<Node<'_>> {
+    match right {
+        Some(r) if matches!(r.kind(), "expression_list" | "tuple") && targets > 1 => {
+            named_children(r)
+        }
+        Some(r) => vec![r],
+        None => vec![],
+    }
+}
+
+/// The field of `receiver` whose value `node` is: `self.field`, or a name aliasing it.
+fn held_field(
+    source: &Source<'_>,
+    node: Node<'_>,
+    receiver: &str,
+    aliases: &FieldAliases,
+) -> Option<CompactString> {
+    if let Some(field) = receiver_field(source, node, receiver) {
+        return Some(field.into());
+    }
+    (node.kind() == "identifier")
+        .then(|| aliases.get(source.text(node)).cloned())
+        .flatten()
+}
+
+/// The field writes an assignment, augmented assignment, `del` or call makes to `receiver`
+/// (directly or through one of `aliases`), with absolute ranges.
 pub(super) fn field_writes(
     source: &Source<'_>,
     node: Node<'_>,
     receiver: &str,
     params: &[Param],
+    aliases: &FieldAliases,
 ) -> Vec<FieldWrite> {
     let is_param = |n: Option<Node<'_>>| {
         n.filter(|n| n.kind() == "identifier")
@@ -335,17 +405,8 @@ pub(super) fn field_writes(
                 return out;
             };
             let aug = node.kind() == "augmented_assignment";
-            let targets: Vec<Node<'_>> = match left.kind() {
-                "pattern_list" | "tuple_pattern" | "list_pattern" => named_children(left),
-                _ => vec![left],
-            };
-            let values: Vec<Node<'_>> = match right {
-                Some(r) if matches!(r.kind(), "expression_list" | "tuple") && targets.len() > 1 => {
-                    named_children(r)
-                }
-                Some(r) => vec![r],
-                None => vec![],
-            };
+            let targets = assignment_targets(left);
+            let values = assignment_values(right, targets.len());
             for (i, target) in targets.iter().enumerate() {
                 let value = if targets.len() == values.len() {
                     values.get(i).copied()
@@ -366,10 +427,10 @@ pub(super) fn field_writes(
                 } else if target.kind() == "subscript"
                     && let Some(field) = target
                         .child_by_field_name("value")
-                        .and_then(|v| receiver_field(source, v, receiver))
+                        .and_then(|v| held_field(source, v, receiver, aliases))
                 {
                     out.push(FieldWrite {
-                        field: field.into(),
+                        field,
                         kind: FieldWriteKind::Subscript,
                         from_param: None,
                         range: range(node),
@@ -386,18 +447,18 @@ pub(super) fn field_writes(
                 };
                 for t in targets {
                     let (field, kind) = if let Some(f) = receiver_field(source, t, receiver) {
-                        (f, FieldWriteKind::Assign)
+                        (f.into(), FieldWriteKind::Assign)
                     } else if t.kind() == "subscript"
                         && let Some(f) = t
                             .child_by_field_name("value")
-                            .and_then(|v| receiver_field(source, v, receiver))
+                            .and_then(|v| held_field(source, v, receiver, aliases))
                     {
                         (f, FieldWriteKind::Subscript)
                     } else {
                         continue;
                     };
                     out.push(FieldWrite {
-                        field: field.into(),
+                        field,
                         kind,
                         from_param: None,
                         range: range(node),
@@ -414,11 +475,11 @@ pub(super) fn field_writes(
                     function.child_by_field_name("object"),
                     function.child_by_field_name("attribute"),
                 )
-                && let Some(field) = receiver_field(source, object, receiver)
+                && let Some(field) = held_field(source, object, receiver, aliases)
                 && MUTATING_METHODS.contains(&source.text(method))
             {
                 out.push(FieldWrite {
-                    field: field.into(),
+                    field,
                     kind: FieldWriteKind::Mutate(source.text(method).to_owned()),
                     from_param: None,
                     range: range(node),

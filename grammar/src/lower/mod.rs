@@ -222,6 +222,8 @@ struct FunctionBuilder {
     receiver: Option<(String, usize)>,
     /// What its code says of the generator's seeds, when they are recorded.
     recording: seeds::Recording,
+    /// Its local names that hold a field of the receiver, as the walk has reached them.
+    aliases: definitions::FieldAliases,
 }
 
 impl FunctionBuilder {
@@ -235,6 +237,7 @@ impl FunctionBuilder {
             decision_keys: FxHashMap::default(),
             receiver,
             recording,
+            aliases: Default::default(),
         }
     }
 }
@@ -542,7 +545,14 @@ impl<'a> Lowerer<'a> {
             return;
         };
         let syntax = Arc::make_mut(&mut builder.function.syntax);
-        let writes = definitions::field_writes(&self.source, node, receiver, &syntax.params);
+        let writes = definitions::field_writes(
+            &self.source,
+            node,
+            receiver,
+            &syntax.params,
+            &builder.aliases,
+        );
+        definitions::track_aliases(&self.source, node, receiver, &mut builder.aliases);
         for mut w in writes {
             w.range = TextRange::new(w.range.start - anchor, w.range.end - anchor);
             syntax.field_writes.push(w);
