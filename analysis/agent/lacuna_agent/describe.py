@@ -219,7 +219,7 @@ def type_tree(t, is_project_class, depth=0):
             return {"kind": "optional", "of": inner}
         return {"kind": "union", "of": [sub(a) for a in members]}
     if origin is typing.Literal:
-        return {"kind": "literal", "values": [a for a in args if isinstance(a, (bool, int, float, str))]}
+        return _literal(args)
     abstract = _abstract(t, origin, args, sub)
     if abstract is not None:
         return abstract
@@ -729,21 +729,38 @@ def _kinds_from_uses(func, params, is_project_class):
     of its `any` tree, tried first: an instance of each class `isinstance(p, C)` (or
     `type(p) in (C, D)`, `type(p) is C`) tests for (a project class through its constructor),
     a tuple of as many items as `a, b = p` unpacks,
-    a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads."""
+    a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads — and
+    the kinds the same uses ask for in a project function the parameter is passed to
+    (`inc, exc = _norm_args(other)`, which tests `type(other) in (set, frozenset)`)."""
     untyped = {p["name"]: p for p in params if p["type"] == {"kind": "any"}}
     if not untyped:
         return
+    for name, kinds in _kinds_in(func, set(untyped), is_project_class, 0).items():
+        if kinds:
+            untyped[name]["type"] = {"kind": "any", "instances": kinds}
+
+
+# How deep `_kinds_in` follows a parameter into the project functions it is passed to, and
+# how many such calls of one function it follows.
+_HELPER_DEPTH = 2
+_HELPER_CALLS = 8
+_MAX_KINDS = 6
+
+
+def _kinds_in(func, untyped, is_project_class, depth):
+    """The kinds the uses of each name of `untyped` (parameters of `func`) ask for, by name."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(func))))
     except Exception:  # no source (a builtin, a lambda in an expression), or it does not parse
-        return
+        return {}
     found = {name: [] for name in untyped}
     attributes = {name: [] for name in untyped}
     called = set()
+    helpers = []
     globalns = _plain_globals(func)
 
     def add(name, t):
-        if t is not None and t not in found[name] and len(found[name]) < 6:
+        if t is not None and t not in found[name] and len(found[name]) < _MAX_KINDS:
             found[name].append(t)
 
     def is_param(node):
@@ -779,19 +796,54 @@ def _kinds_from_uses(func, params, is_project_class):
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and is_param(node.func.value):
             called.add((node.func.value.id, node.func.attr))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and depth < _HELPER_DEPTH and len(helpers) < _HELPER_CALLS:
+            for i, a in enumerate(node.args):
+                if is_param(a):
+                    helpers.append((node.func.id, i, a.id))
+            for k in node.keywords:
+                if k.arg is not None and is_param(k.value):
+                    helpers.append((node.func.id, k.arg, k.value.id))
         elif isinstance(node, ast.Attribute) and is_param(node.value) \
                 and isinstance(node.ctx, ast.Load) and not node.attr.startswith("__"):
             if node.attr not in attributes[node.value.id]:
                 attributes[node.value.id].append(node.attr)
-    for name, attrs in attributes.items():
-        plain = [a for a in attrs if (name, a) not in called]
-        if plain and len(plain) == len(attrs):
-            add(name, {"kind": "class", "class": "types:SimpleNamespace", "methods": [],
-                       "init": [{"name": a, "kind": "keyword_only", "type": {"kind": "any"}}
-                                for a in plain[:8]]})
-    for name, kinds in found.items():
-        if kinds:
-            untyped[name]["type"] = {"kind": "any", "instances": kinds}
+    for callee_name, at, name in helpers:
+        callee, parameter = _helper_parameter(globalns.get(callee_name), at, is_project_class)
+        if callee is None or callee is func:
+            continue
+        for kind in _kinds_in(callee, {parameter}, is_project_class, depth + 1).get(parameter, []):
+            add(name, kind)
+    if depth == 0:
+        for name, attrs in attributes.items():
+            plain = [a for a in attrs if (name, a) not in called]
+            if plain and len(plain) == len(attrs):
+                add(name, {"kind": "class", "class": "types:SimpleNamespace", "methods": [],
+                           "init": [{"name": a, "kind": "keyword_only", "type": {"kind": "any"}}
+                                    for a in plain[:8]]})
+    return found
+
+
+def _helper_parameter(callee, at, is_project_class):
+    """A project function the module names and the name of its parameter an argument at `at`
+    (a position or a keyword) is bound to; (None, None) for anything else."""
+    callee = inspect.unwrap(callee) if isinstance(callee, types.FunctionType) else None
+    if callee is None or not is_project_class(callee):
+        return None, None
+    try:
+        listed = list(inspect.signature(callee).parameters.values())
+    except (TypeError, ValueError):
+        return None, None
+    if isinstance(at, int):
+        positional = [p for p in listed
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        parameter = positional[at] if at < len(positional) else None
+    else:
+        parameter = next((p for p in listed if p.name == at and p.kind in (
+            p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)), None)
+    if parameter is None or parameter.annotation is not parameter.empty:
+        return None, None
+    return callee, parameter.name
 
 
 def _instance_tree(node, globalns, is_project_class):
@@ -814,6 +866,23 @@ def _instance_tree(node, globalns, is_project_class):
             and cls is not types.SimpleNamespace:
         return None
     return tree
+
+
+def _literal(args):
+    """The tree of `Literal[...]`: its plain values (numbers, strings, booleans) as a literal,
+    its enum members (`Literal[Sentinel.absent]`) as their enum with those members only, one
+    of them when it has both."""
+    plain = [a for a in args
+             if isinstance(a, (bool, int, float, str)) and not isinstance(a, enum.Enum)]
+    members = {}
+    for a in args:
+        if isinstance(a, enum.Enum):
+            members.setdefault(type(a), []).append(a.name)
+    trees = [{"kind": "enum", "class": _name(c), "members": names}
+             for c, names in members.items()]
+    if plain or not trees:
+        trees.insert(0, {"kind": "literal", "values": plain})
+    return trees[0] if len(trees) == 1 else {"kind": "union", "of": trees}
 
 
 def _unread_in(tree, depth=0):

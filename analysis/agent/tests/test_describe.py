@@ -67,3 +67,65 @@ def test_a_guidance_modules_factories_and_mocks_are_described():
     assert [m["target"] for m in described["mocks"]] == ["time.time"]
     assert [(f["function"].split(":")[0], f["class"]) for f in described["factories"]] == [
         ("shop_guidance", describe._name(Cart))]
+
+
+class Complement:
+    def __init__(self, included=None):
+        self.included = included
+
+
+def _normalised(other):
+    if type(other) in (set, frozenset):
+        return other, None
+    elif type(other) is Complement:
+        return other.included, None
+    return NotImplemented, None
+
+
+def intersect(items, other):
+    included, _ = _normalised(other)
+    return included if included is not NotImplemented else items
+
+
+def in_this_module(obj):
+    return getattr(obj, "__module__", None) == __name__
+
+
+def test_a_parameter_passed_to_a_project_function_takes_the_kinds_it_tests_for():
+    described = describe.describe(intersect, None, in_this_module)
+    other = next(p for p in described["params"] if p["name"] == "other")
+    kinds = [k.get("class", k["kind"]) for k in other["type"]["instances"]]
+    # A frozenset is described as a set: both are built as a set.
+    assert kinds == ["set", describe._name(Complement)]
+    items = next(p for p in described["params"] if p["name"] == "items")
+    assert items["type"] == {"kind": "any"}, "a parameter used in no test keeps no kinds"
+
+
+def test_a_library_function_a_parameter_is_passed_to_is_not_read():
+    def project_only_here(obj):
+        return obj is intersect
+
+    described = describe.describe(intersect, None, project_only_here)
+    other = next(p for p in described["params"] if p["name"] == "other")
+    assert other["type"] == {"kind": "any"}
+
+
+def test_a_literal_enum_member_is_that_member_of_its_enum():
+    import enum
+    import typing
+
+    class Sentinel(enum.Enum):
+        absent = object()
+        other = object()
+
+    tree = describe.type_tree(
+        typing.Union[bool, typing.Literal[Sentinel.absent]], in_this_module, 0)
+    assert tree == {"kind": "union", "of": [
+        {"kind": "bool"},
+        {"kind": "enum", "class": describe._name(Sentinel), "members": ["absent"]}]}
+    mixed = describe.type_tree(typing.Literal["a", 2, Sentinel.other], in_this_module, 0)
+    assert mixed == {"kind": "union", "of": [
+        {"kind": "literal", "values": ["a", 2]},
+        {"kind": "enum", "class": describe._name(Sentinel), "members": ["other"]}]}
+    assert describe.type_tree(typing.Literal["x"], in_this_module, 0) == {
+        "kind": "literal", "values": ["x"]}
