@@ -174,10 +174,13 @@ fn a_receiver_whose_constructor_rejects_a_number_is_built_with_another_kind_of_a
     // then with a list holding an item, both sides of `first` are covered. `Complement()`
     // and `Complement(0)` fail its assertion that one argument is a set: the kind its
     // constructor tests for (`type(excluded) in (set, frozenset)`) builds it. (`__init__` is
-    // reached only through the class.)
+    // reached only through the class.) `normalised(other)` takes a set before a `Complement`
+    // builds; `kind(other)` passes `other` to it and takes the kinds it tests for.
     insta::assert_snapshot!(run.table, @r"
     bag/complement.py Complement.__init__ 0/8
     bag/complement.py Complement.__contains__ 2/2
+    bag/complement.py normalised 4/4
+    bag/complement.py kind 2/2
     bag/sorted_bag.py SortedBag.__init__ 0/2
     bag/sorted_bag.py SortedBag.first 2/2
     ");

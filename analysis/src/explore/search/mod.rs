@@ -93,6 +93,9 @@ struct Search<'a> {
     callable_calls: BTreeMap<String, usize>,
     /// Inputs already given another type to turn a type test: (path, kind).
     retyped: FxHashSet<(String, String)>,
+    /// The choices of constructors' arguments whose every alternative has been tried for an
+    /// input that could not be built ([`Search::repair`]).
+    repaired: FxHashSet<String>,
     /// Mutations' randomness, seeded with the function's name.
     rng: Rng,
     /// Sides covered plus obligations shown, and the executions when that last grew (or
@@ -214,6 +217,7 @@ impl<'a> Search<'a> {
             mock_calls: FxHashMap::default(),
             callable_calls: BTreeMap::new(),
             retyped: FxHashSet::default(),
+            repaired: FxHashSet::default(),
             rng: Rng::for_function(&format!("{}.{}", f.module, f.qualname)),
             progress: Progress::default(),
             phase: Phase::Solver,

@@ -585,14 +585,19 @@ impl Search<'_> {
                 self.push(priority, next);
             }
         }
-        // Until some input is valid, each other alternative of each choice of a constructor's
-        // arguments, those its uses ask for first (`_ComplementSet(included=None,
-        // excluded=None)` asserts that one of them is a set).
-        if self.out.tests.is_empty() {
-            for (path, count) in self.choices() {
-                if !path.contains(".__init__.") {
-                    continue;
-                }
+        // Each other alternative of each choice of a constructor's arguments, those its uses
+        // ask for first (`_ComplementSet(included=None, excluded=None)` asserts that one of
+        // them is a set): until some input is valid, for every input that cannot be built;
+        // after, once per choice of an object that is one alternative of its parameter (an
+        // object tried only where another kind of value already gave a test: `other` of
+        // `_norm_args(other)`, a set first, then a `_ComplementSet`). The receiver and an
+        // object parameter are in every input: theirs were tried before the first test.
+        let first = self.out.tests.is_empty();
+        for (path, count) in self.choices() {
+            if !path.contains(".__init__.") {
+                continue;
+            }
+            if first || (self.object_alternative(&path) && self.repaired.insert(path.clone())) {
                 for k in 0..count {
                     if candidate.choices.get(&path) != Some(&k) {
                         let mut next = candidate.clone();
@@ -618,6 +623,25 @@ impl Search<'_> {
                 self.push(priority, next);
             }
         }
+    }
+}
+
+impl Search<'_> {
+    /// Whether the choice at `path` belongs to an object its parameter takes as one
+    /// alternative among others (`other` of `_norm_args(other)`: a set or a `_ComplementSet`).
+    fn object_alternative(&self, path: &str) -> bool {
+        let root = path.split('.').next().unwrap_or_default();
+        self.signature
+            .params
+            .iter()
+            .find(|(name, _)| name == root)
+            .is_some_and(|(_, shape)| {
+                matches!(shape, Shape::Union(_) | Shape::Optional(_))
+                    && shape
+                        .variants()
+                        .iter()
+                        .any(|v| matches!(v, Shape::Object(_)))
+            })
     }
 }
 
