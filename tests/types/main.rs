@@ -176,11 +176,15 @@ fn a_receiver_whose_constructor_rejects_a_number_is_built_with_another_kind_of_a
     // constructor tests for (`type(excluded) in (set, frozenset)`) builds it. (`__init__` is
     // reached only through the class.) `normalised(other)` takes a set before a `Complement`
     // builds; `kind(other)` passes `other` to it and takes the kinds it tests for.
+    // `KeyedBag(items=None, key=identity)` holds items only with a key function: its default
+    // comes first.
     insta::assert_snapshot!(run.table, @r"
     bag/complement.py Complement.__init__ 0/8
     bag/complement.py Complement.__contains__ 2/2
     bag/complement.py normalised 4/4
     bag/complement.py kind 2/2
+    bag/keyed.py KeyedBag.__init__ 0/2
+    bag/keyed.py KeyedBag.smallest 2/2
     bag/sorted_bag.py SortedBag.__init__ 0/2
     bag/sorted_bag.py SortedBag.first 2/2
     ");
