@@ -433,3 +433,46 @@ fn a_module_that_does_not_import_is_tried_again_only_when_what_it_depends_on_cha
     );
     assert_eq!(import_errors(&fourth), Vec::<String>::new());
 }
+
+#[test]
+fn results_another_interpreter_computed_are_not_reused() {
+    let (python, _) = crate::test_python().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("calc");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("pyproject.toml"), "[project]\nname = \"calc\"\n").unwrap();
+    std::fs::write(
+        root.join("calc.py"),
+        "def sign(x: int) -> str:\n    if x < 0:\n        return 'negative'\n    return 'other'\n",
+    )
+    .unwrap();
+    // Two virtual environments' interpreters: both the test interpreter, at two paths.
+    let venv = |name: &str| {
+        let bin = dir.path().join(name).join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink(&python, bin.join("python")).unwrap();
+        dir.path().join(name)
+    };
+    let (first, second) = (venv("first"), venv("second"));
+    let run = |venv: &Path| {
+        let home = tempfile::tempdir().unwrap();
+        let out = example::isolate(
+            Command::new(env!("CARGO_BIN_EXE_lacuna"))
+                .args(["check", "--format", "json", "calc.py"]),
+            home.path(),
+        )
+        .env("VIRTUAL_ENV", venv)
+        .current_dir(&root)
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            doc["generation"]["explored"].as_u64().unwrap(),
+            doc["generation"]["reused"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(run(&first), (1, 0));
+    assert_eq!(run(&first), (0, 1), "the same interpreter: reused");
+    assert_eq!(run(&second), (1, 0), "another interpreter: explored again");
+}

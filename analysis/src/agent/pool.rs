@@ -74,6 +74,11 @@ impl Pool {
         Ok(version)
     }
 
+    /// The interpreter the workers run.
+    pub fn interpreter(&self) -> &std::path::Path {
+        &self.spec.python
+    }
+
     /// What identifies the packages the workers' interpreter can import, once a worker has
     /// started ([`Pool::warm_up`]): what a stored failure to import depends on besides the
     /// project's code.

@@ -33,6 +33,15 @@ impl Cache {
         }
     }
 
+    /// The same store for the explorations of a run whose workers run `interpreter`: what a
+    /// function does depends on the Python running it, so results another interpreter
+    /// computed (the system's `python3` before the project's `.venv` existed) are not this
+    /// run's.
+    pub fn for_interpreter(mut self, interpreter: &std::path::Path) -> Cache {
+        self.key = format!("{}|{}", self.key, interpreter.display());
+        self
+    }
+
     /// The key of a function of `module`.
     pub fn key(&self, module: &str, function: &str) -> String {
         format!("{}|{module}|{function}", self.key)

@@ -76,9 +76,9 @@ pub(super) fn generate(
         imports: lacuna_analysis::db::import_digest(db, file),
         environment: &environment,
     };
-    let cache = scope
-        .cache
-        .map(|dir| crate::cli::cache::Cache::new(dir.to_owned(), &config));
+    let cache = scope.cache.map(|dir| {
+        crate::cli::cache::Cache::new(dir.to_owned(), &config).for_interpreter(pool.interpreter())
+    });
     let at_revision = scope
         .changed_since
         .map(|revision| crate::cli::changed::at_revision(&config, scope.project, revision))
