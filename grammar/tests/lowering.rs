@@ -317,6 +317,12 @@ class SortedList:
         items = list(items)
         items.append(1)
         self._maxes.sort()
+
+    def push(self, item):
+        heapq.heappush(self.__order, item)
+        _lists = self._lists
+        insort(_lists, item)
+        sorted(self._maxes)
 "#
     ));
 }

@@ -73,17 +73,24 @@ pub(super) fn object_state(dep: &Dependency, needed: Option<u64>) -> Option<Expl
         .as_deref()
         .map(|c| c.rsplit([':', '.']).next().unwrap_or(c))
         .unwrap_or("the object");
-    let shown = display_path(path);
+    // A private field as its source names it (`_Timer__nesting` is `__nesting`).
+    let prefix = format!("_{}__", class_name.trim_start_matches('_'));
+    let source_name = |name: &str| name.replace(&format!(".{prefix}"), ".__");
+    let shown = source_name(&display_path(path));
+    let named = match field.strip_prefix(&prefix[..prefix.len() - 2]) {
+        Some(rest) if rest.starts_with("__") && prefix.len() > 3 => rest,
+        _ => field.as_str(),
+    };
     let why = match (needed, writers.as_slice()) {
         (Some(n), [_, ..]) => format!(
-            "needs a `{class_name}` whose `{field}` takes {n} calls of {} to build, more than the generator makes",
+            "needs a `{class_name}` whose `{named}` takes {n} calls of {} to build, more than the generator makes",
             quoted(writers)
         ),
         (_, []) => {
             format!("depends on `{shown}`, which nothing in `{class_name}`'s public API sets")
         }
         (None, _) => format!(
-            "depends on `{shown}`; `{class_name}.{field}` is only changed by {}",
+            "depends on `{shown}`; `{class_name}.{named}` is only changed by {}",
             quoted(writers)
         ),
     };
@@ -289,4 +296,24 @@ pub(super) fn interpreter_facts(f: &FunctionUnderTest, sources: &flow::Sources) 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::explore::exploration::Dependency;
+
+    #[test]
+    fn a_private_field_is_named_as_its_source_names_it() {
+        let dep = Dependency::Field {
+            path: "self._Timer__nesting".into(),
+            class: Some("cachetools:_TimedCache._Timer".into()),
+            field: "_Timer__nesting".into(),
+            writers: vec!["__enter__".into(), "__exit__".into()],
+        };
+        let e = super::object_state(&dep, None).unwrap();
+        assert_eq!(
+            e.why,
+            "depends on `self.__nesting`; `_Timer.__nesting` is only changed by `__enter__` and `__exit__`"
+        );
+    }
 }

@@ -311,6 +311,33 @@ pub(super) fn receiver_field<'a>(
     Some(source.text(node.child_by_field_name("attribute")?))
 }
 
+/// Functions of the standard library that change the container passed as their first
+/// argument (`heapq.heappush(self._order, item)`, `insort(self._items, x)`): a call of one on
+/// a field is a write to that field.
+const LIBRARY_MUTATORS: &[&str] = &[
+    "heappush",
+    "heappop",
+    "heapify",
+    "heappushpop",
+    "heapreplace",
+    "insort",
+    "insort_left",
+    "insort_right",
+    "shuffle",
+];
+
+/// The name of the mutating library function `function` calls (`heapq.heappush` or a plain
+/// `heappush`), if it is one.
+fn library_mutator<'a>(source: &Source<'a>, function: Node<'_>) -> Option<&'a str> {
+    let name = match function.kind() {
+        "identifier" => function,
+        "attribute" => function.child_by_field_name("attribute")?,
+        _ => return None,
+    };
+    let text = source.text(name);
+    LIBRARY_MUTATORS.contains(&text).then_some(text)
+}
+
 /// The local names of a function bound to a field of its receiver (`_maxes = self._maxes`),
 /// by name: changing what such a name holds (`_maxes.append(v)`, `_maxes[i] = v`) changes the
 /// field. A name is an alias from its binding to the field until it is bound to anything else.
@@ -481,6 +508,18 @@ pub(super) fn field_writes(
                 out.push(FieldWrite {
                     field,
                     kind: FieldWriteKind::Mutate(source.text(method).to_owned()),
+                    from_param: None,
+                    range: range(node),
+                });
+            } else if let Some(name) = library_mutator(source, function)
+                && let Some(first) = node
+                    .child_by_field_name("arguments")
+                    .and_then(|a| named_children(a).into_iter().next())
+                && let Some(field) = held_field(source, first, receiver, aliases)
+            {
+                out.push(FieldWrite {
+                    field,
+                    kind: FieldWriteKind::Mutate(name.to_owned()),
                     from_param: None,
                     range: range(node),
                 });
