@@ -74,7 +74,10 @@ class _Record:
         now = dict(target.__dict__) if is_class else target
         changes = []
         for name in [n for n in now if n not in copy]:
-            changes.append(("%s.%s" % (self.path, name), "added"))
+            # The warnings a module's code issued, which Python notes in its globals: no
+            # state of the program (a test that warns changes nothing a next test reads).
+            if name not in _BOOKKEEPING or is_class:
+                changes.append(("%s.%s" % (self.path, name), "added"))
             type.__delattr__(target, name) if is_class else target.pop(name)
         for name, value in copy.items():
             current = now.get(name, _MISSING)
@@ -90,6 +93,8 @@ class _Record:
 
 
 _MISSING = object()
+# Names Python itself adds to a module's globals as its code runs.
+_BOOKKEEPING = frozenset({"__warningregistry__"})
 _values = methodcaller("values")  # of a dict, or of a class's mapping proxy
 
 

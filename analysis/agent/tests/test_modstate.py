@@ -146,3 +146,16 @@ def test_no_user_comparison_or_hash_runs():
     assert second is not first
     # Only the test's own insertions and lookups hashed (six), none of the recording's.
     assert next(module.hashes) == 6
+
+
+def test_the_warnings_a_module_issued_are_no_state_of_it():
+    import warnings
+
+    module = module_of("import warnings\n\ndef old():\n    warnings.warn('old', DeprecationWarning)\n    return 1\n")
+    state = recorded(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        assert module.old() == 1
+    assert "__warningregistry__" in vars(module)
+    assert state.restore() == []
+    assert "__warningregistry__" not in vars(module)
