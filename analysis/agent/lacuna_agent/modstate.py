@@ -15,6 +15,7 @@ Deeper state (a list inside a dict inside a module-level dict), tables of many o
 class and objects of other libraries are not recorded: they are not put back."""
 
 import collections
+import types
 from itertools import chain
 from operator import is_, methodcaller
 
@@ -31,12 +32,14 @@ MAX_OBJECTS_PER_CLASS = 8
 class _Record:
     """One recorded object: a container's contents, or a namespace's bindings."""
 
-    __slots__ = ("path", "target", "copy", "kind")
+    __slots__ = ("path", "target", "copy", "kind", "adopted")
 
     def __init__(self, path, target, kind):
         self.path = path
         self.target = target
         self.kind = kind
+        # Whether `restore` took a binding into the copy (the summary is then out of date).
+        self.adopted = False
         if kind == "list":
             self.copy = list(target)
         elif kind == "set":
@@ -74,6 +77,13 @@ class _Record:
         now = dict(target.__dict__) if is_class else target
         changes = []
         for name in [n for n in now if n not in copy]:
+            # A submodule imported during the run, which the import system binds in its
+            # package (`kinds.dispatch` in `kinds`): the import's, kept as the module's own.
+            if not is_class and isinstance(now[name], types.ModuleType) \
+                    and getattr(now[name], "__name__", None) == "%s.%s" % (self.path, name):
+                copy[name] = now[name]
+                self.adopted = True
+                continue
             # The warnings a module's code issued, which Python notes in its globals: no
             # state of the program (a test that warns changes nothing a next test reads).
             if name not in _BOOKKEEPING or is_class:
@@ -169,6 +179,9 @@ class ModuleState:
                     changed.extend(record.restore())
                 except Exception:  # a class that refuses its own attribute back
                     changed.append((record.path, "not-restored"))
+                if record.adopted:
+                    record.adopted = False
+                    self._summary = None
         return changed
 
     # -- recording ------------------------------------------------------------------------

@@ -159,3 +159,24 @@ def test_the_warnings_a_module_issued_are_no_state_of_it():
     assert "__warningregistry__" in vars(module)
     assert state.restore() == []
     assert "__warningregistry__" not in vars(module)
+
+
+def test_a_submodule_imported_during_a_run_stays_bound_in_its_package():
+    import sys
+
+    package = types.ModuleType("pkg")
+    package.__path__ = []
+    state = ModuleState(lambda value: False)
+    state.record([package])
+    submodule = types.ModuleType("pkg.sub")
+    sys.modules["pkg.sub"] = submodule
+    try:
+        package.sub = submodule  # what `import pkg.sub` does during the run
+        assert state.restore() == []
+        assert package.sub is submodule
+        assert state.restore() == [], "nothing changed since"
+        package.other = 1
+        assert state.restore() == [("pkg.other", "added")]
+        assert package.sub is submodule
+    finally:
+        del sys.modules["pkg.sub"]
