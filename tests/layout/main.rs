@@ -337,7 +337,7 @@ fn a_newcomer_project_gets_a_full_and_repeatable_account() {
         .unwrap();
     assert!(run.status.success(), "{}", text(&run));
     assert!(
-        String::from_utf8_lossy(&run.stdout).contains("23 passed"),
+        String::from_utf8_lossy(&run.stdout).contains("25 passed"),
         "{}",
         text(&run)
     );

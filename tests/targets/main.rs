@@ -1,7 +1,8 @@
 //! Every kind of definition reached the way the code defines it: registrations of a
 //! `singledispatch` function through their dispatcher, one of several definitions bound to a
 //! name, overloads, properties' accessors, class and static methods, `__post_init__`,
-//! generators, coroutines and context managers — explored by the real binary, emitted as
+//! generators, coroutines and context managers, functions nested in others through the call
+//! that runs them, a decorator factory's wrapper through what it decorates — explored by the real binary, emitted as
 //! pytest tests that pass, and confirmed by coverage.py.
 
 use std::path::Path;
@@ -79,6 +80,12 @@ kinds/members.py Account.balance#3 2/2
 kinds/members.py Account.opened_with 2/2
 kinds/members.py Account.fee 2/2
 kinds/members.py Range.__post_init__ 2/2
+kinds/nested.py classify.<locals>.bucket 2/2
+kinds/nested.py classify.<locals>.bucket.<locals>.small 2/2
+kinds/nested.py Basket.count_below 2/2
+kinds/nested.py Basket.count_below.<locals>.below 2/2
+kinds/nested.py clamp.<locals>.decorator.<locals>.wrapper 4/4
+kinds/nested.py threshold.<locals>.check 0/2 not explored: nested in `threshold`, which does not call it (it returns it or passes it on), so no call of `threshold` runs it: move it to module level to have it tested
 kinds/rebound.py scale 0/2 not explored: `scale` is bound again to the definition at line 15: no call by its name reaches the definition at line 6
 kinds/rebound.py scale#2 2/2
 kinds/rebound.py pick#3 2/2
@@ -117,12 +124,26 @@ kinds/rebound.py pick#3 2/2
     assert!(members.contains("setattr(account, 'balance', "));
     assert!(members.contains("result = delattr(account, 'balance')"));
     assert!(members.contains("result = Range("));
+    // A nested function is called through the function around it; a decorator factory's
+    // wrapper through the function it decorates.
+    let nested = read("test_lacuna_kinds_nested.py");
+    assert!(
+        nested
+            .contains("def test_classify_locals_bucket_locals_small_1():\n    result = classify("),
+        "{nested}"
+    );
+    assert!(nested.contains(".count_below("), "{nested}");
+    assert!(
+        nested.contains("def test_double_1():\n    result = double("),
+        "{nested}"
+    );
     let rebound = read("test_lacuna_kinds_rebound.py");
     assert!(rebound.contains("result = scale("));
     assert!(rebound.contains("result = pick("));
 
     // Under real pytest and coverage.py: every line of every explored definition runs but the
-    // first `scale` (no call reaches it) and the bodies without decisions no test targets.
+    // first `scale` (no call reaches it), the closure `threshold` only returns, and the bodies
+    // without decisions no test targets.
     let coverage = coverage::measured(
         &python,
         out_dir.path(),
@@ -145,6 +166,7 @@ __init__.py lines [] branches []
 dispatch.py lines [31] branches []
 flows.py lines [33] branches []
 members.py lines [] branches []
+nested.py lines [54,55,56,57,59] branches [[55,56],[55,57]]
 rebound.py lines [7,8,9] branches [[7,8],[7,9]]
 "
     );

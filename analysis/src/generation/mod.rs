@@ -318,7 +318,7 @@ pub fn signature(
 
 #[cfg(test)]
 mod tests {
-    use super::targets::wrapped_by;
+    use super::targets::{Place, enclosing_call, wrapped_by};
     use super::*;
     use lacuna_grammar::FunctionSyntax;
 
@@ -397,6 +397,89 @@ class Version:
         assert_eq!(
             wrapped_by(&syntax(&module, "Version.__getitem__"), &all),
             None
+        );
+    }
+
+    const NESTED: &str = r#"
+class Basket:
+    def __init__(self, items):
+        def check(v):
+            if v < 0:
+                raise ValueError(v)
+        for v in items:
+            check(v)
+        self.items = items
+
+    def below(self, limit):
+        def under(v):
+            if v < limit:
+                return True
+            return False
+        return [v for v in self.items if under(v)]
+
+def outer(n):
+    def middle(m):
+        def inner(k):
+            if k:
+                return 1
+            return 2
+        return inner(m)
+    return middle(n)
+
+def factory(n):
+    def add(y):
+        if y > n:
+            return y
+        return n
+    return add
+"#;
+
+    /// `enclosing_call` for the function named `qualname` in `NESTED`.
+    fn enclosed(qualname: &str) -> Result<(String, crate::agent::protocol::Call), String> {
+        let module = lacuna_grammar::parse(NESTED);
+        let lines = lacuna_grammar::LineIndex::new(NESTED);
+        let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &*f.syntax).collect();
+        let places: Vec<Place> = module
+            .functions
+            .iter()
+            .map(|f| {
+                let range = f.syntax.range.absolute(f.anchor);
+                let line = |offset| lines.line_col(offset).line + 1;
+                Place {
+                    header: (
+                        line(range.start),
+                        line(f.syntax.name_range.absolute(f.anchor).start),
+                    ),
+                    range,
+                }
+            })
+            .collect();
+        let at = all.iter().position(|f| &*f.qualname == qualname).unwrap();
+        enclosing_call(at, &all, &places)
+    }
+
+    #[test]
+    fn a_nested_function_is_called_through_the_function_around_it() {
+        let (name, call) = enclosed("Basket.below.<locals>.under").unwrap();
+        assert_eq!(name, "Basket.below.<locals>.under");
+        assert_eq!(call.through.as_deref(), Some("Basket.below"));
+        assert_eq!(call.lines, Some((11, 11)), "the method's definition");
+        // Nested twice: through the outermost.
+        let (_, call) = enclosed("outer.<locals>.middle.<locals>.inner").unwrap();
+        assert_eq!(call.through.as_deref(), Some("outer"));
+        assert_eq!(call.lines, Some((18, 18)));
+    }
+
+    #[test]
+    fn a_nested_function_no_call_reaches_says_why() {
+        assert_eq!(
+            enclosed("factory.<locals>.add").unwrap_err(),
+            "nested in `factory`, which does not call it (it returns it or passes it on), so no call of `factory` runs it: move it to module level to have it tested"
+        );
+        assert!(
+            enclosed("Basket.__init__.<locals>.check")
+                .unwrap_err()
+                .starts_with("nested in `Basket.__init__`, which is not explored: constructors"),
         );
     }
 }

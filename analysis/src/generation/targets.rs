@@ -299,20 +299,33 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
         let file_flow = crate::db::file_flow(db, file).clone();
         let functions = file_functions(db, file);
         let all: Vec<&FunctionSyntax> = functions.iter().map(|n| &**n.syntax(db)).collect();
-        for &node in functions {
+        let places: Vec<Place> = functions
+            .iter()
+            .map(|&node| {
+                let (syntax, anchor) = (node.syntax(db), node.anchor(db));
+                let range = syntax.range.absolute(anchor);
+                let header = (
+                    lines.line_col(range.start).line + 1,
+                    lines
+                        .line_col(syntax.name_range.absolute(anchor).start)
+                        .line
+                        + 1,
+                );
+                Place { header, range }
+            })
+            .collect();
+        for (at, &node) in functions.iter().enumerate() {
             let syntax = node.syntax(db).clone();
-            // A function nested in a decorator is called as the functions it decorates.
-            let anchor = node.anchor(db);
-            let header = (
-                lines.line_col(syntax.range.absolute(anchor).start).line + 1,
-                lines
-                    .line_col(syntax.name_range.absolute(anchor).start)
-                    .line
-                    + 1,
-            );
-            let (called_as, call) = match wrapped_by(&syntax, &all) {
-                Some(name) => (name, Call::default()),
-                None => reach(&syntax, &all, header),
+            // A function nested in a decorator is called as the functions it decorates; one
+            // nested in a function that calls it, through that function.
+            let reached = match wrapped_by(&syntax, &all) {
+                Some(name) => Ok((name, Call::default())),
+                None if syntax.qualname.contains(".<locals>.") => enclosing_call(at, &all, &places),
+                None => Ok(reach(&syntax, &all, places[at].header)),
+            };
+            let (called_as, call, unreached) = match reached {
+                Ok((called_as, call)) => (called_as, call, None),
+                Err(why) => (syntax.name.to_string(), Call::default(), Some(why)),
             };
             let checked = FunctionSyntax {
                 qualname: match &call.through {
@@ -321,9 +334,11 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                 },
                 ..(*syntax).clone()
             };
-            let verdict = match &unimportable {
-                Some(why) => Err(why.clone()),
-                None => explorable(&checked).map_err(str::to_owned),
+            let verdict = match (&unimportable, unreached) {
+                (Some(why), _) => Err(why.clone()),
+                (None, unreached) => explorable(&checked)
+                    .map_err(str::to_owned)
+                    .and_then(|()| unreached.map_or(Ok(()), Err)),
             };
             let under_test = |qualname: String, call: Call| FunctionUnderTest {
                 id: node.id(db).clone(),
@@ -371,16 +386,99 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
     (out, skipped)
 }
 
+/// Where a definition stands in its file: its header's lines (first decorator to `def`,
+/// 1-based) and its whole range (absolute).
+pub(super) struct Place {
+    pub header: (u32, u32),
+    pub range: lacuna_grammar::TextRange,
+}
+
+/// How a test reaches `all[at]`, a function nested in another (`outer.<locals>.inner`) that
+/// the function around it calls: through the call that runs the function around it (itself
+/// nested, a decorator's wrapper or reached as any definition), whose inputs then drive the
+/// nested function's decisions. Err says why no call reaches it: the function around it only
+/// returns it or passes it on, is not explored itself, or the nested function is a method of
+/// a class defined inside a function.
+pub(super) fn enclosing_call(
+    at: usize,
+    all: &[&FunctionSyntax],
+    places: &[Place],
+) -> Result<(String, Call), String> {
+    let call = through_enclosing(at, all, places, &all[at].decisions)?;
+    Ok((all[at].qualname.to_string(), call))
+}
+
+/// The call of the function around `all[at]` that runs it; `decisions` are the targets' (the
+/// innermost nested function's), which the outermost function is checked with.
+fn through_enclosing(
+    at: usize,
+    all: &[&FunctionSyntax],
+    places: &[Place],
+    decisions: &lacuna_grammar::ThinVec<lacuna_grammar::Decision>,
+) -> Result<Call, String> {
+    let nested = all[at];
+    let Some((enclosing, name)) = nested.qualname.rsplit_once(".<locals>.") else {
+        return Err("not nested in a function".to_owned());
+    };
+    if name.contains('.') {
+        return Err(format!(
+            "a method of a class defined inside `{enclosing}`, which no test can name: move the class to module level to have it tested"
+        ));
+    }
+    let around = (0..all.len())
+        .filter(|&i| {
+            i != at
+                && *all[i].qualname == *enclosing
+                && places[i].range.contains_range(places[at].range)
+        })
+        .min_by_key(|&i| places[i].range.len())
+        .ok_or_else(|| format!("nested in `{enclosing}`, whose definition was not found"))?;
+    let outer = all[around];
+    if !outer.calls.iter().any(|c| c.callee == name) {
+        return Err(format!(
+            "nested in `{enclosing}`, which does not call it (it returns it or passes it on), so no call of `{enclosing}` runs it: move it to module level to have it tested"
+        ));
+    }
+    let (called_as, call) = if let Some(name) = wrapped_by(outer, all) {
+        (name, Call::default())
+    } else if enclosing.contains(".<locals>.") {
+        (
+            enclosing.to_owned(),
+            through_enclosing(around, all, places, decisions)?,
+        )
+    } else {
+        explorable(&FunctionSyntax {
+            decisions: decisions.clone(),
+            ..outer.clone()
+        })
+        .map_err(|why| format!("nested in `{enclosing}`, which is not explored: {why}"))?;
+        reach(outer, all, places[around].header)
+    };
+    Ok(Call {
+        through: Some(call.through.unwrap_or(called_as)),
+        ..call
+    })
+}
+
 /// The wrapper a module-level decorator defines (`_comparator.<locals>.wrapper`) runs when a
 /// function it decorates (`@_comparator def __lt__`) is called: the qualified name of the
 /// first of those that is no target of its own (no decisions) and could be called directly.
+/// A decorator factory's (`cached.<locals>.decorator.<locals>.wrapper`) runs when a function
+/// decorated by a call of it (`@cached(cache)`) is.
 pub(super) fn wrapped_by(nested: &FunctionSyntax, all: &[&FunctionSyntax]) -> Option<String> {
-    let (decorator, inner) = nested.qualname.split_once(".<locals>.")?;
-    if decorator.contains('.') || inner.contains('.') {
+    let levels: Vec<&str> = nested.qualname.split(".<locals>.").collect();
+    let decorates = |d: &str| match levels.as_slice() {
+        [decorator, _] => d == *decorator,
+        [factory, _, _] => d
+            .strip_prefix(factory)
+            .is_some_and(|rest| rest.starts_with('(')),
+        _ => false,
+    };
+    if levels.len() < 2 || levels.iter().any(|level| level.contains('.')) {
         return None;
     }
     all.iter()
-        .filter(|f| f.decisions.is_empty() && f.decorators.iter().any(|d| d == decorator))
+        .filter(|f| f.decisions.is_empty() && f.decorators.iter().any(|d| decorates(d)))
         .find(|f| {
             explorable(&FunctionSyntax {
                 decisions: nested.decisions.clone(),

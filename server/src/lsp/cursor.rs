@@ -1,11 +1,12 @@
-//! Which function a position in a document is in, as `lacuna.rerun` re-runs it: the outermost
-//! explorable function whose definition holds the position, so that a position inside a
-//! function nested in another re-runs the outer one (through which the nested one is
-//! explored). Read from the syntax layer's functions, never from the text.
+//! Which function a position in a document is in, as `lacuna.rerun` re-runs it: the innermost
+//! explored function whose definition holds the position, so that a position inside a
+//! function nested in another re-runs the nested one when it is explored (through the call
+//! of the function around it), and the function around it when it is not. Read from the
+//! syntax layer's functions, never from the text.
 
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 
-/// The outermost of `functions` whose definition (decorators to last line) holds `offset`.
+/// The innermost of `functions` whose definition (decorators to last line) holds `offset`.
 pub fn function_at<'a>(
     functions: &[&'a FunctionUnderTest],
     offset: u32,
@@ -17,7 +18,7 @@ pub fn function_at<'a>(
             let range = f.syntax.range.absolute(f.anchor);
             range.start <= offset && offset <= range.end
         })
-        .max_by_key(|f| f.syntax.range.len())
+        .min_by_key(|f| f.syntax.range.len())
 }
 
 #[cfg(test)]
@@ -52,6 +53,15 @@ def outer(x):
     return inner(x) if x else 0
 
 
+def factory(n):
+    def add(y):
+        if y > n:
+            return y
+        return n
+
+    return add if n else None
+
+
 X = 1
 ";
 
@@ -71,7 +81,7 @@ X = 1
     }
 
     #[test]
-    fn a_position_names_the_outermost_explorable_function_around_it() {
+    fn a_position_names_the_innermost_explored_function_around_it() {
         assert_eq!(
             at("return 0\n        return sum", 3).as_deref(),
             Some("Order.total")
@@ -80,8 +90,11 @@ X = 1
             at("@functools.lru_cache", 1).as_deref(),
             Some("Order.total")
         );
-        // Nested: explored through the function it is nested in.
-        assert_eq!(at("return 1", 0).as_deref(), Some("outer"));
+        // Nested and called by the function around it: explored on its own, through it.
+        assert_eq!(at("return 1", 0).as_deref(), Some("outer.<locals>.inner"));
+        assert_eq!(at("return inner", 0).as_deref(), Some("outer"));
+        // Nested and only returned: not explored, so the function around it.
+        assert_eq!(at("return y", 0).as_deref(), Some("factory"));
         assert_eq!(at("X = 1", 0), None);
         assert_eq!(at("import functools", 0), None);
     }
