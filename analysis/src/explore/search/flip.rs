@@ -67,6 +67,10 @@ impl Search<'_> {
                 }
                 // A `for` loop's side never taken (never entered, never run out of items).
                 Origin::Loop(Some(d), _) if !self.out.covered.contains_key(&(d, !step.value)) => 3,
+                // A loop that is no decision of its own (a comprehension's, a library's over
+                // the function's container) never entered while a decision was never reached:
+                // the decision may be in its body (`sum(1 for v in self.items if v < limit)`).
+                Origin::Loop(None, _) if !step.value && self.unreached_decision() => 3,
                 Origin::Loop(..) | Origin::Other => 1,
                 // The inputs' construction: once the function's own steps are tried.
                 Origin::Building => 0,

@@ -440,6 +440,14 @@ impl Search<'_> {
         Some(self.frontier.remove(best))
     }
 
+    /// Whether some decision of the function was never reached (neither side covered).
+    fn unreached_decision(&self) -> bool {
+        (0..self.f.syntax.decisions.len()).any(|d| {
+            !self.out.covered.contains_key(&(d, true))
+                && !self.out.covered.contains_key(&(d, false))
+        })
+    }
+
     /// Sides covered plus MC/DC obligations shown.
     fn progress_made(&self) -> usize {
         self.out.covered.len()

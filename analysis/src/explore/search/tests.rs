@@ -260,6 +260,52 @@ fn mutations_end_after_stale_executions() {
     assert_eq!(search.out.attempts[&(0, false)], [Attempt::ConcreteOnly]);
 }
 
+const PICKED: &str = "def picked(n: int):\n    return sum(1 for v in range(n) if v > -5)\n";
+
+/// `picked` as CPython runs it: the generator expression's loop (no decision of the
+/// function's), then its decision on the first item when the loop is entered.
+fn picked(args: &[i64], _: usize) -> Vec<Event> {
+    let n = args[0];
+    let mut events = vec![Event::Loop {
+        f: 0,
+        pos: Some(position(PICKED, "range(n)")),
+        taken: n > 0,
+        frame: 2,
+        expr: Some(compare(Op::Gt, "n", 0)),
+        stmt: None,
+    }];
+    if n > 0 {
+        events.push(branch(PICKED, "v > -5", true, None));
+    }
+    events
+}
+
+/// A loop that is no decision of its own, never entered while a decision was never
+/// reached, is entered at the priority of a side not covered yet: the decision may be in its
+/// body. (At 1, the choices of the inputs' kinds and the repairs, at 2, ran first.)
+#[test]
+fn a_loop_never_entered_before_an_unreached_decision_is_entered_first() {
+    let f = function(PICKED, "picked");
+    let executor = scripted(picked);
+    let signature = int_params(&["n"]);
+    let budget = budget();
+    let mut search = Search::new(&f, &signature, &executor, &budget);
+    let first = Candidate::default();
+    let observed = search.execute(&first).expect("it ran");
+    search.expand(&first, &observed);
+    let entering: Vec<u32> = search
+        .frontier
+        .iter()
+        .filter(|(_, c)| {
+            matches!(c.vars.get("n"), Some(ModelValue::Int(n)) if n.parse::<i64>().unwrap() > 0)
+        })
+        .map(|(p, _)| *p)
+        .collect();
+    assert_eq!(entering, [3]);
+    let e = explore(&f, &signature, &executor, &budget);
+    assert!(e.covered.contains_key(&(0, true)), "{:?}", e.covered);
+}
+
 /// The frontier: highest priority first, the oldest among equals, and no input queued
 /// twice, even after it ran.
 #[test]
