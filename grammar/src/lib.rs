@@ -6,6 +6,7 @@
 pub mod decision;
 pub mod flow;
 pub mod ids;
+pub mod mangling;
 pub mod syntax;
 pub mod text;
 

@@ -74,13 +74,13 @@ pub(super) fn object_state(dep: &Dependency, needed: Option<u64>) -> Option<Expl
         .map(|c| c.rsplit([':', '.']).next().unwrap_or(c))
         .unwrap_or("the object");
     // A private field as its source names it (`_Timer__nesting` is `__nesting`).
-    let prefix = format!("_{}__", class_name.trim_start_matches('_'));
-    let source_name = |name: &str| name.replace(&format!(".{prefix}"), ".__");
-    let shown = source_name(&display_path(path));
-    let named = match field.strip_prefix(&prefix[..prefix.len() - 2]) {
-        Some(rest) if rest.starts_with("__") && prefix.len() > 3 => rest,
-        _ => field.as_str(),
-    };
+    use lacuna_grammar::mangling::demangled;
+    let shown = display_path(path)
+        .split('.')
+        .map(|part| demangled(class_name, part).unwrap_or(part))
+        .collect::<Vec<_>>()
+        .join(".");
+    let named = demangled(class_name, field).unwrap_or(field);
     let why = match (needed, writers.as_slice()) {
         (Some(n), [_, ..]) => format!(
             "needs a `{class_name}` whose `{named}` takes {n} calls of {} to build, more than the generator makes",

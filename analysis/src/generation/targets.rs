@@ -508,7 +508,7 @@ pub fn writers(db: &dyn Db, files: &[SourceFile]) -> FxHashMap<(String, String),
                 // A private field as the running code names it too (`self.__order` is
                 // `_TLRUCache__order` at run time).
                 let name = model.qualname.rsplit('.').next().unwrap_or_default();
-                if let Some(mangled) = mangled(name, &field.name) {
+                if let Some(mangled) = lacuna_grammar::mangling::mangled(name, &field.name) {
                     out.insert((class.clone(), mangled), methods.clone());
                 }
                 out.insert((class, field.name.clone()), methods);
@@ -516,30 +516,4 @@ pub fn writers(db: &dyn Db, files: &[SourceFile]) -> FxHashMap<(String, String),
         }
     }
     out
-}
-
-/// The attribute Python stores `field` under inside class `class` (`__order` of `TLRUCache`
-/// is `_TLRUCache__order`), when the name is mangled.
-fn mangled(class: &str, field: &str) -> Option<String> {
-    let stripped = class.trim_start_matches('_');
-    (field.starts_with("__") && !field.ends_with("__") && !stripped.is_empty())
-        .then(|| format!("_{stripped}{field}"))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn private_fields_are_mangled_as_python_does() {
-        assert_eq!(
-            super::mangled("TLRUCache", "__order").as_deref(),
-            Some("_TLRUCache__order")
-        );
-        assert_eq!(
-            super::mangled("_Timer", "__nesting").as_deref(),
-            Some("_Timer__nesting")
-        );
-        assert_eq!(super::mangled("Cache", "__len__"), None);
-        assert_eq!(super::mangled("Cache", "_data"), None);
-        assert_eq!(super::mangled("__", "__x"), None);
-    }
 }

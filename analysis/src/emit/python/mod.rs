@@ -442,23 +442,14 @@ pub fn call_of(qualname: &str, request: &ExecuteRequest) -> Option<(Vec<String>,
 /// A qualified name as code outside the class reaches it: a `__private` method of `Stack` is
 /// the attribute `_Stack__private` (Python's name mangling); other names unchanged.
 pub fn mangled(qualname: &str) -> String {
-    let mut parts: Vec<&str> = qualname.split('.').collect();
-    let Some((&last, init)) = parts.split_last() else {
+    let Some((scope, last)) = qualname.rsplit_once('.') else {
         return qualname.to_owned();
     };
-    let Some(&class) = init.last() else {
-        return qualname.to_owned();
-    };
-    let class = class.trim_start_matches('_');
-    if !last.starts_with("__") || last.ends_with("__") || class.is_empty() {
-        return qualname.to_owned();
+    let class = scope.rsplit('.').next().unwrap_or(scope);
+    match lacuna_grammar::mangling::mangled(class, last) {
+        Some(attribute) => format!("{scope}.{attribute}"),
+        None => qualname.to_owned(),
     }
-    let attribute = format!("_{class}{last}");
-    parts.pop();
-    let mut out = parts.join(".");
-    out.push('.');
-    out.push_str(&attribute);
-    out
 }
 
 fn call_source(
