@@ -51,7 +51,15 @@ impl Server {
     }
 
     pub fn start(home: &Path, args: &[&str]) -> Server {
+        Server::start_without(home, args, &[])
+    }
+
+    /// [`Server::start`], with the variables `unset` removed from the server's environment.
+    pub fn start_without(home: &Path, args: &[&str], unset: &[&str]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
+        for name in unset {
+            command.env_remove(name);
+        }
         // The causes corpus reads TIDEPOOL_* variables: none may be set.
         for (name, _) in std::env::vars_os() {
             if name.to_string_lossy().starts_with("TIDEPOOL_") {

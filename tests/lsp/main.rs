@@ -469,6 +469,60 @@ fn results_persist_across_restarts() {
     second.shutdown();
 }
 
+/// What a function does depends on the Python running it: results another interpreter
+/// computed (the system's `python3`, before the project's `.venv` existed) are not shown, the
+/// functions are generated again with the new one.
+#[test]
+fn results_another_interpreter_computed_are_not_shown() {
+    let (dir, root, module) = project();
+    // No `python` configured: the interpreter is discovered (`.venv/` before `python3`).
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[tool.lacuna.budget]\nfunction-executions = 300\nfunction-time-ms = 30000\n",
+    )
+    .unwrap();
+    let home = home(&dir);
+    let generated = |server: &Server| {
+        server
+            .notifications
+            .iter()
+            .any(|m| m["params"]["state"] == "generating")
+    };
+    let mut first = Server::start_without(&home, &[], &["VIRTUAL_ENV"]);
+    first.initialize(&root, json!({"trusted": true}));
+    let uri = first.open(&module, 1);
+    first.diagnostics_where(&uri, has("LCN101"));
+    assert!(generated(&first));
+    first.shutdown();
+
+    // The same session again: the stored results are shown, nothing is generated.
+    let mut again = Server::start_without(&home, &[], &["VIRTUAL_ENV"]);
+    again.initialize(&root, json!({"trusted": true}));
+    again.open(&module, 1);
+    again.diagnostics_where(&uri, has("LCN101"));
+    let _ = again.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(
+        !generated(&again),
+        "the same interpreter's results are reused"
+    );
+    again.shutdown();
+
+    // A `.venv` appears: its interpreter runs the workers from now on.
+    std::fs::create_dir_all(root.join(".venv/bin")).unwrap();
+    std::os::unix::fs::symlink(python(), root.join(".venv/bin/python")).unwrap();
+    let mut second = Server::start_without(&home, &[], &["VIRTUAL_ENV"]);
+    second.initialize(&root, json!({"trusted": true}));
+    second.open(&module, 1);
+    second
+        .wait_for(|m| m["params"]["state"] == "generating")
+        .expect("generated again with the new interpreter");
+    second.diagnostics_where(&uri, has("LCN101"));
+    second.shutdown();
+}
+
 #[test]
 fn a_crashing_worker_does_not_stop_the_server_and_tests_export() {
     let (dir, root, module) = project();

@@ -34,18 +34,7 @@ pub fn discover(
     configured: Option<&Path>,
     allow_unconfined: bool,
 ) -> Result<Interpreter, InterpreterError> {
-    let mut candidates: Vec<PathBuf> = vec![];
-    if let Some(p) = configured {
-        candidates.push(p.to_owned());
-    } else {
-        if let Some(venv) = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
-            candidates.push(PathBuf::from(venv).join("bin/python"));
-        }
-        for dir in [".venv", "venv"] {
-            candidates.push(project_root.join(dir).join("bin/python"));
-        }
-        candidates.push(PathBuf::from("python3"));
-    }
+    let candidates = candidates(project_root, configured);
     let configured_only = configured.is_some();
     let mut tried = vec![];
     for candidate in candidates {
@@ -75,6 +64,34 @@ pub fn discover(
         }
     }
     Err(InterpreterError::NotFound(tried.join(", ")))
+}
+
+/// The interpreters [`discover`] tries, in order: the configured one alone, or `$VIRTUAL_ENV`'s,
+/// the project's `.venv/` and `venv/`, then `python3` from `PATH`.
+fn candidates(project_root: &Path, configured: Option<&Path>) -> Vec<PathBuf> {
+    if let Some(p) = configured {
+        return vec![p.to_owned()];
+    }
+    let mut out = vec![];
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
+        out.push(PathBuf::from(venv).join("bin/python"));
+    }
+    for dir in [".venv", "venv"] {
+        out.push(project_root.join(dir).join("bin/python"));
+    }
+    out.push(PathBuf::from("python3"));
+    out
+}
+
+/// The interpreter [`discover`] would pick when it runs, told without running anything (the
+/// first of its candidates that exists): cheap enough to ask on every save, for what results
+/// are keyed by. It differs from `discover`'s only when that candidate does not run or is too
+/// old.
+pub fn likely(project_root: &Path, configured: Option<&Path>) -> PathBuf {
+    candidates(project_root, configured)
+        .into_iter()
+        .find(|c| c.components().count() == 1 || c.is_file())
+        .unwrap_or_else(|| PathBuf::from("python3"))
 }
 
 const VERSION_QUERY: &str = "import sys, platform; print(platform.python_implementation(), *sys.version_info[:3], sys.executable)";

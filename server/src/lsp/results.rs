@@ -30,6 +30,10 @@ pub struct Results {
     store: Option<Store>,
     /// The configuration an outcome was computed for, without the guidance module.
     config_key: String,
+    /// The interpreter the workers run (as `interpreter::likely` tells it): what a function
+    /// does depends on the Python running it, so outcomes another one computed (the system's
+    /// `python3` before the project's `.venv` existed) are not shown.
+    interpreter: String,
     /// The guidance module's declarations on disk (what the workers import): an outcome is
     /// current while those it depends on are unchanged.
     declarations: Declarations,
@@ -55,6 +59,13 @@ pub fn suite_key(config: &Config) -> String {
 }
 
 pub use crate::store::{config_key, declarations};
+
+/// The interpreter `config`'s workers run, told without running it.
+pub fn interpreter_of(config: &Config) -> String {
+    lacuna_analysis::agent::interpreter::likely(&config.root, config.python.as_deref())
+        .display()
+        .to_string()
+}
 
 /// The suite's ledger and observations stored for a configuration key: both or neither (the
 /// suite then runs whole).
@@ -87,6 +98,7 @@ impl Results {
             outcomes: FxHashMap::default(),
             store,
             config_key: config_key(config),
+            interpreter: interpreter_of(config),
             declarations: declarations(config),
             suite,
             suite_key,
@@ -139,7 +151,17 @@ impl Results {
     }
 
     pub fn key(&self, module: &str, function: &str) -> String {
-        format!("{}|{module}|{function}", self.config_key)
+        format!(
+            "{}|{}|{module}|{function}",
+            self.config_key, self.interpreter
+        )
+    }
+
+    /// Outcomes are computed with this interpreter from now on; returns whether it differs.
+    pub fn set_interpreter(&mut self, interpreter: String) -> bool {
+        let changed = interpreter != self.interpreter;
+        self.interpreter = interpreter;
+        changed
     }
 
     /// Outcomes are computed for this configuration from now on; returns whether it differs.

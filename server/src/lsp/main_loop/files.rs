@@ -31,7 +31,10 @@ impl Owner {
             // Jobs already queued explore with the declarations they started with.
             self.scheduler.forget_queued();
         }
-        let key_changed = self.results.set_config_key(results::config_key(&config));
+        let key_changed = self.results.set_config_key(results::config_key(&config))
+            | self
+                .results
+                .set_interpreter(results::interpreter_of(&config));
         if self.results.set_suite_key(results::suite_key(&config)) {
             self.send_observations();
         }

@@ -503,6 +503,22 @@ impl Owner {
         if uris.is_empty() {
             return;
         }
+        // A virtual environment created (or removed) since: outcomes of the interpreter used
+        // before are not shown, and every open document is generated again.
+        if self
+            .results
+            .set_interpreter(results::interpreter_of(&self.config))
+        {
+            let all: Vec<Uri> = self.docs.keys().cloned().collect();
+            for uri in &all {
+                self.publish(uri);
+            }
+            if self.settings.generate_on_save() {
+                self.schedule(&all, None, false);
+            }
+            self.check_suite();
+            return;
+        }
         if self.settings.generate_on_save() {
             self.schedule(&uris, None, false);
         }
