@@ -454,15 +454,14 @@ pub fn run_selected(
             args.push("--deselect".into());
             args.push(id.clone());
         }
-        let request = serde_json::json!({
-            "op": "suite",
-            "rootdir": config.root,
-            "paths": paths,
-            "test_dirs": test_dirs(config),
-            "args": args,
-            "timeout_ms": config.budget.test_timeout_ms,
-            "max_events": MAX_EVENTS_PER_TEST,
-            "nice": if background.is_some() { 10 } else { 0 },
+        let request = crate::agent::protocol::Request::Suite(crate::agent::protocol::SuiteRun {
+            rootdir: config.root.clone(),
+            paths: paths.clone(),
+            test_dirs: test_dirs(config),
+            args,
+            timeout_ms: config.budget.test_timeout_ms,
+            max_events: MAX_EVENTS_PER_TEST,
+            nice: if background.is_some() { 10 } else { 0 },
         });
         let mut worker = match pool.dedicated() {
             Ok(w) => w,
@@ -473,7 +472,7 @@ pub fn run_selected(
         };
         let mut started: Option<String> = None;
         let silence = SILENCE.max(Duration::from_millis(config.budget.test_timeout_ms) * 3);
-        let answer = worker.request_streaming(request, silence, |message| {
+        let answer = worker.request_streaming(&request, silence, |message| {
             if background.is_some_and(|stop| stop()) {
                 return std::ops::ControlFlow::Break(());
             }

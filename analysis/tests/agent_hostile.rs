@@ -377,10 +377,7 @@ fn project_modules_cannot_shadow_what_the_agent_imports() {
     let pool = support::pool(project.path(), home.path(), 1);
     pool.warm_up().expect("the agent starts");
     let described = pool
-        .raw(
-            serde_json::json!({"op": "describe", "target": {"module": "app", "qualname": "when"}}),
-            Duration::from_secs(10),
-        )
+        .ask(&support::describe("app", "when"), Duration::from_secs(10))
         .unwrap()
         .unwrap();
     assert_eq!(described["params"][0]["type"]["kind"], "int", "{described}");
@@ -505,8 +502,8 @@ class Shape(metaclass=Meta):
         still_serving(&pool);
     }
     for (module, qualname) in [("hostile", "annotated"), ("meta", "Shape.area")] {
-        let _ = pool.raw(
-            serde_json::json!({"op": "describe", "target": {"module": module, "qualname": qualname}}),
+        let _ = pool.ask(
+            &support::describe(module, qualname),
             Duration::from_secs(10),
         );
         assert_eq!(

@@ -218,9 +218,8 @@ fn module_level_objects_reach_c_code_unwrapped_and_annotations_resolve() {
     // `re.Pattern[str]` names the recording wrapper of `re` in the module's globals: it still
     // resolves, and so do the other annotations.
     let described = pool
-        .raw(
-            serde_json::json!({"op": "describe",
-                               "target": {"module": "words", "qualname": "join_words"}}),
+        .ask(
+            &support::describe("words", "join_words"),
             std::time::Duration::from_secs(20),
         )
         .unwrap()

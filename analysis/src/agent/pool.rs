@@ -130,7 +130,7 @@ impl Pool {
         json["op"] = "execute".into();
         json["observe"] = true.into();
         let timeout = Duration::from_millis(request.timeout_ms) + GRACE;
-        match self.raw(json, timeout)? {
+        match self.send(json, timeout)? {
             Ok(json) => Ok(serde_json::from_value::<Observed>(json)
                 .map(|o| o.invocations)
                 .unwrap_or_default()),
@@ -143,7 +143,7 @@ impl Pool {
         let mut json = serde_json::to_value(request).expect("requests serialise");
         json["op"] = "execute".into();
         let timeout = Duration::from_millis(request.timeout_ms) + GRACE;
-        let response = self.raw(json, timeout)?;
+        let response = self.send(json, timeout)?;
         let execution = match response {
             Ok(json) => match serde_json::from_value::<Execution>(json) {
                 Ok(e) => e,
@@ -201,15 +201,15 @@ impl Pool {
         request: &Request,
         timeout: Duration,
     ) -> Result<Result<Json, WorkerError>, WorkerError> {
-        self.raw(
+        self.send(
             serde_json::to_value(request).expect("requests serialise"),
             timeout,
         )
     }
 
-    /// Sends a request given as JSON; the outer error is a worker that could not start, the
-    /// inner one what happened to this request.
-    pub fn raw(
+    /// Sends a request in its wire form; the outer error is a worker that could not start,
+    /// the inner one what happened to this request.
+    fn send(
         &self,
         request: Json,
         timeout: Duration,

@@ -143,6 +143,12 @@ impl ValueTree {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
+    /// Sent once to each worker, after the handshake: where the project is and what the
+    /// worker's runs may do.
+    Configure(Configure),
+    /// The project's own tests under pytest, in a worker of their own: one partial message per
+    /// test as it ends, then the run's end.
+    Suite(SuiteRun),
     /// The target's signature as the agent reads it: its parameters' types (annotations
     /// resolved in its module), defaults and the kinds of values their uses ask for.
     Describe { target: Target },
@@ -154,6 +160,53 @@ pub enum Request {
     },
     /// Asks the agent to stop.
     Shutdown,
+}
+
+/// A worker's configuration (`configure`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Configure {
+    /// The project's roots: code under them (but `exclude`) is the project's.
+    pub roots: Vec<std::path::PathBuf>,
+    pub exclude: Vec<std::path::PathBuf>,
+    /// Put first on `sys.path`: the project's import roots.
+    pub sys_path: Vec<std::path::PathBuf>,
+    /// The worker's working directory, the only one its runs may write in.
+    pub scratch: std::path::PathBuf,
+    /// The address-space limit of the worker.
+    pub memory_mb: u64,
+    /// Events recorded per execution before the path is cut (the agent's default when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<u32>,
+    /// What the in-process hook lets runs do beyond the scratch directory (the kernel's
+    /// confinement is the worker's `Policy`).
+    pub sandbox: SandboxGrants,
+}
+
+/// What runs may do beyond their scratch directory, as the user granted it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SandboxGrants {
+    pub allow_write: Vec<std::path::PathBuf>,
+    pub allow_network: bool,
+    pub allow_subprocess: bool,
+}
+
+/// A run of the project's suite (`suite`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SuiteRun {
+    /// pytest's root directory: the project's.
+    pub rootdir: std::path::PathBuf,
+    /// The test files or node IDs to run.
+    pub paths: Vec<std::path::PathBuf>,
+    /// The directories holding the project's tests (their code is not the code under test).
+    pub test_dirs: Vec<std::path::PathBuf>,
+    /// Extra arguments for pytest (`pytest-args`, then what is deselected).
+    pub args: Vec<String>,
+    /// Per test.
+    pub timeout_ms: u64,
+    /// Events recorded per test before its path is cut.
+    pub max_events: u32,
+    /// The worker's scheduling priority (`nice`): 10 in the background.
+    pub nice: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -27,7 +27,7 @@ pub struct WorkerSpec {
     /// Environment variables set for the worker (others are inherited).
     pub env: Vec<(String, String)>,
     /// The `configure` request sent after the handshake.
-    pub configure: Json,
+    pub configure: super::protocol::Configure,
     /// The kernel's confinement of the worker (its scratch directory, what it may do).
     pub policy: crate::sandbox::Policy,
 }
@@ -156,7 +156,11 @@ impl Worker {
         worker.python_version = hello["python"].as_str().unwrap_or("?").to_owned();
         worker.environment = hello["environment"].as_str().unwrap_or_default().to_owned();
         let configured = worker
-            .request(spec.configure.clone(), START_TIMEOUT)
+            .request(
+                serde_json::to_value(super::protocol::Request::Configure(spec.configure.clone()))
+                    .expect("requests serialise"),
+                START_TIMEOUT,
+            )
             .map_err(|e| WorkerError::Handshake(format!("configure: {e}")))?;
         if configured["ok"] != true {
             worker.kill();
@@ -199,10 +203,11 @@ impl Worker {
     /// wait for each line, not the whole request.
     pub fn request_streaming(
         &mut self,
-        mut request: Json,
+        request: &super::protocol::Request,
         timeout: Duration,
         mut on_partial: impl FnMut(Json) -> std::ops::ControlFlow<()>,
     ) -> Result<Json, WorkerError> {
+        let mut request = serde_json::to_value(request).expect("requests serialise");
         let id = self.next_id;
         self.next_id += 1;
         request["id"] = id.into();

@@ -108,20 +108,19 @@ pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), String> {
         python: python.path,
         agent_dir,
         env: vec![],
-        configure: serde_json::json!({
-            "op": "configure",
-            "roots": [canonical(&config.root)],
-            "exclude": [],
-            "sys_path": config.src.iter().map(|p| canonical(p)).collect::<Vec<_>>(),
-            "scratch": scratch,
-            "memory_mb": config.budget.memory_mb,
-            "max_events": config.budget.path_length,
-            "sandbox": {
-                "allow_write": policy.allow_write,
-                "allow_network": policy.allow_network,
-                "allow_subprocess": policy.allow_subprocess,
+        configure: crate::agent::protocol::Configure {
+            roots: vec![canonical(&config.root)],
+            exclude: vec![],
+            sys_path: config.src.iter().map(|p| canonical(p)).collect(),
+            scratch,
+            memory_mb: config.budget.memory_mb,
+            max_events: Some(config.budget.path_length),
+            sandbox: crate::agent::protocol::SandboxGrants {
+                allow_write: policy.allow_write.clone(),
+                allow_network: policy.allow_network,
+                allow_subprocess: policy.allow_subprocess,
             },
-        }),
+        },
         policy,
     };
     let pool = Pool::new(spec, config.workers()).with_scratch(scratch_dir);

@@ -33,14 +33,13 @@ fn pool_with(root: &Path, home: &Path, size: usize, allow_unconfined: bool) -> P
         python,
         agent_dir,
         env: vec![("HOME".into(), home.display().to_string())],
-        configure: serde_json::json!({
-            "op": "configure",
-            "roots": [root],
-            "sys_path": [root],
-            "scratch": scratch,
-            "memory_mb": 1024,
-            "sandbox": {},
-        }),
+        configure: lacuna_analysis::agent::protocol::Configure {
+            roots: vec![root.to_owned()],
+            sys_path: vec![root.to_owned()],
+            scratch: scratch.clone(),
+            memory_mb: 1024,
+            ..Default::default()
+        },
         policy: lacuna_analysis::sandbox::Policy {
             scratch: scratch.clone(),
             memory_mb: 1024,
@@ -49,4 +48,16 @@ fn pool_with(root: &Path, home: &Path, size: usize, allow_unconfined: bool) -> P
         },
     };
     Pool::new(spec, size)
+}
+
+/// The agent's `describe` request for `qualname` in `module`.
+#[allow(dead_code)]
+pub fn describe(module: &str, qualname: &str) -> lacuna_analysis::agent::protocol::Request {
+    lacuna_analysis::agent::protocol::Request::Describe {
+        target: lacuna_analysis::agent::protocol::Target {
+            module: module.into(),
+            qualname: qualname.into(),
+            call: Default::default(),
+        },
+    }
 }

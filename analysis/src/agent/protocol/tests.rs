@@ -106,4 +106,37 @@ fn requests_go_on_the_wire_with_their_op() {
         wire(Request::Shutdown),
         serde_json::json!({"op": "shutdown"})
     );
+    assert_eq!(
+        wire(Request::Configure(Configure {
+            roots: vec!["/p".into()],
+            exclude: vec![],
+            sys_path: vec!["/p/src".into()],
+            scratch: "/tmp/s".into(),
+            memory_mb: 1024,
+            max_events: Some(5000),
+            sandbox: SandboxGrants {
+                allow_write: vec!["/tmp/out".into()],
+                allow_network: false,
+                allow_subprocess: true,
+            },
+        })),
+        serde_json::json!({"op": "configure", "roots": ["/p"], "exclude": [],
+            "sys_path": ["/p/src"], "scratch": "/tmp/s", "memory_mb": 1024, "max_events": 5000,
+            "sandbox": {"allow_write": ["/tmp/out"], "allow_network": false,
+                        "allow_subprocess": true}})
+    );
+    assert_eq!(
+        wire(Request::Suite(SuiteRun {
+            rootdir: "/p".into(),
+            paths: vec!["/p/tests/test_a.py".into()],
+            test_dirs: vec!["/p/tests".into()],
+            args: vec!["-x".into()],
+            timeout_ms: 10_000,
+            max_events: 200_000,
+            nice: 10,
+        })),
+        serde_json::json!({"op": "suite", "rootdir": "/p", "paths": ["/p/tests/test_a.py"],
+            "test_dirs": ["/p/tests"], "args": ["-x"], "timeout_ms": 10000,
+            "max_events": 200000, "nice": 10})
+    );
 }
