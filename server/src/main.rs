@@ -3,6 +3,7 @@
 //! 0 when the check ran, 1 when it found errors, 2 on usage or configuration errors.
 
 mod cli;
+mod logging;
 mod lsp;
 mod store;
 
@@ -10,6 +11,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    logging::init();
     let args = cli::Args::parse();
     match cli::run(args) {
         Ok(code) => code,

@@ -1835,3 +1835,65 @@ fn the_suites_arguments_are_inputs_the_generator_tries() {
     assert!(tests.contains("unlock('password', 1)"), "{tests}");
     assert!(tests.contains("== 'slow'"), "{tests}");
 }
+
+/// `LACUNA_LOG` turns on structured logs on stderr: every run and flip of a search under the
+/// function it explores; stdout keeps the JSON document. Without it, nothing of the kind.
+#[test]
+fn lacuna_log_writes_the_search_under_the_function_it_explores() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("logged");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        format!(
+            "[tool.lacuna]\npython = {:?}\nsrc = [\".\"]\n",
+            example::python()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("grade.py"),
+        "def grade(score: int) -> str:\n    if score > 90:\n        return 'A'\n    return 'B'\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = |log: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
+        command
+            .args(["check", "--no-cache", "--format", "json", "grade.py"])
+            .env("HOME", home.path())
+            .env_remove("LACUNA_LOG")
+            .current_dir(&root);
+        if let Some(filter) = log {
+            command.env("LACUNA_LOG", filter);
+        }
+        command.output().unwrap()
+    };
+    let logged = run(Some("lacuna_analysis::explore=debug"));
+    assert_eq!(logged.status.code(), Some(0), "{}", stderr(&logged));
+    let doc: serde_json::Value = serde_json::from_slice(&logged.stdout).unwrap();
+    assert_eq!(doc["files"][0]["functions"][0]["branches"]["covered"], 2);
+    let log = stderr(&logged);
+    for line in [
+        "explore{function=grade.grade}",
+        " run ",
+        " flip negation=",
+        " explored ",
+    ] {
+        assert_contains!(&log, line);
+    }
+    assert!(
+        log.lines()
+            .filter(|l| l.contains(" DEBUG "))
+            .all(|l| l.contains("explore{function=grade.grade}")),
+        "{log}"
+    );
+    let quiet = run(None);
+    assert!(!stderr(&quiet).contains(" DEBUG "), "{}", stderr(&quiet));
+    let bad = run(Some("not a[filter"));
+    assert_contains!(
+        stderr(&bad),
+        "lacuna: warning: LACUNA_LOG is not a log filter"
+    );
+    assert_eq!(bad.status.code(), Some(0));
+}

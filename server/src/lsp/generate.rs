@@ -176,6 +176,13 @@ impl Generator {
 
     fn explore_job(&mut self, job: Job) {
         let total = job.targets.len();
+        let _job = tracing::info_span!(
+            "job",
+            id = job.id,
+            uri = job.uri.as_str(),
+            functions = total
+        )
+        .entered();
         if let Err(e) = self.pool(&job.config, job.reload) {
             self.outbox
                 .status(Status::error(format!("cannot start the Python agent: {e}")));

@@ -156,9 +156,7 @@ impl Search<'_> {
         let answers = self.solver.negations(&prefix, &indices);
         for (j, mut answer) in answers {
             let i = j - offset;
-            if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
-                eprintln!("flip {} -> {:?}", path[i].negation(), answer);
-            }
+            tracing::debug!(negation = %path[i].negation(), answer = ?answer, "flip");
             let mut fixed: Vec<String> = vec![];
             if answer == Answer::Unsat && offset > 0 {
                 let mut free: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();

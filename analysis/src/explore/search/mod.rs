@@ -167,6 +167,11 @@ pub fn explore_watching(
     budget: &Budget,
     watch: Option<&dyn AnomalyCheck>,
 ) -> Exploration {
+    // Every event of the search (`LACUNA_LOG=lacuna_analysis::explore=debug`) under the
+    // function it explores.
+    let _exploring =
+        tracing::debug_span!("explore", function = %format_args!("{}.{}", f.module, f.qualname))
+            .entered();
     z3::with_z3_config(&z3::Config::new(), || {
         let mut search = Search::new(f, signature, executor, budget);
         search.watch = watch;
@@ -177,6 +182,13 @@ pub fn explore_watching(
 fn explore_in_context(mut search: Search<'_>) -> Exploration {
     search.run();
     search.out.elapsed = search.start.elapsed();
+    tracing::debug!(
+        executions = search.out.executions,
+        covered = search.out.covered.len(),
+        stop = ?search.out.stop,
+        elapsed_ms = search.out.elapsed.as_millis() as u64,
+        "explored"
+    );
     search.out.solver_queries = search.solver.stats.queries;
     search.out.unread_annotations = search.signature.unread.clone();
     search.out

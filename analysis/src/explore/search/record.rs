@@ -24,17 +24,13 @@ impl Search<'_> {
         };
         self.out.executions += 1;
         self.count_failure(&run);
-        if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
-            eprintln!(
-                "run {}.{} {} {:?}: {:?} {:?}",
-                self.f.module,
-                self.f.qualname,
-                candidate.key(),
-                run.status,
-                run.exception.as_ref().map(|e| (&e.type_name, &e.message)),
-                run.error
-            );
-        }
+        tracing::debug!(
+            input = %candidate.key(),
+            status = ?run.status,
+            exception = ?run.exception.as_ref().map(|e| (&e.type_name, &e.message)),
+            error = ?run.error,
+            "run"
+        );
         if run.status == Status::InputError {
             let unbuilt = self.out.unbuilt.get_or_insert_with(|| Unbuilt {
                 runs: 0,

@@ -105,12 +105,7 @@ impl Search<'_> {
             }
             self.out.neighbours.run += 1;
             let keys = check.breaks(&self.request(&next));
-            if std::env::var_os("LACUNA_DEBUG_SEARCH").is_some() {
-                eprintln!(
-                    "watch {}.{} {:?}: breaks {keys:?}",
-                    self.f.module, self.f.qualname, next.vars
-                );
-            }
+            tracing::debug!(input = ?next.vars, breaks = ?keys, "neighbour checked");
             let Some(keys) = keys else {
                 continue;
             };
