@@ -85,7 +85,7 @@ kinds/nested.py classify.<locals>.bucket.<locals>.small 2/2
 kinds/nested.py Basket.count_below 2/2
 kinds/nested.py Basket.count_below.<locals>.below 2/2
 kinds/nested.py clamp.<locals>.decorator.<locals>.wrapper 4/4
-kinds/nested.py threshold.<locals>.check 0/2 not explored: nested in `threshold`, which does not call it (it returns it or passes it on), so no call of `threshold` runs it: move it to module level to have it tested
+kinds/nested.py threshold.<locals>.check 0/2 not explored: nested in `threshold`, which returns it (or passes it on) without calling it, so no call of `threshold` runs it: a function of the project decorated `@threshold` is explored through it; otherwise test what calls the function it returns, or move it to module level
 kinds/rebound.py scale 0/2 not explored: `scale` is bound again to the definition at line 15: no call by its name reaches the definition at line 6
 kinds/rebound.py scale#2 2/2
 kinds/rebound.py pick#3 2/2

@@ -473,7 +473,7 @@ def factory(n):
     fn a_nested_function_no_call_reaches_says_why() {
         assert_eq!(
             enclosed("factory.<locals>.add").unwrap_err(),
-            "nested in `factory`, which does not call it (it returns it or passes it on), so no call of `factory` runs it: move it to module level to have it tested"
+            "nested in `factory`, which returns it (or passes it on) without calling it, so no call of `factory` runs it: a function of the project decorated `@factory` is explored through it; otherwise test what calls the function it returns, or move it to module level"
         );
         assert!(
             enclosed("Basket.__init__.<locals>.check")

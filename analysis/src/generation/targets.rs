@@ -435,8 +435,19 @@ fn through_enclosing(
         .ok_or_else(|| format!("nested in `{enclosing}`, whose definition was not found"))?;
     let outer = all[around];
     if !outer.calls.iter().any(|c| c.callee == name) {
+        // What would reach it: a function the project decorates with it (`wrapped_by`).
+        let levels: Vec<&str> = nested.qualname.split(".<locals>.").collect();
+        let decorating = match levels.as_slice() {
+            [decorator, _] => format!(
+                "a function of the project decorated `@{decorator}` is explored through it; otherwise test"
+            ),
+            [factory, _, _] => format!(
+                "a function of the project decorated `@{factory}(…)` is explored through it; otherwise test"
+            ),
+            _ => "test".to_owned(),
+        };
         return Err(format!(
-            "nested in `{enclosing}`, which does not call it (it returns it or passes it on), so no call of `{enclosing}` runs it: move it to module level to have it tested"
+            "nested in `{enclosing}`, which returns it (or passes it on) without calling it, so no call of `{enclosing}` runs it: {decorating} what calls the function it returns, or move it to module level"
         ));
     }
     let (called_as, call) = if let Some(name) = wrapped_by(outer, all) {
