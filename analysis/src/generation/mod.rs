@@ -431,6 +431,17 @@ def factory(n):
             return y
         return n
     return add
+
+def retry(times):
+    def decorator(func):
+        if times < 1:
+            return func
+        def wrapper(*args):
+            if times > 1:
+                return func(*args)
+            return None
+        return wrapper
+    return decorator
 "#;
 
     /// `enclosing_call` for the function named `qualname` in `NESTED`.
@@ -474,6 +485,14 @@ def factory(n):
         assert_eq!(
             enclosed("factory.<locals>.add").unwrap_err(),
             "nested in `factory`, which returns it (or passes it on) without calling it, so no call of `factory` runs it: a function of the project decorated `@factory` is explored through it; otherwise test what calls the function it returns, or move it to module level"
+        );
+        assert_eq!(
+            enclosed("retry.<locals>.decorator").unwrap_err(),
+            "nested in `retry`, which returns it without calling it: it runs when a function is decorated `@retry(…)`, at import, which no generated test repeats; the wrapper it returns is explored through the functions of the project it decorates"
+        );
+        assert_eq!(
+            enclosed("retry.<locals>.decorator.<locals>.wrapper").unwrap_err(),
+            "nested in `retry.<locals>.decorator`, which returns it (or passes it on) without calling it, so no call of `retry.<locals>.decorator` runs it: a function of the project decorated `@retry(…)` is explored through it; otherwise test what calls the function it returns, or move it to module level"
         );
         assert!(
             enclosed("Basket.__init__.<locals>.check")

@@ -435,6 +435,20 @@ fn through_enclosing(
         .ok_or_else(|| format!("nested in `{enclosing}`, whose definition was not found"))?;
     let outer = all[around];
     if !outer.calls.iter().any(|c| c.callee == name) {
+        // A decorator factory's decorator (`cached.<locals>.decorator`, returning a wrapper of
+        // its own) runs when a function is decorated, at import.
+        let inner = format!("{}.<locals>.", nested.qualname);
+        if let [_, _] = nested
+            .qualname
+            .split(".<locals>.")
+            .collect::<Vec<_>>()
+            .as_slice()
+            && all.iter().any(|f| f.qualname.starts_with(&inner))
+        {
+            return Err(format!(
+                "nested in `{enclosing}`, which returns it without calling it: it runs when a function is decorated `@{enclosing}(…)`, at import, which no generated test repeats; the wrapper it returns is explored through the functions of the project it decorates"
+            ));
+        }
         // What would reach it: a function the project decorates with it (`wrapped_by`).
         let levels: Vec<&str> = nested.qualname.split(".<locals>.").collect();
         let decorating = match levels.as_slice() {
