@@ -242,17 +242,7 @@ fn names(doc: &serde_json::Value) -> Vec<String> {
 /// no time is stored, puts the slow one with four of them); merged, the shards are the run.
 #[test]
 fn shards_are_balanced_by_the_times_the_store_keeps() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("balance");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(
-        root.join("pyproject.toml"),
-        format!(
-            "[tool.lacuna]\npython = {:?}\nsrc = [\".\"]\n",
-            example::python()
-        ),
-    )
-    .unwrap();
+    let (_dir, root) = super::python_project("balance", &[]);
     let mut module = String::from(
         "import time\n\n\ndef slow(x: int, y: int) -> int:\n    time.sleep(0.4)\n    if x > 5 and y < 3:\n        return 1\n    return 0\n",
     );

@@ -35,6 +35,26 @@ fn lacuna(dir: &Path, args: &[&str]) -> Output {
         .expect("the lacuna binary runs")
 }
 
+/// A project `name` in a new temporary directory: a `pyproject.toml` naming the test
+/// interpreter, with the project's root as its source root, and `files`.
+fn python_project(name: &str, files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join(name);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        format!(
+            "[tool.lacuna]\npython = {:?}\nsrc = [\".\"]\n",
+            example::python()
+        ),
+    )
+    .unwrap();
+    for (path, text) in files {
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    (dir, root)
+}
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
@@ -1840,22 +1860,13 @@ fn the_suites_arguments_are_inputs_the_generator_tries() {
 /// function it explores; stdout keeps the JSON document. Without it, nothing of the kind.
 #[test]
 fn lacuna_log_writes_the_search_under_the_function_it_explores() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("logged");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(
-        root.join("pyproject.toml"),
-        format!(
-            "[tool.lacuna]\npython = {:?}\nsrc = [\".\"]\n",
-            example::python()
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("grade.py"),
-        "def grade(score: int) -> str:\n    if score > 90:\n        return 'A'\n    return 'B'\n",
-    )
-    .unwrap();
+    let (_dir, root) = python_project(
+        "logged",
+        &[(
+            "grade.py",
+            "def grade(score: int) -> str:\n    if score > 90:\n        return 'A'\n    return 'B'\n",
+        )],
+    );
     let home = tempfile::tempdir().unwrap();
     let run = |log: Option<&str>| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_lacuna"));
