@@ -86,6 +86,8 @@ kinds/nested.py Basket.count_below 2/2
 kinds/nested.py Basket.count_below.<locals>.below 2/2
 kinds/nested.py clamp.<locals>.decorator.<locals>.wrapper 4/4
 kinds/nested.py threshold.<locals>.check 0/2 not explored: nested in `threshold`, which returns it (or passes it on) without calling it, so no call of `threshold` runs it: a function of the project decorated `@threshold` is explored through it; otherwise test what calls the function it returns, or move it to module level
+kinds/nested.py select 2/2
+kinds/nested.py select.<locals>.keep 2/2
 kinds/rebound.py scale 0/2 not explored: `scale` is bound again to the definition at line 15: no call by its name reaches the definition at line 6
 kinds/rebound.py scale#2 2/2
 kinds/rebound.py pick#3 2/2
@@ -135,6 +137,12 @@ kinds/rebound.py pick#3 2/2
     assert!(nested.contains(".count_below("), "{nested}");
     assert!(
         nested.contains("def test_double_1():\n    result = double("),
+        "{nested}"
+    );
+    // A nested function's inputs are the enclosing function's, guessed from how the enclosing
+    // function's code (the nested one's included) uses them: `predicate(v)` is a callable.
+    assert!(
+        nested.contains("def test_select_locals_keep_1():\n    result = select("),
         "{nested}"
     );
     let rebound = read("test_lacuna_kinds_rebound.py");

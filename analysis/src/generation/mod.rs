@@ -389,7 +389,7 @@ class Version:
         let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &*f.syntax).collect();
         let wrapper = syntax(&module, "_comparator.<locals>.wrapper");
         assert_eq!(
-            wrapped_by(&wrapper, &all).as_deref(),
+            wrapped_by(&wrapper, &all).map(|i| &*all[i].qualname),
             Some("Version.__lt__")
         );
         // Not a decorator's wrapper: nothing to call it through.
@@ -446,8 +446,17 @@ def retry(times):
 
     /// `enclosing_call` for the function named `qualname` in `NESTED`.
     fn enclosed(qualname: &str) -> Result<(String, crate::agent::protocol::Call), String> {
-        let module = lacuna_grammar::parse(NESTED);
-        let lines = lacuna_grammar::LineIndex::new(NESTED);
+        enclosed_in(NESTED, qualname).map(|(reached, _)| (reached.called_as, reached.call))
+    }
+
+    /// `enclosing_call` for the function named `qualname` in `source`, with the qualified name
+    /// of the definition its call runs.
+    fn enclosed_in(
+        source: &str,
+        qualname: &str,
+    ) -> Result<(super::targets::Reached, String), String> {
+        let module = lacuna_grammar::parse(source);
+        let lines = lacuna_grammar::LineIndex::new(source);
         let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &*f.syntax).collect();
         let places: Vec<Place> = module
             .functions
@@ -465,7 +474,10 @@ def retry(times):
             })
             .collect();
         let at = all.iter().position(|f| &*f.qualname == qualname).unwrap();
-        enclosing_call(at, &all, &places)
+        enclosing_call(at, &all, &places).map(|reached| {
+            let caller = all[reached.caller].qualname.to_string();
+            (reached, caller)
+        })
     }
 
     #[test]
@@ -478,6 +490,97 @@ def retry(times):
         let (_, call) = enclosed("outer.<locals>.middle.<locals>.inner").unwrap();
         assert_eq!(call.through.as_deref(), Some("outer"));
         assert_eq!(call.lines, Some((18, 18)));
+    }
+
+    /// The inputs of a nested function explored through the function around it are that
+    /// function's parameters: what seeds them is read from the definition the call runs.
+    #[test]
+    fn a_nested_function_is_seeded_as_the_call_that_runs_it() {
+        let (_, caller) = enclosed_in(NESTED, "outer.<locals>.middle.<locals>.inner").unwrap();
+        assert_eq!(caller, "outer");
+        let (_, caller) = enclosed_in(NESTED, "Basket.below.<locals>.under").unwrap();
+        assert_eq!(caller, "Basket.below");
+        const DECORATED: &str = r#"
+def logged(func):
+    def wrapper(*args):
+        if args:
+            return func(*args)
+    return wrapper
+
+def outer(xs):
+    def inner(y):
+        if y > 0:
+            return xs
+    return inner(1)
+
+@logged
+def run(job, limit):
+    return job
+"#;
+        // A decorator's wrapper nested in a function called through a decorated one: the
+        // decorated function's call.
+        let module = lacuna_grammar::parse(DECORATED);
+        let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &*f.syntax).collect();
+        let wrapper = syntax(&module, "logged.<locals>.wrapper");
+        assert_eq!(
+            wrapped_by(&wrapper, &all).map(|i| &*all[i].qualname),
+            Some("run")
+        );
+        let (_, caller) = enclosed_in(DECORATED, "outer.<locals>.inner").unwrap();
+        assert_eq!(caller, "outer");
+    }
+
+    /// The seeds of a definition explored through another's call: the caller's parameter
+    /// uses, the literals of both.
+    #[test]
+    fn seeds_through_a_call_are_the_callers_uses_and_both_literals() {
+        const SOURCE: &str = r#"
+def outer(items):
+    def count(limit):
+        if len(items) > limit + 7:
+            return "many"
+    return count(3)
+
+def logged(func):
+    def wrapper(*args):
+        if args == ("stop",):
+            return None
+        return func(*args)
+    return wrapper
+
+@logged
+def run(job):
+    return job["name"]
+"#;
+        let seeds = lacuna_grammar::seeds(SOURCE);
+        let module = lacuna_grammar::parse(SOURCE);
+        let id = |qualname: &str| {
+            let f = module
+                .functions
+                .iter()
+                .find(|f| &*f.syntax.qualname == qualname)
+                .unwrap();
+            seeds.function(&f.id)
+        };
+        let through = super::targets::called_through(id("outer"), &id("outer.<locals>.count"));
+        let uses: Vec<&str> = through.param_uses.iter().map(|u| &*u.param).collect();
+        assert_eq!(uses, ["items"], "the enclosing function's parameter's uses");
+        let through = super::targets::called_through(id("run"), &id("logged.<locals>.wrapper"));
+        let uses: Vec<&str> = through.param_uses.iter().map(|u| &*u.param).collect();
+        assert_eq!(uses, ["job"], "the decorated function's parameter's uses");
+        let texts: Vec<&str> = through
+            .literals
+            .iter()
+            .filter_map(|l| match l {
+                lacuna_grammar::Literal::Str { value, .. } => Some(value.as_str()),
+                lacuna_grammar::Literal::Int(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            ["name", "stop"],
+            "the caller's literals, then the wrapper's"
+        );
     }
 
     #[test]

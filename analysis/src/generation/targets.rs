@@ -319,13 +319,28 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
             // A function nested in a decorator is called as the functions it decorates; one
             // nested in a function that calls it, through that function.
             let reached = match wrapped_by(&syntax, &all) {
-                Some(name) => Ok((name, Call::default())),
+                Some(decorated) => Ok(Reached {
+                    called_as: all[decorated].qualname.to_string(),
+                    call: Call::default(),
+                    caller: decorated,
+                }),
                 None if syntax.qualname.contains(".<locals>.") => enclosing_call(at, &all, &places),
-                None => Ok(reach(&syntax, &all, places[at].header)),
+                None => {
+                    let (called_as, call) = reach(&syntax, &all, places[at].header);
+                    Ok(Reached {
+                        called_as,
+                        call,
+                        caller: at,
+                    })
+                }
             };
-            let (called_as, call, unreached) = match reached {
-                Ok((called_as, call)) => (called_as, call, None),
-                Err(why) => (syntax.name.to_string(), Call::default(), Some(why)),
+            let (called_as, call, caller, unreached) = match reached {
+                Ok(Reached {
+                    called_as,
+                    call,
+                    caller,
+                }) => (called_as, call, caller, None),
+                Err(why) => (syntax.name.to_string(), Call::default(), at, Some(why)),
             };
             let checked = FunctionSyntax {
                 qualname: match &call.through {
@@ -340,6 +355,14 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                     .map_err(str::to_owned)
                     .and_then(|()| unreached.map_or(Ok(()), Err)),
             };
+            // What the generator seeds the inputs with: those of the call that runs it.
+            let seeds = std::sync::Arc::new(match caller {
+                caller if caller == at => file_seeds.function(node.id(db)),
+                caller => called_through(
+                    file_seeds.function(functions[caller].id(db)),
+                    &file_seeds.function(node.id(db)),
+                ),
+            });
             let under_test = |qualname: String, call: Call| FunctionUnderTest {
                 id: node.id(db).clone(),
                 module: module.to_owned(),
@@ -352,7 +375,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                 tables: function_model(db, node).tables.to_vec(),
                 text: text.clone(),
                 file_syntax: file_syntax.clone(),
-                seeds: std::sync::Arc::new(file_seeds.function(node.id(db))),
+                seeds: seeds.clone(),
                 flow: file_flow.clone(),
             };
             if let Err(reason) = verdict {
@@ -393,6 +416,85 @@ pub(super) struct Place {
     pub range: lacuna_grammar::TextRange,
 }
 
+/// How a test reaches a definition: the name it is known by, the call, and which definition
+/// that call runs (`caller`, an index into the file's definitions): itself, the function
+/// around a nested one, or the function a decorator's wrapper decorates.
+pub(super) struct Reached {
+    pub called_as: String,
+    pub call: Call,
+    pub caller: usize,
+}
+
+/// The seeds of a definition explored through the call of another (`caller`'s): the inputs
+/// are the caller's parameters, so their uses are the caller's; the literals are both
+/// (a nested function's are its enclosing one's already, a decorator's wrapper's are not).
+pub(super) fn called_through(
+    caller: lacuna_grammar::FunctionSeeds,
+    target: &lacuna_grammar::FunctionSeeds,
+) -> lacuna_grammar::FunctionSeeds {
+    let mut seeds = caller;
+    for literal in &target.literals {
+        if !seeds.literals.contains(literal) {
+            seeds.literals.push(literal.clone());
+        }
+    }
+    seeds.non_finite |= target.non_finite;
+    seeds
+}
+
+/// A nested function's qualified name at each `.<locals>.`: `retry`, `decorator`, `wrapper`
+/// for `retry.<locals>.decorator.<locals>.wrapper`.
+struct Levels<'a>(Vec<&'a str>);
+
+impl<'a> Levels<'a> {
+    fn of(qualname: &'a str) -> Self {
+        Levels(qualname.split(".<locals>.").collect())
+    }
+
+    /// How a function of the project is decorated to run this one, when it is a decorator's
+    /// wrapper (`decorator.<locals>.wrapper`: `@decorator`) or a decorator factory's
+    /// (`factory.<locals>.decorator.<locals>.wrapper`: `@factory(…)`), each level a plain
+    /// function.
+    fn decoration(&self) -> Option<Decoration<'a>> {
+        if self.0.iter().any(|level| level.contains('.')) {
+            return None;
+        }
+        match self.0.as_slice() {
+            [decorator, _] => Some(Decoration::Plain(decorator)),
+            [factory, _, _] => Some(Decoration::Factory(factory)),
+            _ => None,
+        }
+    }
+}
+
+/// How a decorator is applied: `@decorator` or `@factory(…)`.
+#[derive(Clone, Copy)]
+enum Decoration<'a> {
+    Plain(&'a str),
+    Factory(&'a str),
+}
+
+impl Decoration<'_> {
+    /// Whether the decorator text `d` (without `@`) applies it.
+    fn applied_by(self, d: &str) -> bool {
+        match self {
+            Decoration::Plain(decorator) => d == decorator,
+            Decoration::Factory(factory) => d
+                .strip_prefix(factory)
+                .is_some_and(|rest| rest.starts_with('(')),
+        }
+    }
+}
+
+impl std::fmt::Display for Decoration<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Decoration::Plain(decorator) => write!(f, "@{decorator}"),
+            Decoration::Factory(factory) => write!(f, "@{factory}(…)"),
+        }
+    }
+}
+
 /// How a test reaches `all[at]`, a function nested in another (`outer.<locals>.inner`) that
 /// the function around it calls: through the call that runs the function around it (itself
 /// nested, a decorator's wrapper or reached as any definition), whose inputs then drive the
@@ -403,19 +505,24 @@ pub(super) fn enclosing_call(
     at: usize,
     all: &[&FunctionSyntax],
     places: &[Place],
-) -> Result<(String, Call), String> {
-    let call = through_enclosing(at, all, places, &all[at].decisions)?;
-    Ok((all[at].qualname.to_string(), call))
+) -> Result<Reached, String> {
+    let (call, caller) = through_enclosing(at, all, places, &all[at].decisions)?;
+    Ok(Reached {
+        called_as: all[at].qualname.to_string(),
+        call,
+        caller,
+    })
 }
 
-/// The call of the function around `all[at]` that runs it; `decisions` are the targets' (the
-/// innermost nested function's), which the outermost function is checked with.
+/// The call of the function around `all[at]` that runs it, and the definition that call runs;
+/// `decisions` are the targets' (the innermost nested function's), which the outermost
+/// function is checked with.
 fn through_enclosing(
     at: usize,
     all: &[&FunctionSyntax],
     places: &[Place],
     decisions: &lacuna_grammar::ThinVec<lacuna_grammar::Decision>,
-) -> Result<Call, String> {
+) -> Result<(Call, usize), String> {
     let nested = all[at];
     let Some((enclosing, name)) = nested.qualname.rsplit_once(".<locals>.") else {
         return Err("not nested in a function".to_owned());
@@ -435,14 +542,11 @@ fn through_enclosing(
         .ok_or_else(|| format!("nested in `{enclosing}`, whose definition was not found"))?;
     let outer = all[around];
     if !outer.calls.iter().any(|c| c.callee == name) {
+        let levels = Levels::of(&nested.qualname);
         // A decorator factory's decorator (`cached.<locals>.decorator`, returning a wrapper of
         // its own) runs when a function is decorated, at import.
         let inner = format!("{}.<locals>.", nested.qualname);
-        if let [_, _] = nested
-            .qualname
-            .split(".<locals>.")
-            .collect::<Vec<_>>()
-            .as_slice()
+        if let Some(Decoration::Plain(_)) = levels.decoration()
             && all.iter().any(|f| f.qualname.starts_with(&inner))
         {
             return Err(format!(
@@ -450,68 +554,57 @@ fn through_enclosing(
             ));
         }
         // What would reach it: a function the project decorates with it (`wrapped_by`).
-        let levels: Vec<&str> = nested.qualname.split(".<locals>.").collect();
-        let decorating = match levels.as_slice() {
-            [decorator, _] => format!(
-                "a function of the project decorated `@{decorator}` is explored through it; otherwise test"
+        let decorating = match levels.decoration() {
+            Some(decoration) => format!(
+                "a function of the project decorated `{decoration}` is explored through it; otherwise test"
             ),
-            [factory, _, _] => format!(
-                "a function of the project decorated `@{factory}(…)` is explored through it; otherwise test"
-            ),
-            _ => "test".to_owned(),
+            None => "test".to_owned(),
         };
         return Err(format!(
             "nested in `{enclosing}`, which returns it (or passes it on) without calling it, so no call of `{enclosing}` runs it: {decorating} what calls the function it returns, or move it to module level"
         ));
     }
-    let (called_as, call) = if let Some(name) = wrapped_by(outer, all) {
-        (name, Call::default())
-    } else if enclosing.contains(".<locals>.") {
+    let (called_as, call, caller) = if let Some(decorated) = wrapped_by(outer, all) {
         (
-            enclosing.to_owned(),
-            through_enclosing(around, all, places, decisions)?,
+            all[decorated].qualname.to_string(),
+            Call::default(),
+            decorated,
         )
+    } else if enclosing.contains(".<locals>.") {
+        let (call, caller) = through_enclosing(around, all, places, decisions)?;
+        (enclosing.to_owned(), call, caller)
     } else {
         explorable(&FunctionSyntax {
             decisions: decisions.clone(),
             ..outer.clone()
         })
         .map_err(|why| format!("nested in `{enclosing}`, which is not explored: {why}"))?;
-        reach(outer, all, places[around].header)
+        let (called_as, call) = reach(outer, all, places[around].header);
+        (called_as, call, around)
     };
-    Ok(Call {
+    let call = Call {
         through: Some(call.through.unwrap_or(called_as)),
         ..call
-    })
+    };
+    Ok((call, caller))
 }
 
 /// The wrapper a module-level decorator defines (`_comparator.<locals>.wrapper`) runs when a
-/// function it decorates (`@_comparator def __lt__`) is called: the qualified name of the
-/// first of those that is no target of its own (no decisions) and could be called directly.
-/// A decorator factory's (`cached.<locals>.decorator.<locals>.wrapper`) runs when a function
+/// function it decorates (`@_comparator def __lt__`) is called: the first of those (its index
+/// in `all`) that is no target of its own (no decisions) and could be called directly. A
+/// decorator factory's (`cached.<locals>.decorator.<locals>.wrapper`) runs when a function
 /// decorated by a call of it (`@cached(cache)`) is.
-pub(super) fn wrapped_by(nested: &FunctionSyntax, all: &[&FunctionSyntax]) -> Option<String> {
-    let levels: Vec<&str> = nested.qualname.split(".<locals>.").collect();
-    let decorates = |d: &str| match levels.as_slice() {
-        [decorator, _] => d == *decorator,
-        [factory, _, _] => d
-            .strip_prefix(factory)
-            .is_some_and(|rest| rest.starts_with('(')),
-        _ => false,
-    };
-    if levels.len() < 2 || levels.iter().any(|level| level.contains('.')) {
-        return None;
-    }
-    all.iter()
-        .filter(|f| f.decisions.is_empty() && f.decorators.iter().any(|d| decorates(d)))
-        .find(|f| {
-            explorable(&FunctionSyntax {
+pub(super) fn wrapped_by(nested: &FunctionSyntax, all: &[&FunctionSyntax]) -> Option<usize> {
+    let decoration = Levels::of(&nested.qualname).decoration()?;
+    all.iter().position(|f| {
+        f.decisions.is_empty()
+            && f.decorators.iter().any(|d| decoration.applied_by(d))
+            && explorable(&FunctionSyntax {
                 decisions: nested.decisions.clone(),
-                ..(**f).clone()
+                ..(*f).clone()
             })
             .is_ok()
-        })
-        .map(|f| f.qualname.to_string())
+    })
 }
 
 /// Which methods write each field, for every class of the project: `("module:Qual", field)`.
