@@ -69,6 +69,9 @@ impl ImportFailure {
     }
 }
 
+/// The exception the agent raises into an import that runs out of time.
+const IMPORT_TIMED_OUT: &str = "ImportTimedOut";
+
 /// A function whose module could not be imported.
 pub struct Failed<'a> {
     pub module: &'a str,
@@ -203,6 +206,16 @@ fn message(
             python.display(),
             python.display(),
             distribution(missing),
+        );
+    }
+    if failure.error == IMPORT_TIMED_OUT {
+        let (prefix, line) = chain_prefix(failure, target);
+        return format!(
+            "cannot import `{target}`: {}: {prefix} was still running line {line}; \
+             {not_explored}. Fix: move what runs at module level there into a function (or \
+             under `if __name__ == \"__main__\":`), so that importing the module only \
+             defines what it holds",
+            failure.message
         );
     }
     let fix = if failure.message.contains("no known parent package")

@@ -349,12 +349,7 @@ fn import_errors(doc: &serde_json::Value) -> Vec<String> {
                 .unwrap()
                 .iter()
                 .filter(|d| d["code"] == "LCN108")
-                .map(move |d| {
-                    format!(
-                        "{}:{} {}",
-                        f["path"], d["range"]["start"]["line"], d["message"]
-                    )
-                })
+                .map(move |d| format!("{}:{} {}", f["path"], d["line"], d["message"]))
         })
         .collect()
 }
@@ -422,6 +417,34 @@ fn a_module_that_does_not_import_is_tried_again_only_when_what_it_depends_on_cha
         fourth["generation"]
     );
     assert_eq!(import_errors(&fourth), Vec::<String>::new());
+}
+
+/// A module whose import never ends is one error on the line it was running, for all its
+/// functions after a single wait (the agent interrupts the import and says where it was); the
+/// next run reports it from the store without importing it again.
+#[test]
+fn a_module_whose_import_never_ends_is_one_located_error_and_is_not_waited_for_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("pyproject.toml"), "[project]\nname = \"app\"\n").unwrap();
+    std::fs::write(
+        root.join("waits.py"),
+        "import time\n\ntime.sleep(300)\n\n\ndef kind(x):\n    if x > 0:\n        return 'pos'\n    return 'neg'\n\n\ndef sign(x):\n    if x < 0:\n        return -1\n    return 1\n",
+    )
+    .unwrap();
+    let (out, first) = check_failing(root, &["waits.py"]);
+    assert_eq!(
+        import_errors(&first),
+        [
+            "\"waits.py\":3 \"cannot import `waits`: the import did not finish within 15 s: `waits` was still running line 3; 2 functions not explored. Fix: move what runs at module level there into a function (or under `if __name__ == \\\"__main__\\\":`), so that importing the module only defines what it holds\""
+        ],
+        "{}",
+        stderr(&out)
+    );
+    let (out, second) = check_failing(root, &["waits.py"]);
+    assert_eq!(second["generation"]["explored"], 0, "{}", stderr(&out));
+    assert_eq!(second["generation"]["reused"], 2);
+    assert_eq!(import_errors(&second), import_errors(&first));
 }
 
 #[test]

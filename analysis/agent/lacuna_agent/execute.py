@@ -225,9 +225,17 @@ class Runtime:
 
     # -- requests -------------------------------------------------------------------------
 
-    def resolve(self, target):
+    def resolve(self, target, limit=None):
+        """The target's definition, its module imported first; within `limit` seconds when
+        given and the module is not imported yet."""
+        name = target["module"]
         try:
-            module = importlib.import_module(target["module"])
+            if limit is not None and name not in sys.modules:
+                module = _import_within(name, limit)
+            else:
+                module = importlib.import_module(name)
+        except ImportTimedOut as e:
+            raise TargetImportError(e, self) from None
         except Exception as e:  # ImportError, and whatever the module raises while it runs
             raise TargetImportError(e, self) from e
         if not self.is_project_module(module):
@@ -238,7 +246,7 @@ class Runtime:
         self.sandbox.importing = True
         self.sandbox.active = True
         try:
-            resolved = self.resolve(request["target"])
+            resolved = self.resolve(request["target"], limit=IMPORT_SECONDS)
         except TargetImportError as e:
             return {"error": str(e), "import_error": e.details}
         except targets.Unreachable as e:
@@ -525,6 +533,32 @@ def _uses_factory(tree):
 
 def _alarm(signum, frame):
     raise ExecutionTimeout()
+
+
+# How long describing a function may spend importing its module: below the 20 s the request
+# is given, so that a module whose import never ends (a loop, a wait at module level) is an
+# answer — with the line it was running — and not a worker killed for not answering.
+IMPORT_SECONDS = 15.0
+
+
+class ImportTimedOut(BaseException):
+    """Raised into a module's import that ran out of time: not an `Exception`, so that the
+    module's own `except Exception` around what it runs does not take it for its own."""
+
+
+def _import_within(name, limit):
+    """`importlib.import_module(name)`, interrupted after `limit` seconds (`ImportTimedOut`,
+    with the traceback of where the import was)."""
+    def timed_out(signum, frame):
+        raise ImportTimedOut("the import did not finish within %g s" % limit)
+
+    previous = signal.signal(signal.SIGALRM, timed_out)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return importlib.import_module(name)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _qualified_type(value):

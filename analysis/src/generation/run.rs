@@ -1,7 +1,7 @@
 //! Exploring a run's targets: on threads sharing the agent pool, each function given its share
 //! of the run's time budget, with progress reported as functions start and finish.
 
-use super::{ExplorationTarget, Facts, FunctionResult, signature};
+use super::{ExplorationTarget, Facts, FunctionResult, NotDescribed, signature};
 use crate::agent::Pool;
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
@@ -121,6 +121,10 @@ pub fn explore_all_reporting(
     });
     let queue = Mutex::new(targets.into_iter().enumerate().collect::<Vec<_>>());
     let results = Mutex::new(vec![]);
+    // Modules the agent could not import in this run, by name: their other functions are not
+    // described again (an import that fails late, or runs out of time, would cost as much
+    // again for each).
+    let unimported: Mutex<rustc_hash::FxHashMap<String, NotDescribed>> = Mutex::default();
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             let explorer = std::thread::Builder::new()
@@ -140,10 +144,26 @@ pub fn explore_all_reporting(
                     let share = run
                         .as_ref()
                         .map(|r| (r, r.take(RunBudget::weight(&target, obligations))));
-                    let described = match share {
-                        Some((_, share)) if share.is_zero() => Err(None),
+                    let known = unimported
+                        .lock()
+                        .expect("import failures lock")
+                        .get(&target.module)
+                        .cloned();
+                    let described = match (share, known) {
+                        (Some((_, share)), _) if share.is_zero() => Err(None),
+                        (_, Some(failed)) => Err(Some(failed)),
                         _ => signature(pool, &target, facts).map_err(Some),
                     };
+                    if let Err(Some(e)) = &described
+                        && e.answered
+                        && e.import.is_some()
+                    {
+                        unimported
+                            .lock()
+                            .expect("import failures lock")
+                            .entry(target.module.clone())
+                            .or_insert_with(|| e.clone());
+                    }
                     let settled = matches!(&described, Err(Some(e)) if e.answered);
                     let (exploration, import_failure, guidance_subjects) = match described {
                             Err(None) => (
