@@ -164,6 +164,29 @@ fn state_a_method_sets_is_built_by_calling_it_first_and_coverage_confirms_it() {
     );
     assert!(timer.contains("    with pytest.raises(RuntimeError):\n        timer.stop("));
     assert!(timer.contains("timer.start(") && timer.contains("result = elapsed(timer, "));
+    // Two calls away: `fastest()` needs a lap, which `stop()` records only after `start()`.
+    // `stop()` raised on its own; the other method changing what it changes comes first.
+    let stopwatch = read(&run, "test_lacuna_clock_stopwatch.py");
+    let in_order = |lines: &[&str]| {
+        stopwatch.split("\n\n\n").any(|test| {
+            let mut rest = test;
+            lines.iter().all(|line| match rest.find(line) {
+                Some(at) => {
+                    rest = &rest[at + line.len()..];
+                    true
+                }
+                None => false,
+            })
+        })
+    };
+    assert!(
+        in_order(&[
+            "    stopwatch = Stopwatch()\n    stopwatch.start(",
+            ")\n    stopwatch.stop(",
+            ")\n    result = stopwatch.fastest()\n    assert result == ",
+        ]),
+        "{stopwatch}"
+    );
     insta::assert_snapshot!(run.missing);
 }
 

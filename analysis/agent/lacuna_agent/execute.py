@@ -326,6 +326,8 @@ class Runtime:
                     result = {"status": "input-error", "error": str(e)}
                     if e.building is not None:
                         result["building"] = e.building
+                    if e.method is not None:
+                        result["building_method"] = e.method
                 except ExecutionTimeout:
                     raise
                 except Exception as e:

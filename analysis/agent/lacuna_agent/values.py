@@ -17,11 +17,13 @@ from . import objects
 
 class InputError(Exception):
     """An input could not be built (a constructor, method or factory raised). `building`: the
-    class (`module:Qual`) whose construction raised, when it was a class's."""
+    class (`module:Qual`) whose construction raised, when it was a class's; `method`: the
+    method called on the new object that raised, when one did."""
 
-    def __init__(self, message, building=None):
+    def __init__(self, message, building=None, method=None):
         super().__init__(message)
         self.building = building
+        self.method = method
 
 
 # The callables built for the execution under way, by access path: how often each was called is
@@ -159,7 +161,7 @@ def _decode(tree, is_project_object):
                 method(*cargs, **ckwargs)
             except Exception as e:
                 raise InputError("%s(...) raised %s: %s" % (call["method"], type(e).__name__, e),
-                                 building=tree.get("class")) from e
+                                 building=tree.get("class"), method=call["method"]) from e
         return obj
     raise InputError("unknown value kind %r" % (kind,))
 

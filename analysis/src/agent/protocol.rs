@@ -522,6 +522,10 @@ pub struct Execution {
     /// a class's constructor or one of the method calls that set its state.
     #[serde(default)]
     pub building: Option<String>,
+    /// The method called on that object after its constructor that raised, when one did
+    /// (`stop` of a `Timer` not started).
+    #[serde(default)]
+    pub building_method: Option<String>,
     /// What the symbols of object fields stood for when the inputs were built
     /// (`self._spent` → `["int", "0"]`), as literals of the expression wire form.
     #[serde(default)]
@@ -678,6 +682,7 @@ impl Execution {
             truncated: false,
             error: Some(error.into()),
             building: None,
+            building_method: None,
             fields: BTreeMap::new(),
             callables: BTreeMap::new(),
             type_tests: vec![],

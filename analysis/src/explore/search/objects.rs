@@ -1,8 +1,10 @@
 //! Object inputs: what a variable no input sets stands for (an external call's return, a field
-//! of an object input, reached through constructor and factory arguments), and the writer calls
-//! or factory arguments that give a field the value a model wants.
+//! of an object input, reached through constructor and factory arguments), the writer calls
+//! or factory arguments that give a field the value a model wants, and the calls that set up
+//! the state a writer call needs when it raised.
 
 use super::Search;
+use crate::agent::protocol::Execution;
 use crate::explore::exploration::Dependency;
 use crate::explore::inputs::{Candidate, constructor_choice, factory_param};
 use crate::explore::shape::{ObjectShape, Shape};
@@ -218,4 +220,70 @@ impl Search<'_> {
         }
         Some(Ok((root.clone(), vec![method; count as usize])))
     }
+
+    /// A method called on an input object after its constructor raised (`stop()` on a `Timer`
+    /// never started): the state it checks is usually what it changes, which the other methods
+    /// that change it set up (`start()`, writing `_start` as `stop()` does). One candidate per
+    /// such method, called just before the one that raised (a step back along the object's
+    /// construction graph, as EvoObj builds it from a field to its writers).
+    pub(super) fn set_up_first(&mut self, candidate: &Candidate, run: &Execution) {
+        let (Some(class), Some(method)) = (&run.building, &run.building_method) else {
+            return;
+        };
+        let mut next_candidates = vec![];
+        for (path, calls) in &candidate.calls {
+            let shape = if path == "self" {
+                self.signature.receiver.as_ref()
+            } else {
+                self.signature.params.iter().find_map(|(n, s)| match s {
+                    Shape::Object(o) if n == path => Some(o),
+                    _ => None,
+                })
+            };
+            let Some(shape) = shape.filter(|o| o.class == *class) else {
+                continue;
+            };
+            let Some(failing) = shape.methods.iter().position(|(m, _)| m == method) else {
+                continue;
+            };
+            let Some(at) = calls.iter().position(|&c| c == failing) else {
+                continue;
+            };
+            // The fields the failing method changes, and the other methods changing them.
+            let writers = &self.signature.writers;
+            let changed = |m: &str| -> Vec<&String> {
+                writers
+                    .iter()
+                    .filter(|((c, _), ws)| c == class && ws.iter().any(|w| w == m))
+                    .map(|((_, f), _)| f)
+                    .collect()
+            };
+            let fields = changed(method);
+            let mut first: Vec<usize> = shape
+                .methods
+                .iter()
+                .enumerate()
+                .filter(|(_, (m, _))| m != method && changed(m).iter().any(|f| fields.contains(f)))
+                .map(|(i, _)| i)
+                .filter(|i| !calls[..at].contains(i))
+                .collect();
+            first.truncate(SET_UP_CALLS);
+            if calls.len() >= self.budget.loop_bound as usize {
+                continue;
+            }
+            for m in first {
+                let mut next = candidate.clone();
+                let mut sequence = calls.clone();
+                sequence.insert(at, m);
+                next.calls.insert(path.clone(), sequence);
+                next_candidates.push(next);
+            }
+        }
+        for next in next_candidates {
+            self.push(2, next);
+        }
+    }
 }
+
+/// The methods tried before one that raised, at most.
+const SET_UP_CALLS: usize = 4;

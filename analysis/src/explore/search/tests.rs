@@ -63,6 +63,7 @@ fn run(events: Vec<Event>) -> Execution {
         truncated: false,
         error: None,
         building: None,
+        building_method: None,
         fields: BTreeMap::new(),
         callables: BTreeMap::new(),
         type_tests: vec![],
