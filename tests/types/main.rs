@@ -148,6 +148,13 @@ fn unannotated_parameters_take_the_kinds_their_uses_ask_for_and_coverage_confirm
     ] {
         assert!(uses.contains(built), "{built} in:\n{uses}");
     }
+    // A callable input's calls raise too: first failing, then succeeding.
+    let callbacks = read(&run, "test_lacuna_kinds_callbacks.py");
+    assert!(
+        callbacks.contains("result = call_with_retries(_returning(_Raises(Exception('raised by a generated input')), ")
+            && callbacks.contains("assert result == ('recovered', "),
+        "{callbacks}"
+    );
     insta::assert_snapshot!(run.missing);
 }
 

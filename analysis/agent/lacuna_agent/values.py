@@ -35,9 +35,15 @@ callables = {}
 named_inputs = {}
 
 
+# A call of an input function that raises instead of returning (`{"kind": "raise"}` among a
+# callable's returns).
+RAISE = object()
+
+
 class InputFunction:
     """A callable input: its n-th call returns the n-th value the generator chose (the last one
-    repeats), whatever it is called with."""
+    repeats), whatever it is called with, or raises `Exception` where the generator chose that
+    call to raise."""
 
     __slots__ = ("_values", "calls", "__name__", "__qualname__")
 
@@ -49,6 +55,8 @@ class InputFunction:
     def __call__(self, *args, **kwargs):
         value = self._values[min(self.calls, len(self._values) - 1)] if self._values else None
         self.calls += 1
+        if value is RAISE:
+            raise Exception("raised by a generated input")
         return value
 
     def __repr__(self):
@@ -125,6 +133,8 @@ def _decode(tree, is_project_object):
         function = InputFunction(name, [sub(t) for t in tree.get("returns", [])])
         callables[name] = function
         return function
+    if kind == "raise":
+        return RAISE
     if kind == "ref":
         try:
             return resolve(tree["name"])

@@ -189,3 +189,17 @@ def test_a_key_tested_against_keys_of_another_kind_is_a_type_test():
         recorder.stop()
     assert list(rec.type_tests.values()) == [
         {"name": "keys[0]", "value": False, "flip": ["str"], "equality": True}]
+
+
+def test_a_callable_inputs_call_raises_where_the_generator_chose_it():
+    fn = values.decode({"kind": "callable", "sym": "fn",
+                        "returns": [{"kind": "raise"}, {"kind": "int", "value": "3"}]},
+                       lambda obj: False)
+    try:
+        fn(1, key=2)
+    except Exception as e:
+        assert str(e) == "raised by a generated input"
+    else:
+        raise AssertionError("the first call raises")
+    assert fn() == 3 and fn() == 3, "then it returns, the last value repeating"
+    assert fn.calls == 3

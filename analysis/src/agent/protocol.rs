@@ -82,6 +82,9 @@ pub enum Value {
     Callable {
         returns: Vec<ValueTree>,
     },
+    /// A call of a callable input that raises instead of returning (an `Exception`, as a
+    /// callback that fails does): only among a `callable`'s `returns`.
+    Raise,
     /// An existing function or class (`builtins:dict`), passed as it is.
     Ref {
         name: String,

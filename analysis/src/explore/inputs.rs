@@ -42,6 +42,11 @@ pub fn call_return(path: &str, k: usize) -> String {
     format!("{path}.__call__[{k}]")
 }
 
+/// The choice of whether call `k` of the callable input at `path` raises (1) or returns (0).
+pub fn call_raises(path: &str, k: usize) -> String {
+    format!("{path}.__call__[{k}]!raises")
+}
+
 /// Builds value trees for a candidate; `bound` caps container lengths.
 pub struct Builder<'a> {
     pub candidate: &'a Candidate,
@@ -144,6 +149,10 @@ impl Builder<'_> {
                     let unset = !c.vars.keys().any(|v| v.starts_with(&at))
                         && !c.choices.keys().any(|v| v.starts_with(&at))
                         && !c.types.keys().any(|v| v.starts_with(&at));
+                    if c.choices.get(&call_raises(path, k)) == Some(&1) {
+                        values.push(ValueTree::new(Value::Raise));
+                        continue;
+                    }
                     let value = match values.last() {
                         Some(previous) if unset && is_scalar(&previous.value) => ValueTree {
                             value: previous.value.clone(),

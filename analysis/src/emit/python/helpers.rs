@@ -74,12 +74,23 @@ pub(super) const RESTORING_HELPER: &str = r#"def _restoring(request, target):
 "#;
 
 /// A callable argument whose calls return chosen values in turn, the way the generator ran it.
-pub(super) const RETURNING_HELPER: &str = r#"def _returning(*values):
-    """A function that returns `values` in turn (the last one repeats), whatever its arguments."""
+pub(super) const RETURNING_HELPER: &str = r#"class _Raises:
+    """A call of a `_returning` function that raises `exception` instead of returning."""
+
+    def __init__(self, exception):
+        self.exception = exception
+
+
+def _returning(*values):
+    """A function that returns `values` in turn (the last one repeats), whatever its arguments;
+    a `_Raises` value is raised instead."""
     returns = list(values)
 
     def function(*args, **kwargs):
-        return returns.pop(0) if len(returns) > 1 else returns[0]
+        value = returns.pop(0) if len(returns) > 1 else returns[0]
+        if isinstance(value, _Raises):
+            raise value.exception
+        return value
 
     return function
 "#;

@@ -69,9 +69,10 @@ impl Writer<'_> {
                     .iter()
                     .map(|r| self.expr(r))
                     .collect::<Option<_>>()?;
+                let raises = returns.iter().any(|r| r.value == Value::Raise);
                 match values.split_first() {
                     None => "lambda *args, **kwargs: None".to_owned(),
-                    Some((first, rest)) if rest.iter().all(|v| v == first) => {
+                    Some((first, rest)) if !raises && rest.iter().all(|v| v == first) => {
                         format!("lambda *args, **kwargs: {first}")
                     }
                     Some(_) => {
@@ -79,6 +80,11 @@ impl Writer<'_> {
                         format!("_returning({})", values.join(", "))
                     }
                 }
+            }
+            // A call of a callable input that raises (only among its returns).
+            Value::Raise => {
+                self.imports.returning = true;
+                "_Raises(Exception('raised by a generated input'))".to_owned()
             }
             Value::List { items } => format!("[{}]", self.list(items)?),
             Value::Tuple { items } if items.len() == 1 => format!("({},)", self.list(items)?),

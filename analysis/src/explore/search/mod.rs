@@ -108,6 +108,8 @@ struct Search<'a> {
     corpus: Vec<Candidate>,
     /// Whether the inputs with a writer method called on an object input were tried.
     sequences_tried: bool,
+    /// The calls of callable inputs tried raising (`inputs::call_raises` choices).
+    raising_tried: FxHashSet<String>,
     /// Whether the suite's arguments were queued (once, when the frontier first ran dry).
     observed_tried: bool,
     /// When the search last showed something new (or began).
@@ -236,6 +238,7 @@ impl<'a> Search<'a> {
             paths: FxHashSet::default(),
             corpus: vec![],
             sequences_tried: false,
+            raising_tried: FxHashSet::default(),
             observed_tried: false,
             grew_at: Instant::now(),
             failing: None,

@@ -57,6 +57,7 @@ impl Search<'_> {
         }
         self.record(request, candidate, &run, &observed, false);
         self.record_callables(&run);
+        self.raise_in_calls(candidate, &run);
         self.retype(candidate, &run);
         Some(observed)
     }
@@ -372,6 +373,37 @@ impl Search<'_> {
             let n = (n as usize).clamp(1, bound);
             let e = self.callable_calls.entry(path.clone()).or_insert(1);
             *e = (*e).max(n);
+        }
+    }
+}
+
+impl Search<'_> {
+    /// Each call of a callable input this run made, raising instead (once per call, the
+    /// first `RAISING_CALLS`), while some branch side is not covered: a callback that fails,
+    /// then succeeds, is what retry loops and error handlers are written for, and no value it
+    /// returns takes them.
+    fn raise_in_calls(&mut self, candidate: &Candidate, run: &Execution) {
+        const RAISING_CALLS: usize = 3;
+        let sides = 2 * self.f.syntax.decisions.len();
+        if run.callables.is_empty() || self.out.covered.len() >= sides {
+            return;
+        }
+        let mut next_candidates = vec![];
+        for (path, &n) in &run.callables {
+            for k in 0..(n as usize).min(RAISING_CALLS) {
+                let choice = crate::explore::inputs::call_raises(path, k);
+                if candidate.choices.contains_key(&choice)
+                    || !self.raising_tried.insert(choice.clone())
+                {
+                    continue;
+                }
+                let mut next = candidate.clone();
+                next.choices.insert(choice, 1);
+                next_candidates.push(next);
+            }
+        }
+        for next in next_candidates {
+            self.push(1, next);
         }
     }
 }

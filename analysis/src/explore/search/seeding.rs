@@ -721,6 +721,8 @@ fn collect_choices(shape: &Shape, path: &str, calls: &dyn Fn(&str) -> usize, out
         Shape::Callable { returns, .. } => {
             for k in 0..calls(path) {
                 collect_choices(returns, &call_return(path, k), calls, out);
+                out.counts
+                    .push((crate::explore::inputs::call_raises(path, k), 2));
             }
         }
         Shape::Object(o) => {
