@@ -13,6 +13,18 @@ use crate::explore::value::ModelValue;
 use crate::symbolic::{VarPath, VarRoot};
 
 impl Search<'_> {
+    /// The object input a root of the inputs is: the receiver (`self`) or a parameter whose
+    /// shape is an object.
+    fn object_input(&self, root: &str) -> Option<&ObjectShape> {
+        if root == "self" {
+            return self.signature.receiver.as_ref();
+        }
+        match &self.signature.params.iter().find(|(n, _)| n == root)?.1 {
+            Shape::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
     /// What a variable no input controls stands for.
     pub(super) fn dependency(&self, name: &str) -> Option<Dependency> {
         let path = VarPath::parse(name)?;
@@ -50,14 +62,7 @@ impl Search<'_> {
         let VarRoot::Param(root) = &path.root else {
             return None;
         };
-        let mut object = if root == "self" {
-            self.signature.receiver.as_ref()?
-        } else {
-            match &self.signature.params.iter().find(|(n, _)| n == root)?.1 {
-                Shape::Object(o) => o,
-                _ => return None,
-            }
-        };
+        let mut object = self.object_input(root)?;
         let mut prefix = root.clone();
         let steps: Vec<&str> = path.fields().collect();
         let mut i = 0;
@@ -159,11 +164,7 @@ impl Search<'_> {
             return true;
         }
         let top = match &path.root {
-            VarRoot::Param(r) if r == "self" => self.signature.receiver.as_ref(),
-            VarRoot::Param(r) => self.signature.params.iter().find_map(|(n, s)| match s {
-                Shape::Object(o) if n == r => Some(o),
-                _ => None,
-            }),
+            VarRoot::Param(r) => self.object_input(r),
             VarRoot::ExternalReturn(_) | VarRoot::Mock(_) => None,
         };
         top.is_some_and(|t| std::ptr::eq(t, object))
@@ -188,14 +189,7 @@ impl Search<'_> {
         };
         let fields: Vec<&str> = path.fields().collect();
         let field = *fields.first()?;
-        let shape = if root == "self" {
-            self.signature.receiver.as_ref()?
-        } else {
-            match self.signature.params.iter().find(|(n, _)| n == root)?.1 {
-                Shape::Object(ref o) => o,
-                _ => return None,
-            }
-        };
+        let shape = self.object_input(root)?;
         if self.factory(candidate, &shape.class, root).is_some() {
             return None; // built through its factory: see `factory_slots`
         }
@@ -232,15 +226,10 @@ impl Search<'_> {
         };
         let mut next_candidates = vec![];
         for (path, calls) in &candidate.calls {
-            let shape = if path == "self" {
-                self.signature.receiver.as_ref()
-            } else {
-                self.signature.params.iter().find_map(|(n, s)| match s {
-                    Shape::Object(o) if n == path => Some(o),
-                    _ => None,
-                })
-            };
-            let Some(shape) = shape.filter(|o| o.class == *class) else {
+            if calls.len() >= self.budget.loop_bound as usize {
+                continue;
+            }
+            let Some(shape) = self.object_input(path).filter(|o| o.class == *class) else {
                 continue;
             };
             let Some(failing) = shape.methods.iter().position(|(m, _)| m == method) else {
@@ -268,9 +257,6 @@ impl Search<'_> {
                 .filter(|i| !calls[..at].contains(i))
                 .collect();
             first.truncate(SET_UP_CALLS);
-            if calls.len() >= self.budget.loop_bound as usize {
-                continue;
-            }
             for m in first {
                 let mut next = candidate.clone();
                 let mut sequence = calls.clone();

@@ -375,9 +375,7 @@ impl Search<'_> {
             *e = (*e).max(n);
         }
     }
-}
 
-impl Search<'_> {
     /// Each call of a callable input this run made, raising instead (once per call, the
     /// first `RAISING_CALLS`), while some branch side is not covered: a callback that fails,
     /// then succeeds, is what retry loops and error handlers are written for, and no value it
