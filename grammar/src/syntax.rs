@@ -260,6 +260,11 @@ pub struct FunctionSeeds {
     /// How it uses its parameters, a method's receiver aside: each distinct use once, with its
     /// count, in order of first use.
     pub param_uses: Vec<ParamUse>,
+    /// The exception types its `except` clauses name, as written (`ValueError`,
+    /// `requests.RequestException`; each of a tuple's), deduplicated, in source order; a bare
+    /// `except:` adds nothing. A callable input's call that raises one of them reaches the
+    /// clause's block.
+    pub handled: Vec<String>,
 }
 
 /// The seeds of each `def` of a module that has any, by its ID.

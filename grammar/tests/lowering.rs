@@ -646,3 +646,13 @@ def clamp(x):
     assert!(rate.non_finite);
     assert!(of("clamp").non_finite);
 }
+
+#[test]
+fn seeds_name_the_exception_types_of_the_except_clauses() {
+    let text = "import requests\n\n\ndef fetch(get, url):\n    try:\n        return get(url)\n    except (ValueError, requests.RequestException) as e:\n        return str(e)\n    except KeyError:\n        return None\n    except ValueError:\n        return 0\n    except:\n        raise\n\n\ndef plain(x):\n    return x\n";
+    assert_eq!(
+        seeds_of(text, "fetch").handled,
+        ["ValueError", "requests.RequestException", "KeyError"]
+    );
+    assert!(seeds_of(text, "plain").handled.is_empty());
+}

@@ -155,6 +155,14 @@ fn unannotated_parameters_take_the_kinds_their_uses_ask_for_and_coverage_confirm
             && callbacks.contains("assert result == ('recovered', "),
         "{callbacks}"
     );
+    // And raise what the function's handlers catch: a built-in and a class of the project.
+    for raised in [
+        "_Raises(KeyError('raised by a generated input'))",
+        "_Raises(TimeoutError('raised by a generated input'))",
+        "_Raises(Unavailable('raised by a generated input'))",
+    ] {
+        assert!(callbacks.contains(raised), "{raised} in:\n{callbacks}");
+    }
     insta::assert_snapshot!(run.missing);
 }
 

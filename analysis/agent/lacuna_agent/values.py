@@ -35,15 +35,39 @@ callables = {}
 named_inputs = {}
 
 
-# A call of an input function that raises instead of returning (`{"kind": "raise"}` among a
-# callable's returns).
-RAISE = object()
+class Raise:
+    """A call of an input function that raises `exception` (built with one message) instead of
+    returning (`{"kind": "raise"}` among a callable's returns)."""
+
+    __slots__ = ("exception",)
+
+    def __init__(self, exception):
+        self.exception = exception
+
+
+def _exception(name):
+    """The exception class `module:Qual.name` names (a built-in, or a name the module binds);
+    `Exception` when none is given. One that cannot be found or built is an `InputError`: the
+    input is not run, rather than run raising something else."""
+    if not name:
+        return Exception("raised by a generated input")
+    try:
+        cls = resolve(name)
+    except (ImportError, AttributeError) as e:
+        raise InputError("the exception %s cannot be found: %s" % (name, e)) from e
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        raise InputError("%s is not an exception class" % name)
+    try:
+        return cls("raised by a generated input")
+    except Exception as e:
+        raise InputError("the exception %s cannot be built with a message: %s: %s"
+                         % (name, type(e).__name__, e)) from e
 
 
 class InputFunction:
     """A callable input: its n-th call returns the n-th value the generator chose (the last one
-    repeats), whatever it is called with, or raises `Exception` where the generator chose that
-    call to raise."""
+    repeats), whatever it is called with, or raises the exception the generator chose for that
+    call."""
 
     __slots__ = ("_values", "calls", "__name__", "__qualname__")
 
@@ -55,8 +79,8 @@ class InputFunction:
     def __call__(self, *args, **kwargs):
         value = self._values[min(self.calls, len(self._values) - 1)] if self._values else None
         self.calls += 1
-        if value is RAISE:
-            raise Exception("raised by a generated input")
+        if isinstance(value, Raise):
+            raise value.exception
         return value
 
     def __repr__(self):
@@ -134,7 +158,7 @@ def _decode(tree, is_project_object):
         callables[name] = function
         return function
     if kind == "raise":
-        return RAISE
+        return Raise(_exception(tree.get("exception")))
     if kind == "ref":
         try:
             return resolve(tree["name"])

@@ -203,3 +203,19 @@ def test_a_callable_inputs_call_raises_where_the_generator_chose_it():
         raise AssertionError("the first call raises")
     assert fn() == 3 and fn() == 3, "then it returns, the last value repeating"
     assert fn.calls == 3
+
+
+def test_a_raising_call_raises_the_exception_class_chosen_or_refuses_the_input():
+    import pytest
+
+    fn = values.decode({"kind": "callable", "sym": "fn", "returns": [
+        {"kind": "raise", "exception": "builtins:KeyError"},
+        {"kind": "int", "value": "1"}]},
+        lambda obj: False)
+    with pytest.raises(KeyError):
+        fn()
+    # No single-message constructor: the input is refused, not run raising something else.
+    for name in ("json:JSONDecodeError", "json:nothing_here", "builtins:len"):
+        with pytest.raises(values.InputError):
+            values.decode({"kind": "callable", "sym": "g", "returns": [
+                {"kind": "raise", "exception": name}]}, lambda obj: False)

@@ -82,9 +82,14 @@ pub enum Value {
     Callable {
         returns: Vec<ValueTree>,
     },
-    /// A call of a callable input that raises instead of returning (an `Exception`, as a
-    /// callback that fails does): only among a `callable`'s `returns`.
-    Raise,
+    /// A call of a callable input that raises instead of returning: only among a
+    /// `callable`'s `returns`. `exception` is the class raised, as `module:Qual.name`
+    /// (`builtins:ValueError`, `app.client:requests.RequestException` — a name the module
+    /// binds); `Exception` when none.
+    Raise {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exception: Option<String>,
+    },
     /// An existing function or class (`builtins:dict`), passed as it is.
     Ref {
         name: String,

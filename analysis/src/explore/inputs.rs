@@ -42,9 +42,86 @@ pub fn call_return(path: &str, k: usize) -> String {
     format!("{path}.__call__[{k}]")
 }
 
-/// The choice of whether call `k` of the callable input at `path` raises (1) or returns (0).
+/// The choice of whether call `k` of the callable input at `path` returns (0) or raises
+/// (`n`: the `n`-th of the exceptions the function can raise, [`raisable`]).
 pub fn call_raises(path: &str, k: usize) -> String {
     format!("{path}.__call__[{k}]!raises")
+}
+
+/// Python's built-in exception classes: a handler's name that is one of them is the built-in
+/// (`builtins:KeyError`), any other a name its module binds.
+const BUILTIN_EXCEPTIONS: &[&str] = &[
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "EOFError",
+    "EnvironmentError",
+    "Exception",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "NotADirectoryError",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PermissionError",
+    "ProcessLookupError",
+    "RecursionError",
+    "ReferenceError",
+    "RuntimeError",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SystemError",
+    "TabError",
+    "TimeoutError",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeError",
+    "ValueError",
+    "ZeroDivisionError",
+];
+
+/// The exceptions a callable input's call is tried raising in a function of `module` whose
+/// `except` clauses name `handled` (as written): each of them, then `Exception` (what a failing
+/// callback raises, which reaches the clauses that catch everything, or none), at most four.
+pub fn raisable(module: &str, handled: &[String]) -> Vec<String> {
+    const MAX_RAISABLE: usize = 4;
+    let mut out: Vec<String> = handled
+        .iter()
+        .filter(|name| name.as_str() != "Exception" && name.as_str() != "BaseException")
+        .map(|name| {
+            if BUILTIN_EXCEPTIONS.contains(&name.as_str()) {
+                format!("builtins:{name}")
+            } else {
+                format!("{module}:{name}")
+            }
+        })
+        .take(MAX_RAISABLE - 1)
+        .collect();
+    out.push("builtins:Exception".to_owned());
+    out
 }
 
 /// Builds value trees for a candidate; `bound` caps container lengths.
@@ -58,6 +135,8 @@ pub struct Builder<'a> {
     /// How many values each callable input returns (one per call seen), by path; 1 when
     /// absent.
     pub callable_calls: &'a BTreeMap<String, usize>,
+    /// The exceptions a callable input's call can raise ([`raisable`]).
+    pub raisable: &'a [String],
 }
 
 /// The choice that builds the object at `path` through its constructor although a factory
@@ -149,8 +228,11 @@ impl Builder<'_> {
                     let unset = !c.vars.keys().any(|v| v.starts_with(&at))
                         && !c.choices.keys().any(|v| v.starts_with(&at))
                         && !c.types.keys().any(|v| v.starts_with(&at));
-                    if c.choices.get(&call_raises(path, k)) == Some(&1) {
-                        values.push(ValueTree::new(Value::Raise));
+                    if let Some(&n) = c.choices.get(&call_raises(path, k))
+                        && n >= 1
+                    {
+                        let exception = self.raisable.get(n - 1).cloned();
+                        values.push(ValueTree::new(Value::Raise { exception }));
                         continue;
                     }
                     let value = match values.last() {
@@ -411,6 +493,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn raisable_exceptions_are_the_handlers_built_ins_and_module_names_then_exception() {
+        let handled: Vec<String> = ["KeyError", "requests.RequestException", "Exception"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            raisable("app.client", &handled),
+            [
+                "builtins:KeyError",
+                "app.client:requests.RequestException",
+                "builtins:Exception"
+            ]
+        );
+        assert_eq!(raisable("app", &[]), ["builtins:Exception"]);
+    }
+
+    #[test]
     fn builds_named_trees() {
         let mut c = Candidate::default();
         c.vars
@@ -423,6 +521,7 @@ mod tests {
             strings: &[],
             factories: &[],
             callable_calls: &BTreeMap::new(),
+            raisable: &[],
         };
         let t = b.build(&Shape::List(Box::new(Shape::Int)), "xs");
         let json = serde_json::to_value(&t).unwrap();

@@ -439,6 +439,11 @@ pub(super) fn called_through(
         }
     }
     seeds.non_finite |= target.non_finite;
+    for handled in &target.handled {
+        if !seeds.handled.contains(handled) {
+            seeds.handled.push(handled.clone());
+        }
+    }
     seeds
 }
 

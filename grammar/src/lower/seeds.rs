@@ -120,6 +120,7 @@ impl Lowerer<'_> {
             "assignment" => self.record_global(&mut state, node),
             "string" | "integer" => self.record_literal(&mut state, node),
             "identifier" => self.record_read(&state, node),
+            "except_clause" | "except_group_clause" => self.record_handled(node),
             "keyword_argument" => {
                 if let Some(name) = node.child_by_field_name("name") {
                     state.not_read.insert(name.id());
@@ -357,6 +358,39 @@ impl Lowerer<'_> {
             recording.seeds.non_finite |= non_finite;
             if recording.seen_reads.len() < MAX_READS && recording.seen_reads.insert(name.clone()) {
                 recording.reads.push(name.clone());
+            }
+        });
+    }
+
+    /// The exception types an `except` clause names ([`FunctionSeeds::handled`]).
+    fn record_handled(&mut self, clause: Node<'_>) {
+        const MAX_HANDLED: usize = 8;
+        let Some(types) = clause.child_by_field_name("value").or_else(|| {
+            source::named_children(clause)
+                .into_iter()
+                .find(|c| c.kind() != "block")
+        }) else {
+            return;
+        };
+        let mut names: Vec<String> = vec![];
+        let mut pending = vec![types];
+        while let Some(node) = pending.pop() {
+            match node.kind() {
+                "tuple" | "parenthesized_expression" => {
+                    pending.extend(source::named_children(node).into_iter().rev());
+                }
+                "as_pattern" => pending.extend(node.named_child(0)),
+                "identifier" | "attribute" => names.extend(super::dotted_name(&self.source, node)),
+                _ => {}
+            }
+        }
+        self.for_each_code_owner(|recording| {
+            for name in &names {
+                if recording.seeds.handled.len() < MAX_HANDLED
+                    && !recording.seeds.handled.contains(name)
+                {
+                    recording.seeds.handled.push(name.clone());
+                }
             }
         });
     }

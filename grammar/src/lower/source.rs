@@ -205,6 +205,8 @@ impl KindSet {
         "integer",
         "identifier",
         "keyword_argument",
+        "except_clause",
+        "except_group_clause",
         "lambda",
         "subscript",
         "not_operator",

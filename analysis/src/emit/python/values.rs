@@ -69,7 +69,9 @@ impl Writer<'_> {
                     .iter()
                     .map(|r| self.expr(r))
                     .collect::<Option<_>>()?;
-                let raises = returns.iter().any(|r| r.value == Value::Raise);
+                let raises = returns
+                    .iter()
+                    .any(|r| matches!(r.value, Value::Raise { .. }));
                 match values.split_first() {
                     None => "lambda *args, **kwargs: None".to_owned(),
                     Some((first, rest)) if !raises && rest.iter().all(|v| v == first) => {
@@ -82,9 +84,13 @@ impl Writer<'_> {
                 }
             }
             // A call of a callable input that raises (only among its returns).
-            Value::Raise => {
+            Value::Raise { exception } => {
+                let class = match exception {
+                    Some(name) => self.imports.name(name)?,
+                    None => "Exception".to_owned(),
+                };
                 self.imports.returning = true;
-                "_Raises(Exception('raised by a generated input'))".to_owned()
+                format!("_Raises({class}('raised by a generated input'))")
             }
             Value::List { items } => format!("[{}]", self.list(items)?),
             Value::Tuple { items } if items.len() == 1 => format!("({},)", self.list(items)?),

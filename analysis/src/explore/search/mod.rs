@@ -108,8 +108,11 @@ struct Search<'a> {
     corpus: Vec<Candidate>,
     /// Whether the inputs with a writer method called on an object input were tried.
     sequences_tried: bool,
-    /// The calls of callable inputs tried raising (`inputs::call_raises` choices).
-    raising_tried: FxHashSet<String>,
+    /// The calls of callable inputs tried raising (`inputs::call_raises` choices, with the
+    /// exception chosen).
+    raising_tried: FxHashSet<(String, usize)>,
+    /// The exceptions a callable input's call is tried raising (`inputs::raisable`).
+    raisable: Vec<String>,
     /// Whether the suite's arguments were queued (once, when the frontier first ran dry).
     observed_tried: bool,
     /// When the search last showed something new (or began).
@@ -239,6 +242,7 @@ impl<'a> Search<'a> {
             corpus: vec![],
             sequences_tried: false,
             raising_tried: FxHashSet::default(),
+            raisable: crate::explore::inputs::raisable(&f.module, &f.seeds.handled),
             observed_tried: false,
             grew_at: Instant::now(),
             failing: None,

@@ -390,14 +390,18 @@ impl Search<'_> {
         for (path, &n) in &run.callables {
             for k in 0..(n as usize).min(RAISING_CALLS) {
                 let choice = crate::explore::inputs::call_raises(path, k);
-                if candidate.choices.contains_key(&choice)
-                    || !self.raising_tried.insert(choice.clone())
-                {
+                if candidate.choices.contains_key(&choice) {
                     continue;
                 }
-                let mut next = candidate.clone();
-                next.choices.insert(choice, 1);
-                next_candidates.push(next);
+                // Each exception the function's handlers name, then `Exception`.
+                for exception in 1..=self.raisable.len() {
+                    if !self.raising_tried.insert((choice.clone(), exception)) {
+                        continue;
+                    }
+                    let mut next = candidate.clone();
+                    next.choices.insert(choice.clone(), exception);
+                    next_candidates.push(next);
+                }
             }
         }
         for next in next_candidates {

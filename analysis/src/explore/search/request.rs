@@ -50,6 +50,7 @@ impl Search<'_> {
             strings: &self.strings,
             factories: &self.signature.guidance.factories,
             callable_calls: &self.callable_calls,
+            raisable: &self.raisable,
         };
         let mocks = self
             .signature
