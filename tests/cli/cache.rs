@@ -447,6 +447,48 @@ fn a_module_whose_import_never_ends_is_one_located_error_and_is_not_waited_for_a
     assert_eq!(import_errors(&second), import_errors(&first));
 }
 
+/// The LCN107 diagnostics of a document, as `file:line message`.
+fn not_explored(doc: &serde_json::Value) -> Vec<String> {
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| {
+            f["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["code"] == "LCN107")
+                .map(move |d| format!("{}:{} {}", f["path"], d["line"], d["message"]))
+        })
+        .collect()
+}
+
+#[test]
+fn a_module_that_ends_the_process_when_imported_is_said_so_and_not_tried_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("pyproject.toml"), "[project]\nname = \"app\"\n").unwrap();
+    std::fs::write(
+        root.join("ends.py"),
+        "import os\n\nos._exit(3)\n\n\ndef kind(x):\n    if x > 0:\n        return 'pos'\n    return 'neg'\n",
+    )
+    .unwrap();
+    let (out, first) = check_failing(root, &["ends.py"]);
+    assert_eq!(
+        not_explored(&first),
+        [
+            "\"ends.py\":6 \"not explored: the agent's worker ended (exit code 3) twice while importing `ends` to read `kind`: the module ends the process when it is imported (`os._exit`, a crash in an extension module)\""
+        ],
+        "{}",
+        stderr(&out)
+    );
+    let (out, second) = check_failing(root, &["ends.py"]);
+    assert_eq!(second["generation"]["explored"], 0, "{}", stderr(&out));
+    assert_eq!(second["generation"]["reused"], 1);
+    assert_eq!(not_explored(&second), not_explored(&first));
+}
+
 #[test]
 fn results_another_interpreter_computed_are_not_reused() {
     let (python, _) = crate::test_python().unwrap();

@@ -523,6 +523,76 @@ fn results_another_interpreter_computed_are_not_shown() {
     second.shutdown();
 }
 
+/// Results are keyed by the interpreter the workers run, not by the name it was found by: a
+/// `python` that is a wrapper (a pyenv shim, a script) running another interpreter from one
+/// session to the next gets its functions generated again.
+#[test]
+fn results_are_keyed_by_the_interpreter_a_wrapper_runs() {
+    let (dir, root, module) = project();
+    let venv = |name: &str| {
+        let bin = dir.path().join(name).join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink(python(), bin.join("python")).unwrap();
+        bin.join("python")
+    };
+    let (first, second) = (venv("first"), venv("second"));
+    let wrapper = dir.path().join("python-wrapper");
+    let wrap = |target: &std::path::Path| {
+        std::fs::write(
+            &wrapper,
+            format!("#!/bin/sh\nexec {} \"$@\"\n", target.display()),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    wrap(&first);
+    std::fs::write(
+        root.join("pyproject.toml"),
+        format!(
+            "[tool.lacuna]\npython = {:?}\n\n[tool.lacuna.budget]\nfunction-executions = 300\nfunction-time-ms = 30000\n",
+            wrapper.display().to_string()
+        ),
+    )
+    .unwrap();
+    let home = home(&dir);
+    let generated = |server: &Server| {
+        server
+            .notifications
+            .iter()
+            .any(|m| m["params"]["state"] == "generating")
+    };
+    let session = |expect_generation: bool| {
+        let mut server = Server::start(&home, &[]);
+        server.initialize(&root, json!({"trusted": true}));
+        let uri = server.open(&module, 1);
+        if expect_generation {
+            let found = server.wait_for(|m| m["params"]["state"] == "generating");
+            assert!(
+                found.is_some(),
+                "generated with the interpreter the wrapper runs: {:#?}",
+                server.notifications
+            );
+        }
+        server.diagnostics_where(&uri, has("LCN101"));
+        let _ = server.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+        );
+        let did = generated(&server);
+        server.shutdown();
+        did
+    };
+    assert!(session(true));
+    assert!(
+        !session(false),
+        "the same interpreter behind the wrapper: the stored results are shown"
+    );
+    // The wrapper now runs another interpreter: what the first computed is not shown.
+    wrap(&second);
+    assert!(session(true));
+}
+
 #[test]
 fn a_crashing_worker_does_not_stop_the_server_and_tests_export() {
     let (dir, root, module) = project();
@@ -822,6 +892,40 @@ fn functions_not_explored_are_published_with_their_reason() {
         "a function not explored has no uncovered-side claims: {diagnostics:#?}"
     );
     assert_eq!(skipped[0]["severity"], 3, "information");
+    server.shutdown();
+}
+
+#[test]
+fn a_module_whose_import_fails_is_said_once_and_each_of_its_functions_says_why() {
+    let (dir, root, module) = project();
+    // The import raises late: each function's LCN107 names the failure, and the agent is asked
+    // once (one log line), not once per function.
+    let source = "def kind(x):\n    if x > 0:\n        return 'pos'\n    return 'neg'\n\n\ndef sign(x):\n    if x < 0:\n        return -1\n    return 1\n\n\nraise RuntimeError('no configuration')\n";
+    std::fs::write(&module, source).unwrap();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    let skipped_two = |d: &[Value]| d.iter().filter(|d| d["code"] == "LCN107").count() == 2;
+    let diagnostics = server.diagnostics_where(&uri, skipped_two);
+    let messages: Vec<&str> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "LCN107")
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    let why = "not explored: cannot import `app.config`: RuntimeError: no configuration (LCN108)";
+    assert_eq!(messages, [why, why], "{diagnostics:#?}");
+    let said: Vec<&str> = server
+        .notifications
+        .iter()
+        .filter(|m| m["method"] == "window/logMessage")
+        .filter_map(|m| m["params"]["message"].as_str())
+        .filter(|m| m.contains("cannot import"))
+        .collect();
+    assert_eq!(
+        said.len(),
+        1,
+        "the module's import is tried once: {said:#?}"
+    );
     server.shutdown();
 }
 

@@ -4,10 +4,12 @@
 //! solver per thread: z3 solvers stay on their thread), and returns one result per function.
 
 mod run;
+mod session;
 mod suite_inputs;
 mod targets;
 
 pub use run::{Progress, RunBudget, explore_all, explore_all_reporting};
+pub use session::{ImportMemo, Share, explore_target};
 pub use suite_inputs::SuiteInputs;
 pub use targets::{ExplorationTarget, explorable, targets, writers};
 
@@ -203,10 +205,29 @@ pub fn signature(
         qualname: target.qualname.clone(),
         call: target.call.clone(),
     };
-    let response = pool
-        .describe(described, Duration::from_secs(20))
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
+    let describe = || {
+        pool.describe(described.clone(), Duration::from_secs(20))
+            .map_err(|e| e.to_string())
+    };
+    let response = match describe()? {
+        // A worker that ended while describing is asked once more, in a new worker: one that
+        // ends again ends whenever the function's module is imported or read (`os._exit` at
+        // module level, a crash in an extension module), which the same code does every time.
+        Err(crate::agent::WorkerError::Died(first)) => match describe()? {
+            Err(crate::agent::WorkerError::Died(_)) => {
+                return Err(NotDescribed {
+                    message: format!(
+                        "the agent's worker ended ({first}) twice while importing `{}` to read `{}`: the module ends the process when it is imported (`os._exit`, a crash in an extension module)",
+                        target.module, target.qualname
+                    ),
+                    import: None,
+                    answered: true,
+                });
+            }
+            other => other.map_err(|e| e.to_string())?,
+        },
+        other => other.map_err(|e| e.to_string())?,
+    };
     if let Some(error) = &response.error {
         return Err(NotDescribed {
             answered: true,

@@ -1,11 +1,11 @@
 //! Exploring a run's targets: on threads sharing the agent pool, each function given its share
 //! of the run's time budget, with progress reported as functions start and finish.
 
-use super::{ExplorationTarget, Facts, FunctionResult, NotDescribed, signature};
+use super::session::{ImportMemo, Share, explore_target};
+use super::{ExplorationTarget, Facts, FunctionResult};
 use crate::agent::Pool;
 use crate::explore::coverage::FunctionUnderTest;
-use crate::explore::exploration::Exploration;
-use crate::explore::search::{AnomalyCheck, Budget, explore_watching};
+use crate::explore::search::Budget;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -121,10 +121,7 @@ pub fn explore_all_reporting(
     });
     let queue = Mutex::new(targets.into_iter().enumerate().collect::<Vec<_>>());
     let results = Mutex::new(vec![]);
-    // Modules the agent could not import in this run, by name: their other functions are not
-    // described again (an import that fails late, or runs out of time, would cost as much
-    // again for each).
-    let unimported: Mutex<rustc_hash::FxHashMap<String, NotDescribed>> = Mutex::default();
+    let memo = ImportMemo::default();
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             let explorer = std::thread::Builder::new()
@@ -133,100 +130,24 @@ pub fn explore_all_reporting(
             let spawned = explorer.spawn_scoped(s, || {
                 loop {
                     let next = queue.lock().expect("queue lock").pop();
-                    let Some((i, ExplorationTarget { file, function, under_test: target })) = next else {
+                    let Some((i, target)) = next else {
                         return;
                     };
                     report(Progress::Started {
-                        module: &target.module,
-                        qualname: &target.qualname,
+                        module: &target.under_test.module,
+                        qualname: &target.under_test.qualname,
                     });
                     let turn = Instant::now();
-                    let share = run
-                        .as_ref()
-                        .map(|r| (r, r.take(RunBudget::weight(&target, obligations))));
-                    let known = unimported
-                        .lock()
-                        .expect("import failures lock")
-                        .get(&target.module)
-                        .cloned();
-                    let described = match (share, known) {
-                        (Some((_, share)), _) if share.is_zero() => Err(None),
-                        (_, Some(failed)) => Err(Some(failed)),
-                        _ => signature(pool, &target, facts).map_err(Some),
-                    };
-                    if let Err(Some(e)) = &described
-                        && e.answered
-                        && e.import.is_some()
-                    {
-                        unimported
-                            .lock()
-                            .expect("import failures lock")
-                            .entry(target.module.clone())
-                            .or_insert_with(|| e.clone());
-                    }
-                    let settled = matches!(&described, Err(Some(e)) if e.answered);
-                    let (exploration, import_failure, guidance_subjects) = match described {
-                            Err(None) => (
-                                Exploration {
-                                    failure: Some(
-                                        "the run's time budget was spent before its turn: raise `--budget` (or `run-time-s`) or check fewer files".into(),
-                                    ),
-                                    stop: crate::explore::exploration::Stop::RunSpent,
-                                    ..Exploration::default()
-                                },
-                                None,
-                                None,
-                            ),
-                            Ok(sig) => {
-                                let mut own = budget.clone();
-                                if let Some((_, share)) = share {
-                                    // Describing the function took part of its share.
-                                    own.time = share.saturating_sub(turn.elapsed());
-                                    own.run_share = (share < budget.time).then_some(share);
-                                }
-                                let watched =
-                                    facts.watch.as_ref().and_then(|w| w.of(pool, &target));
-                                let e = explore_watching(
-                                    &target,
-                                    &sig,
-                                    pool,
-                                    &own,
-                                    watched.as_ref().map(|w| w as &dyn AnomalyCheck),
-                                );
-                                let subjects = crate::guidance::dependence::subjects(&sig, &e);
-                                (e, None, Some(subjects))
-                            }
-                            Err(Some(e)) => (
-                                Exploration {
-                                    failure: Some(match &e.import {
-                                        Some(_) => format!(
-                                            "cannot import `{}`: {} (LCN108)",
-                                            target.module, e.message
-                                        ),
-                                        None => e.message,
-                                    }),
-                                    ..Exploration::default()
-                                },
-                                e.import.map(|b| *b),
-                                None,
-                            ),
-                        };
-                    if let Some((run, share)) = share {
-                        run.give_back(share, turn.elapsed());
+                    let share = run.as_ref().map(|r| Share {
+                        time: r.take(RunBudget::weight(&target.under_test, obligations)),
+                        turn,
+                    });
+                    let result = explore_target(pool, target, facts, budget, share, &memo);
+                    if let (Some(run), Some(share)) = (&run, share) {
+                        run.give_back(share.time, turn.elapsed());
                     }
                     report(Progress::Finished);
-                    results.lock().expect("results lock").push((
-                        i,
-                        FunctionResult {
-                            file,
-                            function,
-                            target,
-                            exploration,
-                            import_failure,
-                            guidance_subjects,
-                            failure_settled: settled,
-                        },
-                    ));
+                    results.lock().expect("results lock").push((i, result));
                 }
             });
             spawned.expect("cannot start an exploration thread");

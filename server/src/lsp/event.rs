@@ -58,6 +58,13 @@ pub enum Event {
     JobDone {
         job: u64,
     },
+    /// The interpreter `likely` names runs `probed` (its `sys.executable`): found when the
+    /// server starts (`at_start`), or when the generation thread started its workers with it.
+    Interpreter {
+        likely: String,
+        probed: String,
+        at_start: bool,
+    },
     /// The project's suite ran (part of it).
     SuiteRan(Box<super::suite::Ran>),
     /// The suspicious assertions of a function explored earlier, checked against new

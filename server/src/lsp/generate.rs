@@ -12,9 +12,8 @@ use lacuna_analysis::config::Config;
 use lacuna_analysis::diagnostic::Evidence;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::explore::exploration::Exploration;
-use lacuna_analysis::explore::search::{AnomalyCheck, explore_watching};
-use lacuna_analysis::generation::{self, ExplorationTarget, Facts};
-use lacuna_analysis::guidance::dependence::{self, Declarations};
+use lacuna_analysis::generation::{self, ExplorationTarget, Facts, ImportMemo};
+use lacuna_analysis::guidance::dependence::Declarations;
 use lacuna_analysis::guidance::{self, Guidance};
 use lacuna_analysis::{emit, explain};
 use rustc_hash::FxHashMap;
@@ -43,6 +42,11 @@ pub struct Job {
 }
 
 pub enum Request {
+    /// Which interpreter the workers would run, found without starting them (when the server
+    /// starts: stored results are keyed by the interpreter that computed them).
+    Probe {
+        config: Arc<Config>,
+    },
     Explore(Job),
     /// What the project's own passing tests show, after a run of the suite (or from the store
     /// at start-up): explored functions are checked against it again for suspicious
@@ -84,6 +88,9 @@ pub struct Generator {
     explored: FxHashMap<(String, String), (u64, FunctionUnderTest, Exploration)>,
     /// The function ID of each explored `(module, qualname)`.
     ids: FxHashMap<(String, String), String>,
+    /// The modules the pool's workers could not import: their other functions are not
+    /// described again until the pool restarts.
+    memo: ImportMemo,
 }
 
 impl Generator {
@@ -101,6 +108,7 @@ impl Generator {
             watch: None,
             explored: FxHashMap::default(),
             ids: FxHashMap::default(),
+            memo: ImportMemo::default(),
         };
         std::thread::Builder::new()
             .name("lacuna-generation".into())
@@ -113,6 +121,7 @@ impl Generator {
     fn run(mut self, rx: Receiver<Request>) {
         while let Ok(request) = rx.recv() {
             match request {
+                Request::Probe { config } => self.probe(&config),
                 Request::Explore(job) => self.explore_job(job),
                 Request::Observations {
                     config,
@@ -165,9 +174,34 @@ impl Generator {
                     Default::default()
                 }
             };
+            let _ = self.events.send(Event::Interpreter {
+                likely: super::results::interpreter_of(config),
+                probed: pool.interpreter().display().to_string(),
+                at_start: false,
+            });
             self.pool = Some((config.clone(), pool));
+            // The code the new workers import may import now.
+            self.memo = ImportMemo::default();
         }
         Ok(&self.pool.as_ref().expect("pool just started").1)
+    }
+
+    fn probe(&self, config: &Config) {
+        let allow_unconfined = lacuna_analysis::config::Grants::user_level()
+            .unwrap_or_default()
+            .allow_unconfined;
+        // One that cannot be found says so when the workers start.
+        if let Ok(found) = lacuna_analysis::agent::interpreter::discover(
+            &config.root,
+            config.python.as_deref(),
+            allow_unconfined,
+        ) {
+            let _ = self.events.send(Event::Interpreter {
+                likely: super::results::interpreter_of(config),
+                probed: found.path.display().to_string(),
+                at_start: true,
+            });
+        }
     }
 
     fn current(&self, uri: &Uri, version: i32) -> bool {
@@ -193,14 +227,11 @@ impl Generator {
             if !self.current(&job.uri, job.version) {
                 break;
             }
-            let ExplorationTarget {
-                function,
-                under_test,
-                ..
-            } = target;
+            let function = target.function.clone();
             self.outbox
-                .status(Status::generating(&under_test.qualname, done, total));
-            let (exploration, subjects) = self.explore_one(&job.config, &under_test, &job.writers);
+                .status(Status::generating(&target.under_test.qualname, done, total));
+            let (under_test, exploration, subjects) =
+                self.explore_one(&job.config, target, &job.writers);
             let suspicious = self.suspicious(&job.config, &under_test, &exploration);
             let mut outcome = outcome(
                 &under_test,
@@ -302,16 +333,16 @@ impl Generator {
     fn explore_one(
         &mut self,
         config: &Arc<Config>,
-        target: &FunctionUnderTest,
+        target: ExplorationTarget,
         writers: &Writers,
-    ) -> (Exploration, BTreeSet<String>) {
+    ) -> (FunctionUnderTest, Exploration, BTreeSet<String>) {
         let budget = generation::budget(config);
         if let Err(e) = self.pool(config, false) {
             let failed = Exploration {
                 failure: Some(e),
                 ..Exploration::default()
             };
-            return (failed, BTreeSet::new());
+            return (target.under_test, failed, BTreeSet::new());
         }
         let facts = Facts {
             writers: writers.clone(),
@@ -320,29 +351,20 @@ impl Generator {
             watch: self.watch.clone(),
         };
         let pool = &self.pool.as_ref().expect("pool started").1;
-        match generation::signature(pool, target, &facts) {
-            Ok(signature) => {
-                let watched = facts.watch.as_ref().and_then(|w| w.of(pool, target));
-                let e = explore_watching(
-                    target,
-                    &signature,
-                    pool,
-                    &budget,
-                    watched.as_ref().map(|w| w as &dyn AnomalyCheck),
-                );
-                // What the exploration depends on in the guidance module: the staleness rule
-                // is the server's, applied to what the search saw.
-                let subjects = dependence::subjects(&signature, &e);
-                (e, subjects)
-            }
-            Err(e) => {
-                let failed = Exploration {
-                    failure: Some(e.message),
-                    ..Exploration::default()
-                };
-                (failed, BTreeSet::new())
-            }
+        let known = self.memo.knows(&target.under_test.module);
+        let result = generation::explore_target(pool, target, &facts, &budget, None, &self.memo);
+        if !known
+            && result.import_failure.is_some()
+            && let Some(failure) = &result.exploration.failure
+        {
+            // Said once per module: its other functions fail the same way without asking the
+            // agent again, until the pool restarts on a change of the project's code.
+            self.outbox.log(format!(
+                "Lacuna: {failure}; the module's functions are not explored until its code changes"
+            ));
         }
+        let subjects = result.guidance_subjects.unwrap_or_default();
+        (result.target, result.exploration, subjects)
     }
 
     fn export(
@@ -354,15 +376,15 @@ impl Generator {
     ) -> Result<Vec<PathBuf>, String> {
         let total = targets.len();
         let mut keys = vec![];
-        for (i, (ExplorationTarget { under_test, .. }, fingerprint)) in
-            targets.into_iter().enumerate()
-        {
-            let key = (under_test.module.clone(), under_test.qualname.clone());
+        for (i, (target, fingerprint)) in targets.into_iter().enumerate() {
+            let key = (
+                target.under_test.module.clone(),
+                target.under_test.qualname.clone(),
+            );
             let fresh = matches!(self.explored.get(&key), Some((f, _, _)) if *f == fingerprint);
             if !fresh {
-                self.outbox
-                    .status(Status::generating(&under_test.qualname, i, total));
-                let (e, _) = self.explore_one(config, &under_test, writers);
+                self.outbox.status(Status::generating(&key.1, i, total));
+                let (under_test, e, _) = self.explore_one(config, target, writers);
                 self.explored
                     .insert(key.clone(), (fingerprint, under_test, e));
             }

@@ -30,10 +30,15 @@ pub struct Results {
     store: Option<Store>,
     /// The configuration an outcome was computed for, without the guidance module.
     config_key: String,
-    /// The interpreter the workers run (as `interpreter::likely` tells it): what a function
-    /// does depends on the Python running it, so outcomes another one computed (the system's
-    /// `python3` before the project's `.venv` existed) are not shown.
+    /// The interpreter the workers run: what a function does depends on the Python running
+    /// it, so outcomes another one computed (the system's `python3` before the project's
+    /// `.venv` existed, another pyenv version behind the same `python3`) are not shown. The
+    /// one the workers were last started with for what `interpreter::likely` names (`probed`),
+    /// that name until they have been.
     interpreter: String,
+    /// What the workers ran when last started: `interpreter::likely`'s name → the interpreter
+    /// `discover` probed (its `sys.executable`), the last one told.
+    probed: Option<(String, String)>,
     /// The guidance module's declarations on disk (what the workers import): an outcome is
     /// current while those it depends on are unchanged.
     declarations: Declarations,
@@ -94,16 +99,19 @@ impl Results {
     pub fn new(store: Option<Store>, config: &Config) -> Results {
         let suite_key = suite_key(config);
         let (suite, observations) = load_suite(store.as_ref(), &suite_key);
-        Results {
+        let mut results = Results {
             outcomes: FxHashMap::default(),
             store,
             config_key: config_key(config),
-            interpreter: interpreter_of(config),
+            interpreter: String::new(),
+            probed: None,
             declarations: declarations(config),
             suite,
             suite_key,
             observations,
-        }
+        };
+        results.set_interpreter(interpreter_of(config));
+        results
     }
 
     /// What the suite's passing tests showed.
@@ -157,11 +165,39 @@ impl Results {
         )
     }
 
-    /// Outcomes are computed with this interpreter from now on; returns whether it differs.
-    pub fn set_interpreter(&mut self, interpreter: String) -> bool {
+    /// The interpreter outcomes are keyed by now.
+    pub fn interpreter(&self) -> &str {
+        &self.interpreter
+    }
+
+    /// Outcomes are computed with the interpreter `likely` names from now on (the one the
+    /// workers ran for that name when they were last started, stored across sessions);
+    /// returns whether it differs.
+    pub fn set_interpreter(&mut self, likely: String) -> bool {
+        let remembered = match &self.probed {
+            Some((name, probed)) if *name == likely => Some(probed.clone()),
+            _ => self.store.as_ref().and_then(|s| s.interpreter(&likely)),
+        };
+        if let Some(probed) = &remembered {
+            self.probed = Some((likely.clone(), probed.clone()));
+        }
+        let interpreter = remembered.unwrap_or(likely);
         let changed = interpreter != self.interpreter;
         self.interpreter = interpreter;
         changed
+    }
+
+    /// The workers were started with `probed` for the interpreter `likely` names: outcomes
+    /// are keyed by it from now on; returns whether that differs.
+    pub fn set_probed(&mut self, likely: String, probed: String) -> bool {
+        if let Some(store) = &self.store
+            && store.interpreter(&likely).as_deref() != Some(probed.as_str())
+            && let Err(e) = store.put_interpreter(&likely, &probed)
+        {
+            tracing::warn!("cannot store the interpreter: {e}");
+        }
+        self.probed = Some((likely.clone(), probed));
+        self.set_interpreter(likely)
     }
 
     /// Outcomes are computed for this configuration from now on; returns whether it differs.

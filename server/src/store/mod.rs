@@ -30,6 +30,10 @@ const EXPLORATIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("explora
 /// `--shard` balances by. Written by unsharded runs only, so that every shard of a run reads
 /// the same times.
 const TIMES: TableDefinition<&str, u64> = TableDefinition::new("times");
+/// The interpreter the workers ran when the server last started them, by the one
+/// `interpreter::likely` named for it (`python3` → the `sys.executable` it runs): what the
+/// server's outcomes are keyed by before its workers start.
+const INTERPRETERS: TableDefinition<&str, &str> = TableDefinition::new("interpreters");
 
 /// What identifies the configuration outcomes were computed for.
 pub fn config_key(config: &Config) -> String {
@@ -380,6 +384,32 @@ impl Store {
         guarded(|| write().map_err(|e| e.to_string()))
     }
 
+    /// The interpreter the workers last ran for `likely` ([`INTERPRETERS`]).
+    pub fn interpreter(&self, likely: &str) -> Option<String> {
+        guarded(|| {
+            let read = || -> Option<String> {
+                let txn = self.db.begin_read().ok()?;
+                let table = txn.open_table(INTERPRETERS).ok()?;
+                let value = table.get(likely).ok()??;
+                Some(value.value().to_owned())
+            };
+            Ok(read())
+        })
+        .ok()
+        .flatten()
+    }
+
+    /// Records the interpreter the workers ran for `likely`.
+    pub fn put_interpreter(&self, likely: &str, probed: &str) -> Result<(), String> {
+        let write = || -> Result<(), redb::Error> {
+            let txn = self.db.begin_write()?;
+            txn.open_table(INTERPRETERS)?.insert(likely, probed)?;
+            txn.commit()?;
+            Ok(())
+        };
+        guarded(|| write().map_err(|e| e.to_string()))
+    }
+
     /// Removes everything (the `lacuna.rerun` of a whole workspace, or a format change).
     pub fn clear(&self) -> Result<(), String> {
         let clear = || -> Result<(), redb::Error> {
@@ -388,6 +418,7 @@ impl Store {
             txn.delete_table(SUITE)?;
             txn.delete_table(EXPLORATIONS)?;
             txn.delete_table(TIMES)?;
+            txn.delete_table(INTERPRETERS)?;
             txn.commit()?;
             Ok(())
         };

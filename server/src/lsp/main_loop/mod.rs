@@ -192,6 +192,9 @@ impl Owner {
                 outbox.log(format!("Lacuna: {capped}"));
             }
             let generator = Generator::spawn(events.clone(), outbox.clone(), versions.clone());
+            let _ = generator.send(super::generate::Request::Probe {
+                config: config.clone(),
+            });
             let events = events.clone();
             let deliver = move |ran| events.send(Event::SuiteRan(Box::new(ran))).is_ok();
             let suite = suite::spawn(deliver, outbox.clone(), suite_stop.clone());
@@ -400,6 +403,26 @@ impl Owner {
                 if self.scheduler.job_done(job) {
                     self.outbox.status(Status::idle());
                     self.check_suite();
+                }
+            }
+            Event::Interpreter {
+                likely,
+                probed,
+                at_start,
+            } => {
+                // The outcomes shown are those of the interpreter the workers run. Found at
+                // start, another one than the store knew for the name: the open documents are
+                // generated again (without a stored one, they are already on their way); found
+                // by a job starting the workers, the job's outcomes are stored under it.
+                let remembered = self.results.interpreter() != likely;
+                if self.results.set_probed(likely, probed) {
+                    let all: Vec<Uri> = self.docs.keys().cloned().collect();
+                    for uri in &all {
+                        self.publish(uri);
+                    }
+                    if at_start && remembered && self.settings.generate_on_save() {
+                        self.schedule(&all, None, false);
+                    }
                 }
             }
             Event::SuiteRan(ran) => self.suite_ran(*ran),
