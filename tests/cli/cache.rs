@@ -337,8 +337,8 @@ fn check_failing(root: &Path, args: &[&str]) -> (Output, serde_json::Value) {
     (out, doc)
 }
 
-/// The LCN108 diagnostics of a document, as `file:line message`.
-fn import_errors(doc: &serde_json::Value) -> Vec<String> {
+/// The diagnostics of a document with `code`, as `file:line message`.
+fn coded(doc: &serde_json::Value, code: &str) -> Vec<String> {
     doc["files"]
         .as_array()
         .unwrap()
@@ -348,10 +348,15 @@ fn import_errors(doc: &serde_json::Value) -> Vec<String> {
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|d| d["code"] == "LCN108")
+                .filter(|d| d["code"] == code)
                 .map(move |d| format!("{}:{} {}", f["path"], d["line"], d["message"]))
         })
         .collect()
+}
+
+/// The LCN108 diagnostics of a document.
+fn import_errors(doc: &serde_json::Value) -> Vec<String> {
+    coded(doc, "LCN108")
 }
 
 /// A function whose module does not import is reported from the store with its LCN108 error
@@ -447,21 +452,9 @@ fn a_module_whose_import_never_ends_is_one_located_error_and_is_not_waited_for_a
     assert_eq!(import_errors(&second), import_errors(&first));
 }
 
-/// The LCN107 diagnostics of a document, as `file:line message`.
+/// The LCN107 diagnostics of a document.
 fn not_explored(doc: &serde_json::Value) -> Vec<String> {
-    doc["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|f| {
-            f["diagnostics"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|d| d["code"] == "LCN107")
-                .map(move |d| format!("{}:{} {}", f["path"], d["line"], d["message"]))
-        })
-        .collect()
+    coded(doc, "LCN107")
 }
 
 #[test]

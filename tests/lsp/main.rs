@@ -854,6 +854,20 @@ fn a_guidance_change_re_explores_only_the_functions_it_concerns() {
     server.shutdown();
 }
 
+/// A server on the project, trusted, once `module` has two `LCN107`: its diagnostics then.
+fn two_not_explored(
+    dir: &tempfile::TempDir,
+    root: &std::path::Path,
+    module: &std::path::Path,
+) -> (Server, Vec<Value>) {
+    let mut server = Server::start(&home(dir), &[]);
+    server.initialize(root, json!({"trusted": true}));
+    let uri = server.open(module, 1);
+    let skipped_two = |d: &[Value]| d.iter().filter(|d| d["code"] == "LCN107").count() == 2;
+    let diagnostics = server.diagnostics_where(&uri, skipped_two);
+    (server, diagnostics)
+}
+
 #[test]
 fn functions_not_explored_are_published_with_their_reason() {
     let (dir, root, module) = project();
@@ -861,11 +875,7 @@ fn functions_not_explored_are_published_with_their_reason() {
     // bound to another object after the definition. Each is its LCN107, as `lacuna check` says.
     let source = "async def countdown(n):\n    while n > 0:\n        yield n\n        n -= 1\n\n\ndef plain(n: int) -> int:\n    if n > 1:\n        return n\n    return 1\n\n\nclass Clock:\n    def __call__(self):\n        return 0\n\n\ndef now(x: int) -> int:\n    if x > 0:\n        return 1\n    return 0\n\n\nnow = Clock()\n";
     std::fs::write(&module, source).unwrap();
-    let mut server = Server::start(&home(&dir), &[]);
-    server.initialize(&root, json!({"trusted": true}));
-    let uri = server.open(&module, 1);
-    let skipped_two = |d: &[Value]| d.iter().filter(|d| d["code"] == "LCN107").count() == 2;
-    let diagnostics = server.diagnostics_where(&uri, skipped_two);
+    let (server, diagnostics) = two_not_explored(&dir, &root, &module);
     let skipped: Vec<&Value> = diagnostics
         .iter()
         .filter(|d| d["code"] == "LCN107")
@@ -902,11 +912,7 @@ fn a_module_whose_import_fails_is_said_once_and_each_of_its_functions_says_why()
     // once (one log line), not once per function.
     let source = "def kind(x):\n    if x > 0:\n        return 'pos'\n    return 'neg'\n\n\ndef sign(x):\n    if x < 0:\n        return -1\n    return 1\n\n\nraise RuntimeError('no configuration')\n";
     std::fs::write(&module, source).unwrap();
-    let mut server = Server::start(&home(&dir), &[]);
-    server.initialize(&root, json!({"trusted": true}));
-    let uri = server.open(&module, 1);
-    let skipped_two = |d: &[Value]| d.iter().filter(|d| d["code"] == "LCN107").count() == 2;
-    let diagnostics = server.diagnostics_where(&uri, skipped_two);
+    let (server, diagnostics) = two_not_explored(&dir, &root, &module);
     let messages: Vec<&str> = diagnostics
         .iter()
         .filter(|d| d["code"] == "LCN107")
