@@ -113,10 +113,29 @@ pub struct Discovered {
     pub warnings: Vec<String>,
 }
 
+/// Why the files to check could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error("invalid glob `{pattern}`: {source}")]
+    Glob {
+        pattern: String,
+        source: globset::Error,
+    },
+    #[error("{}: not a regular file or directory", .0.display())]
+    NotFileOrDirectory(PathBuf),
+    #[error("{}: no such file or directory", .0.display())]
+    NotFound(PathBuf),
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// Every Python file to check under `paths` (files named explicitly are always included).
 /// A path that does not exist, or is neither a regular file nor a directory (`/dev/null`, a
 /// FIFO), is an error; a directory inside that cannot be read is a warning.
-pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, String> {
+pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, DiscoverError> {
     let include = globs(&config.include)?;
     let exclude_globs = globs(&config.exclude)?;
     let excluded_names: Vec<String> = config
@@ -134,16 +153,16 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, 
                 continue;
             }
             Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(format!(
-                    "{}: not a regular file or directory",
-                    path.display()
-                ));
-            }
+            Ok(_) => return Err(DiscoverError::NotFileOrDirectory(path.clone())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(format!("{}: no such file or directory", path.display()));
+                return Err(DiscoverError::NotFound(path.clone()));
             }
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+            Err(source) => {
+                return Err(DiscoverError::Unreadable {
+                    path: path.clone(),
+                    source,
+                });
+            }
         }
         let root = config.root.clone();
         let names = excluded_names.clone();
@@ -264,10 +283,14 @@ fn walk_error(error: &ignore::Error) -> String {
     }
 }
 
-fn globs(patterns: &[String]) -> Result<GlobSet, String> {
+fn globs(patterns: &[String]) -> Result<GlobSet, DiscoverError> {
+    let invalid = |pattern: &str| {
+        let pattern = pattern.to_owned();
+        move |source| DiscoverError::Glob { pattern, source }
+    };
     let mut builder = GlobSetBuilder::new();
     for p in patterns {
-        let glob = Glob::new(p).map_err(|e| format!("invalid glob `{p}`: {e}"))?;
+        let glob = Glob::new(p).map_err(invalid(p))?;
         builder.add(glob);
         // `build` also excludes `build/**` and `src/build/**`.
         if !p.contains('/') {
@@ -278,7 +301,7 @@ fn globs(patterns: &[String]) -> Result<GlobSet, String> {
             }
         }
     }
-    builder.build().map_err(|e| e.to_string())
+    builder.build().map_err(invalid(&patterns.join(", ")))
 }
 
 /// The dotted module name of `file` under one of the import roots (`shop/stock.py` → `shop.stock`,

@@ -131,7 +131,8 @@ fn run_pytest(
     let mut roots = vec![agent];
     roots.extend(import_roots.iter().cloned());
     let path = std::env::join_paths(&roots).map_err(|e| e.to_string())?;
-    let scratch = crate::generation::scratch_directory()?;
+    let scratch = crate::generation::scratch_directory()
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
     let policy = Policy {
         scratch: scratch.path().to_owned(),
         ..sandbox.clone()

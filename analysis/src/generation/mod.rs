@@ -90,20 +90,17 @@ pub struct Skipped {
 
 /// Starts the pool for a project. Its workers are confined by the kernel (see `sandbox`); the
 /// messages are the repository's sandbox requests that were refused.
-pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), String> {
+pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), StartError> {
     let python = interpreter::discover(
         &config.root,
         config.python.as_deref(),
         config.grants.allow_unconfined,
-    )
-    .map_err(|e| e.to_string())?;
-    let agent_dir = embed::install(&embed::cache_dir()).map_err(|e| {
-        format!(
-            "cannot write the agent to {}: {e}",
-            embed::cache_dir().display()
-        )
+    )?;
+    let agent_dir = embed::install(&embed::cache_dir()).map_err(|source| StartError::Agent {
+        dir: embed::cache_dir(),
+        source,
     })?;
-    let scratch_dir = scratch_directory()?;
+    let scratch_dir = scratch_directory().map_err(StartError::Scratch)?;
     let scratch = canonical(scratch_dir.path());
     let (policy, refused) = config.sandbox_policy(&scratch);
     let spec = WorkerSpec {
@@ -126,14 +123,30 @@ pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), String> {
         policy,
     };
     let pool = Pool::new(spec, config.workers()).with_scratch(scratch_dir);
-    pool.warm_up().map_err(|e: WorkerError| e.to_string())?;
+    pool.warm_up()?;
     Ok((pool, refused))
+}
+
+/// Why the agent's pool could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Interpreter(#[from] interpreter::InterpreterError),
+    #[error("cannot write the agent to {}: {source}", dir.display())]
+    Agent {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot create a scratch directory: {0}")]
+    Scratch(std::io::Error),
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
 }
 
 /// A new scratch directory, named after this process (`lacuna-scratch-<pid>-…`), after the
 /// removal of those left by Lacuna processes that no longer run (killed before they could
 /// remove theirs).
-pub fn scratch_directory() -> Result<tempfile::TempDir, String> {
+pub fn scratch_directory() -> std::io::Result<tempfile::TempDir> {
     let tmp = std::env::temp_dir();
     if let Ok(entries) = std::fs::read_dir(&tmp) {
         for entry in entries.flatten() {
@@ -153,7 +166,6 @@ pub fn scratch_directory() -> Result<tempfile::TempDir, String> {
     tempfile::Builder::new()
         .prefix(&format!("lacuna-scratch-{}-", std::process::id()))
         .tempdir()
-        .map_err(|e| format!("cannot create a scratch directory: {e}"))
 }
 
 fn canonical(p: &Path) -> PathBuf {

@@ -142,7 +142,11 @@ impl Generator {
     }
 
     /// The pool for `config`, started (or restarted) when needed.
-    fn pool(&mut self, config: &Arc<Config>, reload: bool) -> Result<&Pool, String> {
+    fn pool(
+        &mut self,
+        config: &Arc<Config>,
+        reload: bool,
+    ) -> Result<&Pool, generation::StartError> {
         let fresh = match &self.pool {
             Some((c, _)) => reload || c != config,
             None => true,
@@ -339,7 +343,7 @@ impl Generator {
         let budget = generation::budget(config);
         if let Err(e) = self.pool(config, false) {
             let failed = Exploration {
-                failure: Some(e),
+                failure: Some(e.to_string()),
                 ..Exploration::default()
             };
             return (target.under_test, failed, BTreeSet::new());

@@ -137,6 +137,22 @@ fn guarded<T>(operation: impl FnOnce() -> Result<T, String>) -> Result<T, String
         .unwrap_or_else(|_| Err("the store is corrupted (redb panicked reading it)".into()))
 }
 
+/// Why a write to the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Database(#[from] redb::Error),
+    #[error("the store is corrupted (redb panicked writing it)")]
+    Corrupted,
+}
+
+/// Runs a write, as [`guarded`] runs a read: a panic inside redb is an error.
+fn guarded_write(operation: impl FnOnce() -> Result<(), redb::Error>) -> Result<(), StoreError> {
+    catch_unwind(AssertUnwindSafe(operation))
+        .map_err(|_| StoreError::Corrupted)?
+        .map_err(StoreError::from)
+}
+
 /// Fails when `path` is a symbolic link: the store is written where the project is, never
 /// where a link in a (possibly hostile) repository points.
 fn refuse_link(path: &Path) -> Result<(), String> {
@@ -268,7 +284,7 @@ impl Store {
     }
 
     /// Stores outcomes in one transaction, replacing older ones of the same functions.
-    pub fn put(&self, entries: &[(String, FunctionOutcome)]) -> Result<(), String> {
+    pub fn put(&self, entries: &[(String, FunctionOutcome)]) -> Result<(), StoreError> {
         let write = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             {
@@ -281,7 +297,7 @@ impl Store {
             txn.commit()?;
             Ok(())
         };
-        guarded(|| write().map_err(|e| e.to_string()))
+        guarded_write(write)
     }
 
     /// A value of the suite's table, decoded.
@@ -300,7 +316,7 @@ impl Store {
     }
 
     /// Stores values of the suite's table (its ledger, its observations) in one transaction.
-    pub fn put_suite(&self, entries: &[(&str, &dyn erased::Json)]) -> Result<(), String> {
+    pub fn put_suite(&self, entries: &[(&str, &dyn erased::Json)]) -> Result<(), StoreError> {
         let write = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             {
@@ -312,7 +328,7 @@ impl Store {
             txn.commit()?;
             Ok(())
         };
-        guarded(|| write().map_err(|e| e.to_string()))
+        guarded_write(write)
     }
 
     /// The stored exploration of a function, whatever it was computed for (the caller checks
@@ -332,7 +348,10 @@ impl Store {
     }
 
     /// Stores explorations in one transaction, replacing older ones of the same functions.
-    pub fn put_explorations(&self, entries: &[(String, StoredExploration)]) -> Result<(), String> {
+    pub fn put_explorations(
+        &self,
+        entries: &[(String, StoredExploration)],
+    ) -> Result<(), StoreError> {
         let write = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             {
@@ -345,7 +364,7 @@ impl Store {
             txn.commit()?;
             Ok(())
         };
-        guarded(|| write().map_err(|e| e.to_string()))
+        guarded_write(write)
     }
 
     /// The last exploration time (ms) of each of `keys` that has one.
@@ -369,7 +388,7 @@ impl Store {
     }
 
     /// Records exploration times (ms), replacing older ones.
-    pub fn put_times(&self, entries: &[(String, u64)]) -> Result<(), String> {
+    pub fn put_times(&self, entries: &[(String, u64)]) -> Result<(), StoreError> {
         let write = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             {
@@ -381,7 +400,7 @@ impl Store {
             txn.commit()?;
             Ok(())
         };
-        guarded(|| write().map_err(|e| e.to_string()))
+        guarded_write(write)
     }
 
     /// The interpreter the workers last ran for `likely` ([`INTERPRETERS`]).
@@ -400,18 +419,18 @@ impl Store {
     }
 
     /// Records the interpreter the workers ran for `likely`.
-    pub fn put_interpreter(&self, likely: &str, probed: &str) -> Result<(), String> {
+    pub fn put_interpreter(&self, likely: &str, probed: &str) -> Result<(), StoreError> {
         let write = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             txn.open_table(INTERPRETERS)?.insert(likely, probed)?;
             txn.commit()?;
             Ok(())
         };
-        guarded(|| write().map_err(|e| e.to_string()))
+        guarded_write(write)
     }
 
     /// Removes everything (the `lacuna.rerun` of a whole workspace, or a format change).
-    pub fn clear(&self) -> Result<(), String> {
+    pub fn clear(&self) -> Result<(), StoreError> {
         let clear = || -> Result<(), redb::Error> {
             let txn = self.db.begin_write()?;
             txn.delete_table(OUTCOMES)?;
@@ -422,7 +441,7 @@ impl Store {
             txn.commit()?;
             Ok(())
         };
-        guarded(|| clear().map_err(|e| e.to_string()))
+        guarded_write(clear)
     }
 }
 
