@@ -240,6 +240,8 @@ pub enum UseKind {
     KeyFunction,
     /// `p(…)`; `tested`: the call is a condition of a decision (`if p(v):`, `not p(v)`).
     Called { tested: bool },
+    /// `except p`, `except (p, OSError) as e`: the exception class(es) a handler catches.
+    Caught,
 }
 
 /// What the generator seeds a `def`'s inputs with, read from its code (and from the functions
@@ -364,6 +366,9 @@ pub struct FunctionSyntax {
     /// attribute target (`xs[0] = …`, `o.x = …`) binds no name. In source order, each with the
     /// range of the name where it is bound (relative to the function).
     pub bindings: ThinVec<Binding>,
+    /// The names its own `return` statements return as they are (`return check`: `check`),
+    /// deduplicated, in source order; a nested function's returns are its own.
+    pub returned: ThinVec<CompactString>,
     /// Branch sides an exclusion left out of `decisions` (`# pragma: no cover`): set by the
     /// analysis, which knows the project's exclusions; the lowering leaves it 0.
     pub excluded_sides: u32,

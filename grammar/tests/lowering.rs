@@ -92,6 +92,9 @@ fn render(text: &str) -> String {
         for a in &s.asserts {
             writeln!(out, "  assert {}", abs(a.test)).unwrap();
         }
+        if !s.returned.is_empty() {
+            writeln!(out, "  returns {}", s.returned.join(", ")).unwrap();
+        }
         for w in &s.field_writes {
             writeln!(
                 out,
@@ -447,6 +450,54 @@ async def scan(xs, d, rows, it):
     ));
 }
 
+/// The names a function returns, its own `return NAME` only: not a nested function's, not an
+/// expression's.
+#[test]
+fn the_names_a_function_returns_are_its_own() {
+    let module = parse(
+        r#"
+def threshold(limit, strict):
+    def check(v):
+        if v > limit:
+            return v
+        return None
+    if strict:
+        return check
+    return check.__call__
+def either(a, loose):
+    def tight(v):
+        return v
+    return tight if a else (loose)
+def other(x):
+    return x + 1
+"#,
+    );
+    let returned: Vec<(String, Vec<String>)> = module
+        .functions
+        .iter()
+        .map(|f| {
+            (
+                f.syntax.qualname.to_string(),
+                f.syntax.returned.iter().map(|n| n.to_string()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        returned,
+        [
+            ("<module>".to_owned(), vec![]),
+            ("threshold".to_owned(), vec!["check".to_owned()]),
+            ("threshold.<locals>.check".to_owned(), vec!["v".to_owned()]),
+            (
+                "either".to_owned(),
+                vec!["tight".to_owned(), "loose".to_owned()]
+            ),
+            ("either.<locals>.tight".to_owned(), vec!["v".to_owned()]),
+            ("other".to_owned(), vec![]),
+        ]
+    );
+}
+
 /// Reads of other parameters' attributes, from code only: a docstring, a comment or a string
 /// that mentions `order.status` is not a read, nor is a write, nor an attribute of a local.
 #[test]
@@ -655,4 +706,20 @@ fn seeds_name_the_exception_types_of_the_except_clauses() {
         ["ValueError", "requests.RequestException", "KeyError"]
     );
     assert!(seeds_of(text, "plain").handled.is_empty());
+    // A parameter a handler names is a class the caller chooses, not a name of the module,
+    // in the function that takes it and in one nested in it.
+    let text = "def retrying(target, exception):
+    def retry(*args):
+        try:
+            return target(*args)
+        except (exception, OSError) as e:
+            return e
+    return retry
+";
+    let outer = seeds_of(text, "retrying");
+    assert_eq!(outer.handled, ["OSError"]);
+    assert!(outer.param_uses.iter().any(|u| u.param == "exception"
+        && u.kind == lacuna_grammar::UseKind::Caught
+        && u.count == 1));
+    assert_eq!(seeds_of(text, "retry").handled, ["OSError"]);
 }

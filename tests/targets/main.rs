@@ -85,7 +85,7 @@ kinds/nested.py classify.<locals>.bucket.<locals>.small 2/2
 kinds/nested.py Basket.count_below 2/2
 kinds/nested.py Basket.count_below.<locals>.below 2/2
 kinds/nested.py clamp.<locals>.decorator.<locals>.wrapper 4/4
-kinds/nested.py threshold.<locals>.check 0/2 not explored: nested in `threshold`, which returns it (or passes it on) without calling it, so no call of `threshold` runs it: a function of the project decorated `@threshold` is explored through it; otherwise test what calls the function it returns, or move it to module level
+kinds/nested.py threshold.<locals>.check 2/2
 kinds/nested.py select 2/2
 kinds/nested.py select.<locals>.keep 2/2
 kinds/rebound.py scale 0/2 not explored: `scale` is bound again to the definition at line 15: no call by its name reaches the definition at line 6
@@ -145,13 +145,18 @@ kinds/rebound.py pick#3 2/2
         nested.contains("def test_select_locals_keep_1():\n    result = select("),
         "{nested}"
     );
+    // A function nested in one that returns it is called as what that call returned.
+    assert!(
+        nested.contains("def test_threshold_locals_check_1():\n    check = threshold("),
+        "{nested}"
+    );
+    assert!(nested.contains("    result = check("), "{nested}");
     let rebound = read("test_lacuna_kinds_rebound.py");
     assert!(rebound.contains("result = scale("));
     assert!(rebound.contains("result = pick("));
 
     // Under real pytest and coverage.py: every line of every explored definition runs but the
-    // first `scale` (no call reaches it), the closure `threshold` only returns, and the bodies
-    // without decisions no test targets.
+    // first `scale` (no call reaches it) and the bodies without decisions no test targets.
     let coverage = coverage::measured(
         &python,
         out_dir.path(),
@@ -174,7 +179,7 @@ __init__.py lines [] branches []
 dispatch.py lines [31] branches []
 flows.py lines [33] branches []
 members.py lines [] branches []
-nested.py lines [54,55,56,57,59] branches [[55,56],[55,57]]
+nested.py lines [] branches []
 rebound.py lines [7,8,9] branches [[7,8],[7,9]]
 "
     );

@@ -163,6 +163,13 @@ fn unannotated_parameters_take_the_kinds_their_uses_ask_for_and_coverage_confirm
     ] {
         assert!(callbacks.contains(raised), "{raised} in:\n{callbacks}");
     }
+    // A handler that catches the class a parameter names: the parameter is an exception class.
+    assert!(
+        callbacks.contains(
+            "result = on_exception(_returning(_Raises(Exception('raised by a generated input'))), Exception, "
+        ),
+        "{callbacks}"
+    );
     insta::assert_snapshot!(run.missing);
 }
 

@@ -747,6 +747,16 @@ _HELPER_CALLS = 8
 _MAX_KINDS = 6
 
 
+# Methods only one kind of value has: a parameter whose method is called so (in the function
+# or a project function it is passed to, `_init_wait_gen(wait_gen, kwargs)` calling
+# `kwargs.items()`) is first tried as that kind.
+_METHOD_KINDS = dict(
+    [(m, {"kind": "dict", "key": {"kind": "str"}, "value": {"kind": "any"}})
+     for m in ("items", "keys", "values", "setdefault", "popitem")]
+    + [(m, {"kind": "list", "of": {"kind": "any"}}) for m in ("append", "extend", "insert")]
+    + [(m, {"kind": "str"}) for m in ("startswith", "endswith", "lower", "upper", "isdigit")])
+
+
 def _kinds_in(func, untyped, is_project_class, depth):
     """The kinds the uses of each name of `untyped` (parameters of `func`) ask for, by name."""
     try:
@@ -814,6 +824,8 @@ def _kinds_in(func, untyped, is_project_class, depth):
             continue
         for kind in _kinds_in(callee, {parameter}, is_project_class, depth + 1).get(parameter, []):
             add(name, kind)
+    for name, method in sorted(called):
+        add(name, _METHOD_KINDS.get(method))
     if depth == 0:
         for name, attrs in attributes.items():
             plain = [a for a in attrs if (name, a) not in called]
@@ -946,4 +958,20 @@ def describe(target, owner, is_project_class, raw=None, registered=None):
     if code is not None:
         out["file"] = code.co_filename
         out["line"] = code.co_firstlineno
+    return out
+
+
+def describe_returned(nested, outer, is_project_class):
+    """The description of a function nested in `outer`, which returns it: its own parameters,
+    and as its receiver the call of `outer` that builds it (`outer`'s parameters as a
+    constructor's, `threshold(limit)` before `check(v)`)."""
+    out = describe(nested, None, is_project_class)
+    out["kind"] = "returned"
+    try:
+        init = parameters(outer, is_project_class, 1)
+        _kinds_from_uses(outer, init, is_project_class)
+    except (TypeError, ValueError):
+        init = []
+    out["owner"] = {"kind": "class", "class": "%s:%s" % (outer.__module__, outer.__qualname__),
+                    "init": init, "methods": [], "dataclass": False}
     return out

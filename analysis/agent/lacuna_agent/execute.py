@@ -254,6 +254,9 @@ class Runtime:
         finally:
             self.sandbox.active = False
             self.sandbox.importing = False
+        if resolved.form == "returned":
+            return describing.describe_returned(resolved.definition, resolved.call,
+                                                self.is_project_class)
         return describing.describe(resolved.definition, resolved.owner, self.is_project_class,
                                    raw=resolved.raw, registered=resolved.registered)
 
@@ -320,6 +323,10 @@ class Runtime:
                               for k, t in request.get("kwargs", {}).items()}
                     if receiver is not None:
                         receiver = values.decode(receiver, self.is_project_object)
+                    if resolved.form == "returned":
+                        why = targets.not_returned(resolved, receiver)
+                        if why is not None:
+                            raise values.InputError(why)
                     mocks = [(m["target"], [_mocked_value(t, self) for t in m.get("returns", [])])
                              for m in request.get("mocks", [])]
                 except values.InputError as e:
@@ -592,13 +599,15 @@ def _describe_value(value):
 
 def _describe_exception(e, runtime):
     line = None
+    filename = None
     tb = e.__traceback__
     while tb is not None:
         if runtime.is_project_file(tb.tb_frame.f_code.co_filename):
             line = tb.tb_lineno
+            filename = tb.tb_frame.f_code.co_filename
         tb = tb.tb_next
     try:
         message = str(e)[:500]
     except Exception:
         message = "<unprintable>"
-    return {"type": _qualified_type(e), "message": message, "line": line}
+    return {"type": _qualified_type(e), "message": message, "line": line, "file": filename}

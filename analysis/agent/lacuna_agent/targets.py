@@ -6,6 +6,7 @@ read, set or deleted. Must not call project code while resolving: only attribute
 
 import inspect
 import itertools
+import types
 
 from .describe import mangled
 
@@ -103,6 +104,8 @@ def resolve(module, target):
         raw = obj
     lines = call.get("lines")
     member = mangled(owner, parts[-1])
+    if form == "returned":
+        return _returned(obj, target["qualname"], lines, path)
     if form == "dispatch":
         return _registration(obj, raw, owner, member, lines, path)
     if form == "construct":
@@ -141,6 +144,49 @@ def resolve(module, target):
     return Resolved(obj, _plain(raw), owner, form, member, raw=raw)
 
 
+def _nested_code(code, lines):
+    """The code object of the function defined on `lines` inside `code`, at any depth."""
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if lines[0] <= const.co_firstlineno <= lines[1]:
+                return const
+            found = _nested_code(const, lines)
+            if found is not None:
+                return found
+    return None
+
+
+def _returned(outer, qualname, lines, path):
+    """The function `qualname` nested in `outer`, which returns it: `outer(…)` is called with
+    the receiver's arguments and what it returns is called. The definition described is built
+    from the nested code object (its free variables empty cells: describing reads its signature
+    and code, it never runs it)."""
+    code = _code(outer)
+    nested = _nested_code(code, lines) if code is not None and lines else None
+    if nested is None:
+        raise Unreachable("`%s` does not define a function at line %d"
+                          % (path, lines[1] if lines else 0))
+    definition = types.FunctionType(nested, _plain(outer).__globals__, nested.co_name, None,
+                                    tuple(types.CellType() for _ in nested.co_freevars))
+    definition.__qualname__ = qualname
+    return Resolved(outer, definition, None, "returned", nested.co_name, raw=definition)
+
+
+def not_returned(resolved, value):
+    """Why `value`, what the call of the function around a `returned` target gave, is not the
+    nested function (another one it returns on another path, or a value), or None."""
+    code = getattr(value, "__code__", None)
+    if code is resolved.definition.__code__:
+        return None
+    if isinstance(code, types.CodeType):
+        what = "the function `%s` defined at line %d" % (code.co_name, code.co_firstlineno)
+    else:
+        what = _a(type(value).__name__)
+    return ("the call of `%s` returned %s, not the function `%s` defined at line %d"
+            % (resolved.call.__name__, what, resolved.member,
+               resolved.definition.__code__.co_firstlineno))
+
+
 def _a(name):
     return ("an `%s`" if name[:1].lower() in "aeiou" else "a `%s`") % name
 
@@ -172,7 +218,12 @@ def invoke(resolved, receiver, args, kwargs):
     if form == "property-delete":
         delattr(receiver, resolved.member)
         return None
-    function = getattr(receiver, resolved.member) if receiver is not None else resolved.call
+    if form == "returned":
+        function = receiver
+    elif receiver is not None:
+        function = getattr(receiver, resolved.member)
+    else:
+        function = resolved.call
     value = function(*args, **kwargs)
     if form == "generator":
         return list(itertools.islice(value, MAX_ITEMS))

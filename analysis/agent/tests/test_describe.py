@@ -129,3 +129,20 @@ def test_a_literal_enum_member_is_that_member_of_its_enum():
         {"kind": "enum", "class": describe._name(Sentinel), "members": ["other"]}]}
     assert describe.type_tree(typing.Literal["x"], in_this_module, 0) == {
         "kind": "literal", "values": ["x"]}
+
+
+def _init_wait_gen(wait_gen, wait_gen_kwargs):
+    kwargs = {k: v for (k, v) in wait_gen_kwargs.items()}
+    return wait_gen(**kwargs)
+
+
+def retry(wait_gen, wait_gen_kwargs, names):
+    names.append("retry")
+    return _init_wait_gen(wait_gen, wait_gen_kwargs)
+
+
+def test_a_method_only_one_kind_has_gives_a_parameter_that_kind_through_project_calls():
+    described = describe.describe(retry, None, in_this_module)
+    kinds = {p["name"]: [k["kind"] for k in p["type"].get("instances", [])]
+             for p in described["params"]}
+    assert kinds == {"wait_gen": [], "wait_gen_kwargs": ["dict"], "names": ["list"]}

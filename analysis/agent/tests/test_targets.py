@@ -125,6 +125,18 @@ SOURCE = textwrap.dedent('''\
         @functools.cached_property
         def label(self):
             return "acct"
+
+
+    def threshold(limit, strict=False):
+        def check(v: int) -> bool:
+            return v > limit
+
+        def never(v):
+            return None
+
+        if strict:
+            return never
+        return check
 ''')
 
 
@@ -207,3 +219,24 @@ def test_cached_properties_are_reached_through_an_instance(module):
         getter = targets.resolve(module, target("Account." + name, lines=[line - 1, line + 1],
                                                 form="property-get"))
         assert targets.invoke(getter, module.Account(), [], {}) == value
+
+
+def test_a_nested_function_is_called_as_the_function_around_it_returns_it(module):
+    line = module.threshold.__code__.co_firstlineno + 1
+    resolved = targets.resolve(module, target("threshold.<locals>.check", through="threshold",
+                                              lines=[line, line], form="returned"))
+    # Described from its code object, without running `threshold`.
+    assert resolved.definition.__qualname__ == "threshold.<locals>.check"
+    assert resolved.definition.__code__.co_varnames[:1] == ("v",)
+    check = module.threshold(10)
+    assert targets.not_returned(resolved, check) is None
+    assert targets.invoke(resolved, check, [11], {}) is True
+    assert targets.not_returned(resolved, module.threshold(10, strict=True)) == (
+        "the call of `threshold` returned the function `never` defined at line %d, not the "
+        "function `check` defined at line %d" % (line + 3, line))
+    assert targets.not_returned(resolved, None) == (
+        "the call of `threshold` returned a `NoneType`, not the function `check` defined at "
+        "line %d" % line)
+    with pytest.raises(LookupError, match="`threshold` does not define a function at line 3"):
+        targets.resolve(module, target("threshold.<locals>.check", through="threshold",
+                                       lines=[3, 3], form="returned"))

@@ -272,6 +272,10 @@ pub enum Form {
     PropertyGet,
     PropertySet,
     PropertyDelete,
+    /// A function nested in another that returns it: the function around it (`through`) is
+    /// called first, with the receiver's arguments, and what it returned is called,
+    /// `threshold(10)(v)`.
+    Returned,
 }
 
 impl Form {
@@ -382,6 +386,9 @@ pub struct RaisedException {
     #[serde(deserialize_with = "short_text")]
     pub message: String,
     pub line: Option<u32>,
+    /// The project file of `line`: the deepest project frame's.
+    #[serde(default)]
+    pub file: Option<String>,
 }
 
 /// A source range as CPython reports it: 1-based lines, 0-based UTF-8 byte columns; columns are

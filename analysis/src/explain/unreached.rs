@@ -83,6 +83,9 @@ pub(super) fn unreached(
         }
         return e;
     }
+    if let Some(e) = raised_before_any_decision(f, exploration) {
+        return e;
+    }
     if let Some(e) = enclosing_loop(f, exploration, d) {
         return e;
     }
@@ -91,6 +94,52 @@ pub(super) fn unreached(
         "the decision was never reached within the budget",
         Fact::Unspecific {},
     )
+}
+
+/// No run reached any decision of the function, and the runs raised before the first one:
+/// what they raised, where, and how many did.
+fn raised_before_any_decision(
+    f: &FunctionUnderTest,
+    exploration: &Exploration,
+) -> Option<Explanation> {
+    let first = exploration.undecided.first()?;
+    if !exploration.reached.is_empty() || !exploration.tests.is_empty() {
+        return None;
+    }
+    let dir = f.file.parent().unwrap_or(std::path::Path::new(""));
+    let place = |failure: &crate::explore::exploration::FailingAlike| {
+        let line = failure.line.map(|l| format!(" at line {l}"));
+        let file = failure
+            .file
+            .as_deref()
+            .map(std::path::Path::new)
+            .filter(|file| *file != f.file)
+            .map(|file| {
+                let shown = file.strip_prefix(dir).unwrap_or(file);
+                format!(" of `{}`", shown.display())
+            });
+        format!(
+            "{}{}",
+            line.unwrap_or_default(),
+            file.filter(|_| failure.line.is_some()).unwrap_or_default()
+        )
+    };
+    let mut why = format!(
+        "never reached: no run got to the function's first decision; of {} runs, {} raised `{}`{}",
+        exploration.executions,
+        first.runs,
+        first.exception,
+        place(first)
+    );
+    for other in &exploration.undecided[1..] {
+        why.push_str(&format!(
+            ", {} `{}`{}",
+            other.runs,
+            other.exception,
+            place(other)
+        ));
+    }
+    Some(Explanation::new(Cause::Budget, why, Fact::Unspecific {}))
 }
 
 /// No run got past building its inputs: what raised, and for a class, the object that could

@@ -184,6 +184,10 @@ pub struct Exploration {
     pub unread_annotations: Vec<String>,
     /// What ended the search.
     pub stop: Stop,
+    /// The runs that raised before any decision, by exception type and place, most runs
+    /// first (at most [`MAX_UNDECIDED`] kinds): what a decision never reached hit instead.
+    #[serde(default)]
+    pub undecided: Vec<FailingAlike>,
     /// Inputs near the project's own tests' run once coverage was done, for what they break
     /// of those tests' invariants, and how many were kept for it ([`crate::explore::search::AnomalyCheck`]).
     #[serde(default)]
@@ -235,7 +239,30 @@ pub struct FailingAlike {
     pub exception: String,
     /// The line (of a project file) it was raised at.
     pub line: Option<u32>,
+    /// The project file of that line, when the agent said.
+    #[serde(default)]
+    pub file: Option<String>,
     pub runs: u32,
+}
+
+/// How many kinds of failure before the first decision [`Exploration::undecided`] keeps.
+pub const MAX_UNDECIDED: usize = 4;
+
+impl Exploration {
+    /// Counts a run that raised `exception` (its type `type_name`) before any decision.
+    pub fn count_undecided(&mut self, type_name: &str, exception: FailingAlike) {
+        let same = |f: &FailingAlike| {
+            f.exception.split(':').next() == Some(type_name)
+                && f.line == exception.line
+                && f.file == exception.file
+        };
+        if let Some(seen) = self.undecided.iter_mut().find(|f| same(f)) {
+            seen.runs += 1;
+        } else if self.undecided.len() < MAX_UNDECIDED {
+            self.undecided.push(exception);
+        }
+        self.undecided.sort_by_key(|f| std::cmp::Reverse(f.runs));
+    }
 }
 
 impl Stop {

@@ -112,6 +112,17 @@ pub fn guess_from_uses(name: &str, uses: &[ParamUse]) -> Shape {
         "join",
         "encode",
     ];
+    // `except p`: an exception class, one that catches what the code raises and one that
+    // lets most of it through.
+    if uses
+        .iter()
+        .any(|u| u.param == name && u.kind == UseKind::Caught)
+    {
+        return Shape::Class(vec![
+            "builtins:Exception".to_owned(),
+            "builtins:ValueError".to_owned(),
+        ]);
+    }
     let mut votes = [0u32; 3];
     // Weaker evidence, from how it is indexed, tested for membership and passed to builtins:
     // [dict, list].
@@ -136,7 +147,7 @@ pub fn guess_from_uses(name: &str, uses: &[ParamUse]) -> Shape {
                 }
                 _ => {}
             },
-            UseKind::KeyFunction | UseKind::Called { .. } => {}
+            UseKind::KeyFunction | UseKind::Called { .. } | UseKind::Caught => {}
         }
     }
     let by_methods = match votes.iter().enumerate().max_by_key(|(_, v)| **v) {

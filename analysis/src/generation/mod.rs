@@ -268,6 +268,18 @@ pub fn signature(
             ))
         })
         .collect();
+    // An unannotated parameter's shape, from how the code uses it.
+    let guessed = |name: &str, shape: Shape| match shape {
+        Shape::Any => crate::explore::seeds::guess_from_uses(name, &target.seeds.param_uses),
+        // What a callable returns, when its annotation does not say, too.
+        Shape::Callable { returns, named } if *returns == Shape::Any => Shape::Callable {
+            returns: Box::new(
+                crate::explore::seeds::called(name, &target.seeds.param_uses).unwrap_or(Shape::Any),
+            ),
+            named,
+        },
+        s => s,
+    };
     let params: Vec<(String, Shape)> = crate::explore::shape::params(&response.params)
         .into_iter()
         .map(|(name, shape)| {
@@ -287,20 +299,7 @@ pub fn signature(
                 }
                 (shape, _) => shape,
             };
-            let shape = match shape {
-                Shape::Any => {
-                    crate::explore::seeds::guess_from_uses(&name, &target.seeds.param_uses)
-                }
-                // What a callable returns, when its annotation does not say, too.
-                Shape::Callable { returns, named } if *returns == Shape::Any => Shape::Callable {
-                    returns: Box::new(
-                        crate::explore::seeds::called(&name, &target.seeds.param_uses)
-                            .unwrap_or(Shape::Any),
-                    ),
-                    named,
-                },
-                s => s,
-            };
+            let shape = guessed(&name, shape);
             let shape = crate::explore::shape::called_like_its_default(
                 shape,
                 default_refs.get(name.as_str()).copied(),
@@ -316,6 +315,21 @@ pub fn signature(
     let receiver = match response.kind.as_deref() {
         Some("method") => match Shape::from_describe(&response.owner) {
             Shape::Object(o) => Some(o),
+            _ => None,
+        },
+        // A nested function's: the call of the function around it that returns it, whose
+        // parameters the nested function's code uses as its own.
+        Some("returned") => match Shape::from_describe(&response.owner) {
+            Shape::Object(mut o) => {
+                o.init = std::mem::take(&mut o.init)
+                    .into_iter()
+                    .map(|(name, shape)| {
+                        let shape = guessed(&name, shape);
+                        (name, shape)
+                    })
+                    .collect();
+                Some(o)
+            }
             _ => None,
         },
         _ => None,
@@ -616,11 +630,33 @@ def run(job):
         );
     }
 
+    /// A function nested in a module-level function that returns it is called as what a call
+    /// of that function returned, `factory(n)(y)`.
+    #[test]
+    fn a_nested_function_returned_is_called_as_the_call_returned_it() {
+        let (name, call) = enclosed("factory.<locals>.add").unwrap();
+        assert_eq!(name, "factory.<locals>.add");
+        assert_eq!(call.through.as_deref(), Some("factory"));
+        assert_eq!(call.lines, Some((28, 28)), "the nested definition's header");
+        assert_eq!(call.form, crate::agent::protocol::Form::Returned);
+        let (_, caller) = enclosed_in(NESTED, "factory.<locals>.add").unwrap();
+        assert_eq!(caller, "factory", "seeded as the call of `factory`");
+    }
+
     #[test]
     fn a_nested_function_no_call_reaches_says_why() {
+        const PASSED_ON: &str = r#"
+def register(table):
+    def add(y):
+        if y:
+            return y
+    table.append(add)
+"#;
         assert_eq!(
-            enclosed("factory.<locals>.add").unwrap_err(),
-            "nested in `factory`, which returns it (or passes it on) without calling it, so no call of `factory` runs it: a function of the project decorated `@factory` is explored through it; otherwise test what calls the function it returns, or move it to module level"
+            enclosed_in(PASSED_ON, "register.<locals>.add")
+                .map(|(reached, _)| reached.called_as)
+                .unwrap_err(),
+            "nested in `register`, which passes it on without calling it (stores it, or hands it to another call), so no call of `register` runs it: test what calls it, or move it to module level"
         );
         assert_eq!(
             enclosed("retry.<locals>.decorator").unwrap_err(),
@@ -628,7 +664,7 @@ def run(job):
         );
         assert_eq!(
             enclosed("retry.<locals>.decorator.<locals>.wrapper").unwrap_err(),
-            "nested in `retry.<locals>.decorator`, which returns it (or passes it on) without calling it, so no call of `retry.<locals>.decorator` runs it: a function of the project decorated `@retry(…)` is explored through it; otherwise test what calls the function it returns, or move it to module level"
+            "nested in `retry.<locals>.decorator`, which returns it without calling it, so no call of `retry.<locals>.decorator` runs it: a function of the project decorated `@retry(…)` is explored through it; otherwise test what calls the function it returns, or move it to module level"
         );
         assert!(
             enclosed("Basket.__init__.<locals>.check")

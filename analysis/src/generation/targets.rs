@@ -355,13 +355,23 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                     .map_err(str::to_owned)
                     .and_then(|()| unreached.map_or(Ok(()), Err)),
             };
-            // What the generator seeds the inputs with: those of the call that runs it.
+            // What the generator seeds the inputs with: those of the call that runs it (and,
+            // for a function called as another returns it, its own parameters' uses too).
             let seeds = std::sync::Arc::new(match caller {
                 caller if caller == at => file_seeds.function(node.id(db)),
-                caller => called_through(
-                    file_seeds.function(functions[caller].id(db)),
-                    &file_seeds.function(node.id(db)),
-                ),
+                caller => {
+                    let own = file_seeds.function(node.id(db));
+                    let mut seeds =
+                        called_through(file_seeds.function(functions[caller].id(db)), &own);
+                    if call.form == Form::Returned {
+                        for used in own.param_uses {
+                            if !seeds.param_uses.contains(&used) {
+                                seeds.param_uses.push(used);
+                            }
+                        }
+                    }
+                    seeds
+                }
             });
             let under_test = |qualname: String, call: Call| FunctionUnderTest {
                 id: node.id(db).clone(),
@@ -558,6 +568,15 @@ fn through_enclosing(
                 "nested in `{enclosing}`, which returns it without calling it: it runs when a function is decorated `@{enclosing}(…)`, at import, which no generated test repeats; the wrapper it returns is explored through the functions of the project it decorates"
             ));
         }
+        // A module-level function that returns it: a test calls what it returns.
+        if let Some(call) = returned_by(outer, name, places[at].header) {
+            return Ok((call, around));
+        }
+        if !outer.returned.iter().any(|r| r == name) {
+            return Err(format!(
+                "nested in `{enclosing}`, which passes it on without calling it (stores it, or hands it to another call), so no call of `{enclosing}` runs it: test what calls it, or move it to module level"
+            ));
+        }
         // What would reach it: a function the project decorates with it (`wrapped_by`).
         let decorating = match levels.decoration() {
             Some(decoration) => format!(
@@ -566,7 +585,7 @@ fn through_enclosing(
             None => "test".to_owned(),
         };
         return Err(format!(
-            "nested in `{enclosing}`, which returns it (or passes it on) without calling it, so no call of `{enclosing}` runs it: {decorating} what calls the function it returns, or move it to module level"
+            "nested in `{enclosing}`, which returns it without calling it, so no call of `{enclosing}` runs it: {decorating} what calls the function it returns, or move it to module level"
         ));
     }
     let (called_as, call, caller) = if let Some(decorated) = wrapped_by(outer, all) {
@@ -592,6 +611,23 @@ fn through_enclosing(
         ..call
     };
     Ok((call, caller))
+}
+
+/// The call that reaches a function named `name` nested in `outer` (its header on the lines
+/// `header`), when `outer` is a plain module-level function that returns it by name
+/// (`return check`): `outer(…)(…)`, the receiver's arguments first.
+fn returned_by(outer: &FunctionSyntax, name: &str, header: (u32, u32)) -> Option<Call> {
+    let plain = outer.kind == FunctionKind::Def
+        && outer.class.is_none()
+        && !outer.qualname.contains('.')
+        && !outer.is_async
+        && !outer.is_generator
+        && !is_context_manager(outer);
+    (plain && outer.returned.iter().any(|r| r == name)).then(|| Call {
+        through: Some(outer.qualname.to_string()),
+        lines: Some(header),
+        form: Form::Returned,
+    })
 }
 
 /// The wrapper a module-level decorator defines (`_comparator.<locals>.wrapper`) runs when a

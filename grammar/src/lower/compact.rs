@@ -75,7 +75,7 @@ compact_fields! {
     ClassField { name, annotation, default }
     Property { name }
     MethodWrite { method, write }
-    FunctionSyntax { name, qualname, class, params, returns, decorators, decisions, calls, asserts, loops, comprehensions, field_writes, field_reads, param_field_reads, bindings }
+    FunctionSyntax { name, qualname, class, params, returns, decorators, decisions, calls, asserts, loops, comprehensions, field_writes, field_reads, param_field_reads, bindings, returned }
     ClassSyntax { name, qualname, bases, decorators, methods, fields, properties, writes }
 }
 

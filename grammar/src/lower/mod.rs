@@ -27,6 +27,7 @@ use crate::ids::{DecisionId, FunctionId};
 use crate::syntax::*;
 use crate::text::{Anchor, TextRange};
 use compact::Compact;
+use compact_str::CompactString;
 use edits::{lone_cr_as_newline, text_edit};
 use recover::finish_and_recover;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -607,6 +608,31 @@ impl<'a> Lowerer<'a> {
             .push(assert);
     }
 
+    /// The names a `return` of the function being walked returns: `return check`, either
+    /// side of `return check if strict else loose` ([`FunctionSyntax::returned`]).
+    fn record_returned(&mut self, node: Node<'_>) {
+        let mut pending: Vec<Node<'_>> = source::named_children(node).into_iter().take(1).collect();
+        let mut names = vec![];
+        while let Some(value) = pending.pop() {
+            match value.kind() {
+                "identifier" => names.push(CompactString::from(self.source.text(value))),
+                "parenthesized_expression" => pending.extend(value.named_child(0)),
+                // `a if test else b`: the test is not returned.
+                "conditional_expression" => {
+                    pending.extend(value.named_child(2));
+                    pending.extend(value.named_child(0));
+                }
+                _ => {}
+            }
+        }
+        let syntax = Arc::make_mut(&mut self.current().function.syntax);
+        for name in names {
+            if !syntax.returned.contains(&name) {
+                syntax.returned.push(name);
+            }
+        }
+    }
+
     fn mark_generator(&mut self) {
         let index = self
             .scopes
@@ -741,6 +767,7 @@ impl Visit for Lowerer<'_> {
                 self.imports.extend(found);
             }
             "yield" => self.mark_generator(),
+            "return_statement" => self.record_returned(node),
             "list_comprehension"
             | "set_comprehension"
             | "dictionary_comprehension"

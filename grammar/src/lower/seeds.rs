@@ -71,6 +71,30 @@ impl SeedState {
     }
 }
 
+/// The names and dotted names an `except` clause catches (`except (KeyError, err.Fatal) as e`).
+fn caught(clause: Node<'_>) -> Vec<Node<'_>> {
+    let Some(types) = clause.child_by_field_name("value").or_else(|| {
+        source::named_children(clause)
+            .into_iter()
+            .find(|c| c.kind() != "block")
+    }) else {
+        return vec![];
+    };
+    let mut out = vec![];
+    let mut pending = vec![types];
+    while let Some(node) = pending.pop() {
+        match node.kind() {
+            "tuple" | "parenthesized_expression" => {
+                pending.extend(source::named_children(node).into_iter().rev());
+            }
+            "as_pattern" => pending.extend(node.named_child(0)),
+            "identifier" | "attribute" => out.push(node),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// One function's recording.
 #[derive(Default)]
 pub(super) struct Recording {
@@ -253,6 +277,9 @@ impl Lowerer<'_> {
                     uses.push((right, UseKind::Iterated));
                 }
             }
+            "except_clause" | "except_group_clause" => {
+                uses.extend(caught(node).into_iter().map(|n| (n, UseKind::Caught)));
+            }
             "call" => {
                 let function = field("function");
                 if let Some(function) = function.filter(|f| f.kind() == "identifier") {
@@ -362,27 +389,17 @@ impl Lowerer<'_> {
         });
     }
 
-    /// The exception types an `except` clause names ([`FunctionSeeds::handled`]).
+    /// The exception types an `except` clause names ([`FunctionSeeds::handled`]): not a
+    /// parameter of a function being walked (`except exception as e`), whose class a caller
+    /// chooses ([`UseKind::Caught`]).
     fn record_handled(&mut self, clause: Node<'_>) {
         const MAX_HANDLED: usize = 8;
-        let Some(types) = clause.child_by_field_name("value").or_else(|| {
-            source::named_children(clause)
-                .into_iter()
-                .find(|c| c.kind() != "block")
-        }) else {
-            return;
-        };
         let mut names: Vec<String> = vec![];
-        let mut pending = vec![types];
-        while let Some(node) = pending.pop() {
-            match node.kind() {
-                "tuple" | "parenthesized_expression" => {
-                    pending.extend(source::named_children(node).into_iter().rev());
-                }
-                "as_pattern" => pending.extend(node.named_child(0)),
-                "identifier" | "attribute" => names.extend(super::dotted_name(&self.source, node)),
-                _ => {}
+        for node in caught(clause) {
+            if node.kind() == "identifier" && self.is_param(self.source.text(node)) {
+                continue;
             }
+            names.extend(super::dotted_name(&self.source, node));
         }
         self.for_each_code_owner(|recording| {
             for name in &names {
@@ -393,6 +410,15 @@ impl Lowerer<'_> {
                 }
             }
         });
+    }
+
+    /// Whether `name` is a parameter of a function being walked (not a method's receiver).
+    fn is_param(&self, name: &str) -> bool {
+        self.scopes.iter().any(|scope| {
+            let recording = &self.functions[scope.function].recording;
+            recording.own_receiver.as_deref() != Some(name)
+                && recording.params.iter().any(|p| p == name)
+        })
     }
 
     /// An attribute's name: only whether it tests for non-finite numbers is kept

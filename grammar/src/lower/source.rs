@@ -197,6 +197,7 @@ impl KindSet {
         "named_expression",
         "global_statement",
         "nonlocal_statement",
+        "return_statement",
     ];
 
     /// The kinds only the generator's seeds are read from (see `seeds`).

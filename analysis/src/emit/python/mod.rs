@@ -468,6 +468,25 @@ fn call_source(
     let path = mangled(call_form.through.as_deref().unwrap_or(qualname));
     let member = path.rsplit('.').next().unwrap_or(&path).to_owned();
     let callee = match &request.receiver {
+        // The function around it called first, under the nested function's name:
+        // `check = threshold(10)`, then `check(v)`.
+        Some(receiver) if call_form.form == Form::Returned => {
+            let crate::agent::protocol::Value::Object {
+                class,
+                args,
+                kwargs,
+                ..
+            } = &receiver.value
+            else {
+                return None;
+            };
+            let outer = writer.imports.name(class)?;
+            let arguments = writer.arguments(args, kwargs)?;
+            let nested = qualname.rsplit(".<locals>.").next().unwrap_or(qualname);
+            let var = writer.unused(nested.to_snake_case());
+            writer.setup.push(format!("{var} = {outer}({arguments})"));
+            var
+        }
         Some(receiver) => {
             let mut object = writer.expr(receiver)?;
             // `0.__eq__` does not parse; `(0).__eq__` does.
@@ -485,7 +504,9 @@ fn call_source(
     };
     let arguments = writer.arguments(&request.args, &request.kwargs)?;
     let call = match call_form.form {
-        Form::Plain | Form::Dispatch | Form::Construct => format!("{callee}({arguments})"),
+        Form::Plain | Form::Dispatch | Form::Construct | Form::Returned => {
+            format!("{callee}({arguments})")
+        }
         Form::Generator => {
             writer.imports.itertools = true;
             format!("list(itertools.islice({callee}({arguments}), {MAX_ITEMS}))")

@@ -25,6 +25,12 @@ impl Writer<'_> {
         } else {
             base
         };
+        self.unused(base)
+    }
+
+    /// `base`, or `base_2`, `base_3`, … : a name neither the file imports nor a statement of
+    /// the test binds already.
+    pub(super) fn unused(&mut self, base: String) -> String {
         let mut name = base.clone();
         let mut n = 2;
         // Nor the function under test (`movie = Movie(...)` before `movie(movie)`), nor any name

@@ -337,17 +337,16 @@ impl Search<'_> {
         None
     }
 
-    /// Counts a run toward [`FAILING_ALIKE`]: one that raised before any decision event.
-    fn count_failure(&mut self, run: &crate::agent::protocol::Execution) {
-        let decided = run.events.iter().any(|e| {
-            matches!(
-                e,
-                crate::agent::protocol::Event::Branch { .. }
-                    | crate::agent::protocol::Event::Loop { .. }
-            )
-        });
-        let raised = match (&run.exception, decided) {
-            (Some(e), false) => e,
+    /// Counts a run toward [`FAILING_ALIKE`] and [`Exploration::undecided`]: one that raised
+    /// before any decision of the function (those of the functions it calls before its
+    /// first one, `_maybe_call(max_tries)`, are not its own).
+    fn count_failure(
+        &mut self,
+        run: &crate::agent::protocol::Execution,
+        observed: &crate::explore::coverage::Observed,
+    ) {
+        let raised = match &run.exception {
+            Some(e) if observed.reached.is_empty() => e,
             _ => {
                 self.failing = None;
                 return;
@@ -358,21 +357,19 @@ impl Search<'_> {
         } else {
             format!("{}: {}", raised.type_name, raised.message)
         };
+        let failure = FailingAlike {
+            exception,
+            line: raised.line,
+            file: raised.file.clone(),
+            runs: 1,
+        };
+        self.out.count_undecided(&raised.type_name, failure.clone());
         match &mut self.failing {
             // The same type at the same line (messages may name the input).
             Some((type_name, f)) if *type_name == raised.type_name && f.line == raised.line => {
                 f.runs += 1;
             }
-            _ => {
-                self.failing = Some((
-                    raised.type_name.clone(),
-                    FailingAlike {
-                        exception,
-                        line: raised.line,
-                        runs: 1,
-                    },
-                ))
-            }
+            _ => self.failing = Some((raised.type_name.clone(), failure)),
         }
     }
 

@@ -23,7 +23,6 @@ impl Search<'_> {
             }
         };
         self.out.executions += 1;
-        self.count_failure(&run);
         tracing::debug!(
             input = %candidate.key(),
             status = ?run.status,
@@ -46,12 +45,14 @@ impl Search<'_> {
             self.expand(candidate, &observed);
         }
         if matches!(run.status, Status::Error | Status::InputError) {
+            self.failing = None;
             if self.out.executions == 1 && run.status == Status::Error {
                 self.out.failure = run.error.clone();
             }
             return None;
         }
         let mut observed = observe(self.f, &self.index, &run);
+        self.count_failure(&run, &observed);
         if self.shows_something_new(&observed) {
             self.confirm(&request, &mut observed);
         }

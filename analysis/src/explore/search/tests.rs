@@ -352,6 +352,7 @@ fn runs_failing_alike_before_any_decision_stop_the_search() {
                 type_name: "KeyError".into(),
                 message: "'region'".into(),
                 line: Some(2),
+                file: Some("/p/grade.py".into()),
             });
             Ok(r)
         }
@@ -364,9 +365,15 @@ fn runs_failing_alike_before_any_decision_stop_the_search() {
         Stop::FailingAlike(FailingAlike {
             exception: "KeyError: 'region'".into(),
             line: Some(2),
+            file: Some("/p/grade.py".into()),
             runs: FAILING_ALIKE,
         })
     );
+    // What the decisions never reached hit instead, for their explanation.
+    let Stop::FailingAlike(failing) = &e.stop else {
+        unreachable!()
+    };
+    assert_eq!(e.undecided, std::slice::from_ref(failing));
     assert_eq!(
         e.stop.describe().as_deref(),
         Some(
