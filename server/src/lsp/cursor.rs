@@ -62,6 +62,16 @@ def factory(n):
     return add if n else None
 
 
+def register(handlers, k):
+    def handle(v):
+        if v > k:
+            return v
+        return k
+
+    if k:
+        handlers.append(handle)
+
+
 X = 1
 ";
 
@@ -93,8 +103,10 @@ X = 1
         // Nested and called by the function around it: explored on its own, through it.
         assert_eq!(at("return 1", 0).as_deref(), Some("outer.<locals>.inner"));
         assert_eq!(at("return inner", 0).as_deref(), Some("outer"));
-        // Nested and only returned: not explored, so the function around it.
-        assert_eq!(at("return y", 0).as_deref(), Some("factory"));
+        // Nested and returned: explored as what a call of the function around it returns.
+        assert_eq!(at("return y", 0).as_deref(), Some("factory.<locals>.add"));
+        // Nested and passed on: not explored, so the function around it.
+        assert_eq!(at("return v", 0).as_deref(), Some("register"));
         assert_eq!(at("X = 1", 0), None);
         assert_eq!(at("import functools", 0), None);
     }
