@@ -972,6 +972,6 @@ def describe_returned(nested, outer, is_project_class):
         _kinds_from_uses(outer, init, is_project_class)
     except (TypeError, ValueError):
         init = []
-    out["owner"] = {"kind": "class", "class": "%s:%s" % (outer.__module__, outer.__qualname__),
-                    "init": init, "methods": [], "dataclass": False}
+    out["owner"] = {"kind": "class", "class": _name(outer), "init": init, "methods": [],
+                    "dataclass": False}
     return out

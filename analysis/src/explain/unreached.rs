@@ -107,22 +107,18 @@ fn raised_before_any_decision(
         return None;
     }
     let dir = f.file.parent().unwrap_or(std::path::Path::new(""));
+    // ` at line 28`, or ` at line 28 of `_common.py`` for a file other than the function's.
     let place = |failure: &crate::explore::exploration::FailingAlike| {
-        let line = failure.line.map(|l| format!(" at line {l}"));
-        let file = failure
-            .file
-            .as_deref()
-            .map(std::path::Path::new)
-            .filter(|file| *file != f.file)
-            .map(|file| {
+        let Some(line) = failure.line else {
+            return String::new();
+        };
+        match failure.file.as_deref().map(std::path::Path::new) {
+            Some(file) if file != f.file => {
                 let shown = file.strip_prefix(dir).unwrap_or(file);
-                format!(" of `{}`", shown.display())
-            });
-        format!(
-            "{}{}",
-            line.unwrap_or_default(),
-            file.filter(|_| failure.line.is_some()).unwrap_or_default()
-        )
+                format!(" at line {line} of `{}`", shown.display())
+            }
+            _ => format!(" at line {line}"),
+        }
     };
     let mut why = format!(
         "never reached: no run got to the function's first decision; of {} runs, {} raised `{}`{}",

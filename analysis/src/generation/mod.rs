@@ -609,10 +609,12 @@ def run(job):
                 .unwrap();
             seeds.function(&f.id)
         };
-        let through = super::targets::called_through(id("outer"), &id("outer.<locals>.count"));
+        let through =
+            super::targets::called_through(id("outer"), &id("outer.<locals>.count"), false);
         let uses: Vec<&str> = through.param_uses.iter().map(|u| &*u.param).collect();
         assert_eq!(uses, ["items"], "the enclosing function's parameter's uses");
-        let through = super::targets::called_through(id("run"), &id("logged.<locals>.wrapper"));
+        let through =
+            super::targets::called_through(id("run"), &id("logged.<locals>.wrapper"), false);
         let uses: Vec<&str> = through.param_uses.iter().map(|u| &*u.param).collect();
         assert_eq!(uses, ["job"], "the decorated function's parameter's uses");
         let texts: Vec<&str> = through

@@ -359,19 +359,11 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
             // for a function called as another returns it, its own parameters' uses too).
             let seeds = std::sync::Arc::new(match caller {
                 caller if caller == at => file_seeds.function(node.id(db)),
-                caller => {
-                    let own = file_seeds.function(node.id(db));
-                    let mut seeds =
-                        called_through(file_seeds.function(functions[caller].id(db)), &own);
-                    if call.form == Form::Returned {
-                        for used in own.param_uses {
-                            if !seeds.param_uses.contains(&used) {
-                                seeds.param_uses.push(used);
-                            }
-                        }
-                    }
-                    seeds
-                }
+                caller => called_through(
+                    file_seeds.function(functions[caller].id(db)),
+                    &file_seeds.function(node.id(db)),
+                    call.form == Form::Returned,
+                ),
             });
             let under_test = |qualname: String, call: Call| FunctionUnderTest {
                 id: node.id(db).clone(),
@@ -441,18 +433,21 @@ pub(super) struct Reached {
 pub(super) fn called_through(
     caller: lacuna_grammar::FunctionSeeds,
     target: &lacuna_grammar::FunctionSeeds,
+    target_params: bool,
 ) -> lacuna_grammar::FunctionSeeds {
-    let mut seeds = caller;
-    for literal in &target.literals {
-        if !seeds.literals.contains(literal) {
-            seeds.literals.push(literal.clone());
+    fn extend_new<T: Clone + PartialEq>(to: &mut Vec<T>, from: &[T]) {
+        for item in from {
+            if !to.contains(item) {
+                to.push(item.clone());
+            }
         }
     }
+    let mut seeds = caller;
+    extend_new(&mut seeds.literals, &target.literals);
     seeds.non_finite |= target.non_finite;
-    for handled in &target.handled {
-        if !seeds.handled.contains(handled) {
-            seeds.handled.push(handled.clone());
-        }
+    extend_new(&mut seeds.handled, &target.handled);
+    if target_params {
+        extend_new(&mut seeds.param_uses, &target.param_uses);
     }
     seeds
 }
