@@ -450,6 +450,35 @@ async def scan(xs, d, rows, it):
     ));
 }
 
+/// A statement testing a constant goes one way only: CPython compiles no test, coverage.py counts
+/// no branch, and neither does the model. A constant's value in any other place is still read.
+#[test]
+fn a_constant_test_is_no_decision() {
+    insta::assert_snapshot!(render(
+        r#"
+def serve(queue, debug):
+    while True:
+        item = queue.get()
+        if item is None:
+            break
+    while 1:
+        if not queue:
+            break
+    if (0):
+        return "off"
+    elif not None:
+        pass
+    if "x" and debug:
+        return -1
+    while -1:
+        break
+    if ' ' f'{debug}':
+        pass
+    return debug if True else None
+"#
+    ));
+}
+
 /// The names a function returns, its own `return NAME` only: not a nested function's, not an
 /// expression's.
 #[test]

@@ -126,6 +126,15 @@ pub(super) fn decision_of(
         }
         _ => return None,
     };
+    if matches!(
+        kind,
+        DecisionKind::If | DecisionKind::Elif | DecisionKind::While
+    ) && is_constant_test(source, test)
+    {
+        // `while True:`, `if 0:`: CPython compiles no test, the code goes one way only, and
+        // coverage.py counts no branch there either.
+        return None;
+    }
     let lowered = lower(source, test, structural);
     if lowered.is_err() {
         // Keep the walk from taking each inner `and`/`or` of an unmodelled decision for a
@@ -140,6 +149,43 @@ pub(super) fn decision_of(
         lowered,
         targets,
     })
+}
+
+/// Whether `test` is a constant as Python's own syntax tree has it (`True`, `0`, `"x"`,
+/// `(1)`, `not None`): a statement testing one has no branch — CPython emits no jump, and
+/// coverage.py's analysis treats it so. `-1` and `()` are not constants there.
+fn is_constant_test(source: &Source<'_>, test: Node<'_>) -> bool {
+    let mut test = test;
+    // Parentheses and `not`s unwrapped in a loop: thousands of them must not exhaust the stack.
+    loop {
+        test = match test.kind() {
+            "parenthesized_expression" => match named_children(test).as_slice() {
+                [inner] => *inner,
+                _ => return false,
+            },
+            "not_operator" => match test.child_by_field_name("argument") {
+                Some(argument) => argument,
+                None => return false,
+            },
+            _ => break,
+        };
+    }
+    match test.kind() {
+        "true" | "false" | "none" | "integer" | "float" | "ellipsis" => true,
+        // An f-string is no constant there, even beside plain strings (`' ' f'{x}'`).
+        "string" => plain_string(source, test),
+        "concatenated_string" => named_children(test)
+            .iter()
+            .all(|part| plain_string(source, *part)),
+        _ => false,
+    }
+}
+
+/// A string literal without an `f` prefix.
+fn plain_string(source: &Source<'_>, node: Node<'_>) -> bool {
+    let text = source.text(node);
+    let prefix = &text[..text.find(['\'', '"']).unwrap_or(0)];
+    node.kind() == "string" && !prefix.contains(['f', 'F'])
 }
 
 /// A `for` loop as a branch point: its one condition stands for "the iterable yields another
