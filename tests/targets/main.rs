@@ -91,6 +91,8 @@ kinds/nested.py select.<locals>.keep 2/2
 kinds/rebound.py scale 0/2 not explored: `scale` is bound again to the definition at line 15: no call by its name reaches the definition at line 6
 kinds/rebound.py scale#2 2/2
 kinds/rebound.py pick#3 2/2
+kinds/retrying.py _notify 2/2
+kinds/retrying.py retry_on.<locals>.retry 4/4
 "
     );
 
@@ -151,6 +153,17 @@ kinds/rebound.py pick#3 2/2
         "{nested}"
     );
     assert!(nested.contains("    result = check("), "{nested}");
+    // What the helpers do with the wrapper's parameters: the project's generator function
+    // for the one they resume.
+    let retrying = read("test_lacuna_kinds_retrying.py");
+    assert!(
+        retrying.contains("from kinds.retrying import _notify, constant, retry_on\n"),
+        "{retrying}"
+    );
+    assert!(
+        retrying.contains("    retry = retry_on(") && retrying.contains(", constant, ["),
+        "{retrying}"
+    );
     let rebound = read("test_lacuna_kinds_rebound.py");
     assert!(rebound.contains("result = scale("));
     assert!(rebound.contains("result = pick("));
@@ -181,6 +194,7 @@ flows.py lines [33] branches []
 members.py lines [] branches []
 nested.py lines [] branches []
 rebound.py lines [7,8,9] branches [[7,8],[7,9]]
+retrying.py lines [] branches []
 "
     );
 }

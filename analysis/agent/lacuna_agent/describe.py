@@ -767,6 +767,11 @@ def _kinds_in(func, untyped, is_project_class, depth):
     attributes = {name: [] for name in untyped}
     called = set()
     helpers = []
+    invoked = set()   # parameters called: `wait_gen(**kwargs)`
+    results = {}      # a name bound to a parameter's call -> that parameter
+    resumed = set()   # names a generator's methods are called on: `initialized.send(None)`
+    iterated = []     # (parameter, the loop's target name): `for hdlr in hdlrs`
+    names_called = set()
     globalns = _plain_globals(func)
 
     def add(name, t):
@@ -777,6 +782,11 @@ def _kinds_in(func, untyped, is_project_class, depth):
         return isinstance(node, ast.Name) and node.id in untyped
 
     for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.comprehension)) and is_param(node.iter):
+            target = node.target.id if isinstance(node.target, ast.Name) else None
+            iterated.append((node.iter.id, target))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            names_called.add(node.func.id)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id == "isinstance" and len(node.args) == 2 and is_param(node.args[0]):
             classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
@@ -796,6 +806,11 @@ def _kinds_in(func, untyped, is_project_class, depth):
                 classes = []
             for c in classes:
                 add(node.left.args[0].id, _instance_tree(c, globalns, is_project_class))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) \
+                and is_param(node.value.func):
+            invoked.add(node.value.func.id)
+            results[node.targets[0].id] = node.value.func.id
         elif isinstance(node, ast.Assign) and is_param(node.value) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
                 and not any(isinstance(e, ast.Starred) for e in node.targets[0].elts):
@@ -803,9 +818,14 @@ def _kinds_in(func, untyped, is_project_class, depth):
                                 "items": [{"kind": "any"}] * len(node.targets[0].elts)})
         elif isinstance(node, ast.Subscript) and is_param(node.slice):
             add(node.slice.id, _value_type(slice))
+        elif isinstance(node, ast.Call) and is_param(node.func):
+            invoked.add(node.func.id)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and is_param(node.func.value):
             called.add((node.func.value.id, node.func.attr))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.attr in _RESUMING:
+            resumed.add(node.func.value.id)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and depth < _HELPER_DEPTH and len(helpers) < _HELPER_CALLS:
             for i, a in enumerate(node.args):
@@ -826,6 +846,22 @@ def _kinds_in(func, untyped, is_project_class, depth):
             add(name, kind)
     for name, method in sorted(called):
         add(name, _METHOD_KINDS.get(method))
+    if depth > 0:
+        # Called in a project function it is passed to: a function. One whose result is
+        # resumed there (`initialized.send(None)`) makes generators: the project's generator
+        # functions first (`backoff.expo` for `wait_gen`).
+        for name in sorted(invoked):
+            if any(results.get(r) == name for r in resumed):
+                for ref in _generator_functions(func, is_project_class):
+                    add(name, {"kind": "callable", "returns": {"kind": "any"}, "named": ref})
+            add(name, {"kind": "callable", "returns": {"kind": "any"}})
+        # Iterated there: a list, of functions when what it holds is called (`for hdlr in
+        # hdlrs: hdlr(details)`).
+        for name in dict.fromkeys(n for n, _ in iterated):
+            holds_functions = any(n == name and t in names_called for n, t in iterated)
+            item = {"kind": "callable", "returns": {"kind": "any"}} \
+                if holds_functions else {"kind": "any"}
+            add(name, {"kind": "list", "of": item})
     if depth == 0:
         for name, attrs in attributes.items():
             plain = [a for a in attrs if (name, a) not in called]
@@ -834,6 +870,37 @@ def _kinds_in(func, untyped, is_project_class, depth):
                            "init": [{"name": a, "kind": "keyword_only", "type": {"kind": "any"}}
                                     for a in plain[:8]]})
     return found
+
+
+# Methods only a generator has: the result of a parameter's call resumed so is a generator.
+_RESUMING = ("send", "throw")
+_GENERATORS = 3   # the project's generator functions tried for a parameter that makes them
+
+
+def _generator_functions(func, is_project_class):
+    """References (`module:name`) of the module-level generator functions of the package `func`
+    is in, as the modules imported so far define them: its own module's first."""
+    module = getattr(func, "__module__", None) or ""
+    package = module.partition(".")[0]
+    out = []
+    names = sorted(sys.modules, key=lambda m: (m != module, m))
+    for name in names:
+        if name != package and not name.startswith(package + "."):
+            continue
+        namespace = getattr(sys.modules.get(name), "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        for value in list(namespace.values()):
+            if not isinstance(value, types.FunctionType) or value.__module__ != name \
+                    or not value.__code__.co_flags & inspect.CO_GENERATOR \
+                    or not is_project_class(value):
+                continue
+            ref = _reference(value)
+            if ref is not None and ref not in out:
+                out.append(ref)
+            if len(out) >= _GENERATORS:
+                return out
+    return out
 
 
 def _helper_parameter(callee, at, is_project_class):

@@ -145,4 +145,47 @@ def test_a_method_only_one_kind_has_gives_a_parameter_that_kind_through_project_
     described = describe.describe(retry, None, in_this_module)
     kinds = {p["name"]: [k["kind"] for k in p["type"].get("instances", [])]
              for p in described["params"]}
-    assert kinds == {"wait_gen": [], "wait_gen_kwargs": ["dict"], "names": ["list"]}
+    assert kinds == {"wait_gen": ["callable"], "wait_gen_kwargs": ["dict"], "names": ["list"]}
+
+
+def constant(interval=1):
+    while True:
+        yield interval
+
+
+def not_a_generator():
+    return 0
+
+
+def _started(wait_gen):
+    initialized = wait_gen()
+    initialized.send(None)
+    return initialized
+
+
+def _call_handlers(handlers, details):
+    for handler in handlers:
+        handler(details)
+    return [h for h in handlers]
+
+
+def retry_later(wait_gen, on_success, plain, items):
+    wait = _started(wait_gen)
+    _call_handlers(on_success, {})
+    _call_handlers(items, plain)
+    return wait
+
+
+def test_what_a_project_function_does_with_a_parameter_says_what_it_is():
+    described = describe.describe(retry_later, None, in_this_module)
+    types = {p["name"]: p["type"] for p in described["params"]}
+    # Called and resumed there: the project's generator functions first, then any function.
+    assert types["wait_gen"]["instances"] == [
+        {"kind": "callable", "returns": {"kind": "any"}, "named": describe._reference(constant)},
+        {"kind": "callable", "returns": {"kind": "any"}}]
+    # Iterated there, what it holds called: a list of functions.
+    assert types["on_success"]["instances"] == [
+        {"kind": "list", "of": {"kind": "callable", "returns": {"kind": "any"}}}]
+    # The same helper's other parameter is only passed on.
+    assert types["plain"] == {"kind": "any"}
+    assert types["items"]["instances"][0]["kind"] == "list"

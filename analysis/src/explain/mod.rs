@@ -377,6 +377,69 @@ class Checker:
         }
     }
 
+    /// Runs that raised before the function's first decision say what they raised and where:
+    /// the most frequent first, a line of another file named by that file.
+    #[test]
+    fn decisions_no_run_got_to_say_what_the_runs_raised_before_them() {
+        use crate::explore::exploration::FailingAlike;
+        let text = r#"
+def retry(wait_gen, predicate):
+    wait = start(wait_gen)
+    if predicate(wait):
+        return 1
+    return 0
+"#;
+        let f = function(text, "retry");
+        let mut exploration = Exploration {
+            executions: 30,
+            ..Exploration::default()
+        };
+        let failure = |exception: &str, line, file: Option<&str>| FailingAlike {
+            exception: exception.into(),
+            line: Some(line),
+            file: file.map(Into::into),
+            runs: 1,
+        };
+        for _ in 0..20 {
+            exploration.count_undecided(
+                "TypeError",
+                failure(
+                    "TypeError: 'SymInt' object is not callable",
+                    29,
+                    Some("_common.py"),
+                ),
+            );
+        }
+        for _ in 0..3 {
+            exploration.count_undecided("KeyError", failure("KeyError: 'x'", 3, Some("m.py")));
+        }
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert_eq!(report.diagnostics.len(), 2);
+        for d in &report.diagnostics {
+            assert_eq!(d.code.cause(), Some(Cause::Budget));
+            assert!(
+                d.message.ends_with(
+                    "never reached: no run got to the function's first decision; of 30 runs, \
+                     20 raised `TypeError: 'SymInt' object is not callable` at line 29 of \
+                     `_common.py`, 3 `KeyError: 'x'` at line 3"
+                ),
+                "{}",
+                d.message
+            );
+        }
+        // Once a run got to a decision, the runs before it say nothing of those not reached.
+        exploration.reached.insert(0);
+        let report = explain(&f, &exploration, &crate::config::Mcdc::default());
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .all(|d| !d.message.contains("no run got to")),
+            "{:?}",
+            report.diagnostics
+        );
+    }
+
     #[test]
     fn decisions_after_a_call_that_always_raised_are_blamed_on_it() {
         let text = r#"

@@ -282,7 +282,7 @@ impl Stop {
                 after.as_millis()
             )),
             Stop::FailingAlike(f) => Some(format!(
-                "stopped after {} runs: every one raised `{}`{} before reaching a decision, whatever the input",
+                "stopped after {} runs in a row raised `{}`{} before reaching a decision, whatever the input",
                 f.runs,
                 f.exception,
                 f.line.map(|l| format!(" at line {l}")).unwrap_or_default()

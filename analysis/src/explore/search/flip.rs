@@ -70,7 +70,12 @@ impl Search<'_> {
                 // A loop that is no decision of its own (a comprehension's, a library's over
                 // the function's container) never entered while a decision was never reached:
                 // the decision may be in its body (`sum(1 for v in self.items if v < limit)`).
-                Origin::Loop(None, _) if !step.value && self.unreached_decision() => 3,
+                // Entered once already, one more item is no likelier to get there.
+                Origin::Loop(None, _)
+                    if !step.value && step.occurrence == 0 && self.unreached_decision() =>
+                {
+                    3
+                }
                 Origin::Loop(..) | Origin::Other => 1,
                 // The inputs' construction: once the function's own steps are tried.
                 Origin::Building => 0,

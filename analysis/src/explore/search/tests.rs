@@ -307,6 +307,50 @@ fn a_loop_never_entered_before_an_unreached_decision_is_entered_first() {
     assert!(e.covered.contains_key(&(0, true)), "{:?}", e.covered);
 }
 
+const DRAINED: &str =
+    "def drained(n: int):\n    consume(range(n))\n    if n > 99:\n        return 1\n    return 0\n";
+
+/// `drained` as CPython runs it when `consume` loops over every item and then raises: the
+/// callee's loop, and never the function's decision.
+fn drained(args: &[i64], _: usize) -> Vec<Event> {
+    let n = args[0].clamp(0, 40);
+    (0..=n)
+        .map(|i| Event::Loop {
+            f: 0,
+            pos: Some(position(DRAINED, "range(n)")),
+            taken: i < n,
+            frame: 2,
+            expr: Some(compare(Op::Gt, "n", i)),
+            stmt: None,
+        })
+        .collect()
+}
+
+/// Once such a loop was entered, one more item is no likelier to reach the decision: the next
+/// iteration is not put ahead of the other inputs (a chain of them, each failing the same way,
+/// took a retry wrapper's whole budget).
+#[test]
+fn a_loop_entered_once_is_not_entered_further_first() {
+    let f = function(DRAINED, "drained");
+    let executor = scripted(drained);
+    let signature = int_params(&["n"]);
+    let budget = budget();
+    let mut search = Search::new(&f, &signature, &executor, &budget);
+    let mut once = Candidate::default();
+    once.vars.insert("n".into(), ModelValue::Int("1".into()));
+    let observed = search.execute(&once).expect("it ran");
+    search.expand(&once, &observed);
+    let further: Vec<u32> = search
+        .frontier
+        .iter()
+        .filter(|(_, c)| {
+            matches!(c.vars.get("n"), Some(ModelValue::Int(n)) if n.parse::<i64>().unwrap() > 1)
+        })
+        .map(|(p, _)| *p)
+        .collect();
+    assert_eq!(further, [1]);
+}
+
 /// The frontier: highest priority first, the oldest among equals, and no input queued
 /// twice, even after it ran.
 #[test]
@@ -377,7 +421,7 @@ fn runs_failing_alike_before_any_decision_stop_the_search() {
     assert_eq!(
         e.stop.describe().as_deref(),
         Some(
-            "stopped after 20 runs: every one raised `KeyError: 'region'` at line 2 before reaching a decision, whatever the input"
+            "stopped after 20 runs in a row raised `KeyError: 'region'` at line 2 before reaching a decision, whatever the input"
         )
     );
 }
