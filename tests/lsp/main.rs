@@ -905,21 +905,47 @@ fn functions_not_explored_are_published_with_their_reason() {
     server.shutdown();
 }
 
+/// A module whose import fails is its `LCN108`, as `lacuna check` says it: once, on the line
+/// that raised, naming how many functions it leaves unexplored — not one `LCN107` per function.
 #[test]
-fn a_module_whose_import_fails_is_said_once_and_each_of_its_functions_says_why() {
+fn a_module_whose_import_fails_is_said_once_where_it_fails() {
     let (dir, root, module) = project();
-    // The import raises late: each function's LCN107 names the failure, and the agent is asked
-    // once (one log line), not once per function.
+    // The import raises late: the agent is asked once (one log line), not once per function.
     let source = "def kind(x):\n    if x > 0:\n        return 'pos'\n    return 'neg'\n\n\ndef sign(x):\n    if x < 0:\n        return -1\n    return 1\n\n\nraise RuntimeError('no configuration')\n";
     std::fs::write(&module, source).unwrap();
-    let (server, diagnostics) = two_not_explored(&dir, &root, &module);
-    let messages: Vec<&str> = diagnostics
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let uri = server.open(&module, 1);
+    // Published as each function's outcome comes: the second counts both.
+    let failed = |d: &[Value]| {
+        d.iter().any(|d| {
+            d["code"] == "LCN108"
+                && d["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("2 functions"))
+        })
+    };
+    let diagnostics = server.diagnostics_where(&uri, failed);
+    let codes: Vec<&str> = diagnostics
         .iter()
-        .filter(|d| d["code"] == "LCN107")
-        .filter_map(|d| d["message"].as_str())
+        .filter_map(|d| d["code"].as_str())
         .collect();
-    let why = "not explored: cannot import `app.config`: RuntimeError: no configuration (LCN108)";
-    assert_eq!(messages, [why, why], "{diagnostics:#?}");
+    assert_eq!(codes, ["LCN108"], "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["range"],
+        json!({"start": {"line": 12, "character": 0}, "end": {"line": 12, "character": 38}})
+    );
+    assert_eq!(diagnostics[0]["severity"], 1, "an error");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    let interpreter = python();
+    let resolved = std::fs::canonicalize(&interpreter)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| interpreter.clone());
+    insta::assert_snapshot!(
+        message
+            .replace(&interpreter, "<python>")
+            .replace(&resolved, "<python>")
+    );
     let said: Vec<&str> = server
         .notifications
         .iter()

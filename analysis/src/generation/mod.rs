@@ -91,11 +91,23 @@ pub struct Skipped {
 /// Starts the pool for a project. Its workers are confined by the kernel (see `sandbox`); the
 /// messages are the repository's sandbox requests that were refused.
 pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), StartError> {
-    let python = interpreter::discover(
-        &config.root,
-        config.python.as_deref(),
-        config.grants.allow_unconfined,
-    )?;
+    start_pool_with(config, None)
+}
+
+/// [`start_pool`] with the interpreter `interpreter::discover` found for `config` moments ago
+/// (a language server's probe when it starts), not probed a second time; `None`: probed here.
+pub fn start_pool_with(
+    config: &Config,
+    found: Option<interpreter::Interpreter>,
+) -> Result<(Pool, Vec<String>), StartError> {
+    let python = match found {
+        Some(python) => python,
+        None => interpreter::discover(
+            &config.root,
+            config.python.as_deref(),
+            config.grants.allow_unconfined,
+        )?,
+    };
     let agent_dir = embed::install(&embed::cache_dir()).map_err(|source| StartError::Agent {
         dir: embed::cache_dir(),
         source,

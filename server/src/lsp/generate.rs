@@ -15,6 +15,7 @@ use lacuna_analysis::explore::exploration::Exploration;
 use lacuna_analysis::generation::{self, ExplorationTarget, Facts, ImportMemo};
 use lacuna_analysis::guidance::dependence::Declarations;
 use lacuna_analysis::guidance::{self, Guidance};
+use lacuna_analysis::imports::ImportFailure;
 use lacuna_analysis::{emit, explain};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
@@ -91,6 +92,13 @@ pub struct Generator {
     /// The modules the pool's workers could not import: their other functions are not
     /// described again until the pool restarts.
     memo: ImportMemo,
+    /// The interpreter the start-up probe found, and for which root and `python` setting: the
+    /// first start of the workers runs it without probing it again.
+    probed: Option<(
+        PathBuf,
+        Option<PathBuf>,
+        lacuna_analysis::agent::interpreter::Interpreter,
+    )>,
 }
 
 impl Generator {
@@ -109,6 +117,7 @@ impl Generator {
             explored: FxHashMap::default(),
             ids: FxHashMap::default(),
             memo: ImportMemo::default(),
+            probed: None,
         };
         std::thread::Builder::new()
             .name("lacuna-generation".into())
@@ -156,7 +165,12 @@ impl Generator {
             // The sandbox is widened only by the user: the user-level configuration's grants.
             let mut granted = (**config).clone();
             granted.grants = lacuna_analysis::config::Grants::user_level().unwrap_or_default();
-            let (pool, refused) = generation::start_pool(&granted)?;
+            let found = self
+                .probed
+                .take()
+                .filter(|(root, python, _)| *root == config.root && *python == config.python)
+                .map(|(_, _, found)| found);
+            let (pool, refused) = generation::start_pool_with(&granted, found)?;
             let layers = lacuna_analysis::sandbox::Layers::current();
             self.outbox.log(format!("Lacuna: sandbox: {layers}"));
             if !layers.complete() {
@@ -190,7 +204,7 @@ impl Generator {
         Ok(&self.pool.as_ref().expect("pool just started").1)
     }
 
-    fn probe(&self, config: &Config) {
+    fn probe(&mut self, config: &Config) {
         let allow_unconfined = lacuna_analysis::config::Grants::user_level()
             .unwrap_or_default()
             .allow_unconfined;
@@ -205,6 +219,7 @@ impl Generator {
                 probed: found.path.display().to_string(),
                 at_start: true,
             });
+            self.probed = Some((config.root.clone(), config.python.clone(), found));
         }
     }
 
@@ -234,7 +249,7 @@ impl Generator {
             let function = target.function.clone();
             self.outbox
                 .status(Status::generating(&target.under_test.qualname, done, total));
-            let (under_test, exploration, subjects) =
+            let (under_test, exploration, subjects, import_failure) =
                 self.explore_one(&job.config, target, &job.writers);
             let suspicious = self.suspicious(&job.config, &under_test, &exploration);
             let mut outcome = outcome(
@@ -245,6 +260,7 @@ impl Generator {
                 &subjects,
                 &job.config.mcdc,
                 &self.declarations,
+                import_failure,
             );
             let origin = under_test.anchor.offset;
             outcome
@@ -339,14 +355,19 @@ impl Generator {
         config: &Arc<Config>,
         target: ExplorationTarget,
         writers: &Writers,
-    ) -> (FunctionUnderTest, Exploration, BTreeSet<String>) {
+    ) -> (
+        FunctionUnderTest,
+        Exploration,
+        BTreeSet<String>,
+        Option<ImportFailure>,
+    ) {
         let budget = generation::budget(config);
         if let Err(e) = self.pool(config, false) {
             let failed = Exploration {
                 failure: Some(e.to_string()),
                 ..Exploration::default()
             };
-            return (target.under_test, failed, BTreeSet::new());
+            return (target.under_test, failed, BTreeSet::new(), None);
         }
         let facts = Facts {
             writers: writers.clone(),
@@ -368,7 +389,12 @@ impl Generator {
             ));
         }
         let subjects = result.guidance_subjects.unwrap_or_default();
-        (result.target, result.exploration, subjects)
+        (
+            result.target,
+            result.exploration,
+            subjects,
+            result.import_failure,
+        )
     }
 
     fn export(
@@ -388,7 +414,7 @@ impl Generator {
             let fresh = matches!(self.explored.get(&key), Some((f, _, _)) if *f == fingerprint);
             if !fresh {
                 self.outbox.status(Status::generating(&key.1, i, total));
-                let (under_test, e, _) = self.explore_one(config, target, writers);
+                let (under_test, e, _, _) = self.explore_one(config, target, writers);
                 self.explored
                     .insert(key.clone(), (fingerprint, under_test, e));
             }
@@ -424,6 +450,7 @@ impl Generator {
 
 /// What one exploration means for the developer: the explained diagnostics, relative to the
 /// function, each uncovered side with the condition it needs and the closest input tried.
+#[allow(clippy::too_many_arguments)]
 pub fn outcome(
     target: &FunctionUnderTest,
     function: &str,
@@ -432,11 +459,16 @@ pub fn outcome(
     subjects: &BTreeSet<String>,
     mcdc: &lacuna_analysis::config::Mcdc,
     declarations: &Declarations,
+    import_failure: Option<ImportFailure>,
 ) -> FunctionOutcome {
     let report = explain::explain(target, e, mcdc);
     let origin = target.anchor.offset;
-    // A failed exploration is its function's `LCN107` (with the reason), as in `lacuna check`.
-    let diagnostics = if let Some(failure) = &e.failure {
+    // A failed exploration is its function's `LCN107` (with the reason), as in `lacuna check`;
+    // an import that failed is its module's `LCN108`, made when the document is published.
+    let import_failure = import_failure.filter(|_| e.failure.is_some());
+    let diagnostics = if import_failure.is_some() {
+        vec![]
+    } else if let Some(failure) = &e.failure {
         explain::not_explored::failed_exploration(target, failure)
             .iter()
             .map(|d| StoredDiagnostic::new(d, origin))
@@ -470,6 +502,7 @@ pub fn outcome(
             .as_deref()
             .map(explain::not_explored::without_addresses),
         diagnostics,
+        import_failure,
     }
 }
 

@@ -328,6 +328,8 @@ impl Results {
         // Once the suite has run, and only when the project has tests.
         let suite_ran = self.suite.complete && !self.suite.tests.is_empty();
         let mut suite_sides: FxHashMap<String, usize> = FxHashMap::default();
+        // Functions whose module could not be imported: its `LCN108`s, below.
+        let mut failed_imports = vec![];
         for f in &report.functions {
             let id = f.id.to_string();
             let Some(origin) = anchors.get(&id).copied() else {
@@ -345,6 +347,9 @@ impl Results {
             by_suite += suite_covers;
             covered += o.covered;
             total += o.total;
+            if let Some(failure) = &o.import_failure {
+                failed_imports.push(failure.clone());
+            }
             diagnostics.extend(o.diagnostics.iter().filter_map(|d| {
                 let mut d = d.at(origin)?;
                 if let Some(suite) = &suite {
@@ -365,9 +370,16 @@ impl Results {
                 diagnostics.push(s.diagnostic);
             }
         }
+        let config = workspace.project.config(db);
+        diagnostics.extend(self.import_diagnostics(
+            &module,
+            &path,
+            doc,
+            &failed_imports,
+            &config.root,
+        ));
         diagnostics.sort_by_key(|d| (d.range.start, d.code));
         // `select`, `ignore` and `extend-select` of `[tool.lacuna]`, as `lacuna check` applies them.
-        let config = workspace.project.config(db);
         diagnostics.retain(|d| config.selection.selects(d.code));
         // `# lacuna: ignore[…]` on a diagnostic's line, as `lacuna check` honours it.
         let suppressions =
@@ -407,6 +419,41 @@ impl Results {
                 suite: suite_ran.then_some(by_suite.min(total)),
             }));
         }
+    }
+}
+
+impl Results {
+    /// One `LCN108` per missing dependency or failing module among `failures` (of functions of
+    /// the document's module), as `lacuna check` gives them: on the document's import statement
+    /// that leads to the failure, or its first line; the fix names the interpreter the workers
+    /// run.
+    fn import_diagnostics(
+        &self,
+        module: &str,
+        path: &std::path::Path,
+        doc: &Document,
+        failures: &[lacuna_analysis::imports::ImportFailure],
+        root: &std::path::Path,
+    ) -> Vec<lacuna_analysis::diagnostic::Diagnostic> {
+        use lacuna_analysis::imports::{self, Failed, Shown};
+        if failures.is_empty() {
+            return vec![];
+        }
+        let failed: Vec<Failed<'_>> = failures
+            .iter()
+            .map(|failure| Failed {
+                module,
+                file: path,
+                failure,
+            })
+            .collect();
+        let mut shown = Shown::default();
+        shown.add(path, Arc::from(doc.text.text.as_ref()));
+        let python = std::path::PathBuf::from(self.interpreter());
+        imports::diagnostics(&failed, &python, root, &shown)
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect()
     }
 }
 

@@ -29,6 +29,10 @@ pub struct FunctionOutcome {
     /// Those declarations when it ran (`Declarations::key`).
     #[serde(default)]
     pub guidance: u64,
+    /// Why its module could not be imported, when that is why it was not explored: its
+    /// module's `LCN108` says it, at the import that fails, instead of this function.
+    #[serde(default)]
+    pub import_failure: Option<lacuna_analysis::imports::ImportFailure>,
 }
 
 impl FunctionOutcome {
