@@ -151,6 +151,62 @@ fn namespace_packages_are_imported_by_their_dotted_names() {
     );
 }
 
+/// A module in a directory whose name is no identifier (`python-client`) under a repository's
+/// root, without configuration: imported as pytest imports it, from its own directory — where
+/// it was "not explored: rename `python-client`". The tests emitted for it pass under plain
+/// `pytest` from the repository's root.
+#[test]
+fn a_module_in_a_directory_no_import_can_name_is_imported_from_its_directory() {
+    let (_, venv) = test_python();
+    let home = tempfile::tempdir().unwrap();
+    let p = project(&[
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        ("python-client/helpers.py", SIGN),
+        (
+            "python-client/client.py",
+            "from helpers import sign\n\n\ndef label(x: int) -> str:\n    if sign(x) < 0:\n        return \"neg\"\n    return \"pos\"\n",
+        ),
+        ("pkg/__init__.py", ""),
+        ("pkg/util.py", SIGN),
+    ]);
+    let out = lacuna(
+        p.path(),
+        home.path(),
+        &[
+            "check",
+            "--format",
+            "json",
+            "--emit-tests",
+            "generated",
+            "python-client/client.py",
+            "pkg/util.py",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        covered(&out),
+        [
+            ("sign".to_owned(), 2, 2, None),
+            ("label".to_owned(), 2, 2, None)
+        ],
+        "{}",
+        text(&out)
+    );
+    // The package under the root keeps its dotted name.
+    let util = std::fs::read_to_string(p.path().join("generated/test_lacuna_pkg_util.py")).unwrap();
+    assert!(util.contains("from pkg.util import sign"), "{util}");
+    let client = std::fs::read_to_string(p.path().join("generated/test_lacuna_client.py")).unwrap();
+    assert!(client.contains("from client import label"), "{client}");
+    let run = Command::new(venv.join("bin/pytest"))
+        .args(["-q", "-p", "no:cacheprovider", "generated"])
+        .env("HOME", home.path())
+        .env_remove("PYTHONPATH")
+        .current_dir(p.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run));
+}
+
 #[test]
 fn src_layout_tests_import_the_package_by_name_and_pass_under_plain_pytest() {
     let (_, venv) = test_python();

@@ -22,6 +22,8 @@ impl Owner {
                 Config::discover(&self.config.root).unwrap_or_else(|_| self.base_config.clone())
             }
         };
+        let mut base = base;
+        base.keep_added_roots(&self.base_config);
         self.base_config = base;
         let config = Arc::new(self.settings.apply(self.base_config.clone()));
         if self

@@ -6,15 +6,18 @@
 //! version that is no longer current are dropped; code actions are offered and resolved here
 //! (`actions`) because they must see the guidance module as the owner has it.
 
+mod documents;
 mod files;
 mod jobs;
+mod outcomes;
+mod requests;
 mod suite_runs;
 
-use super::actions::{self, ClassApi, Resolving};
-use super::document::{Document, Text};
+use super::actions;
+use super::document::Document;
 use super::event::Event;
 use super::generate::{Generator, Request, Versions};
-use super::outbox::{Outbox, Outgoing, Status};
+use super::outbox::{Outbox, Status};
 use super::results::{self, Results};
 use super::scheduler::Scheduler;
 use super::settings::Settings;
@@ -22,14 +25,14 @@ use super::snapshot::Shared;
 use super::store::Store;
 use super::suite;
 use lacuna_analysis::config::Config;
-use lacuna_analysis::db::{Database, SourceFile, Workspace, module_index};
+use lacuna_analysis::db::{Database, SourceFile, Workspace};
 use lacuna_analysis::workspace::{FileContents, discover_files};
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Instant;
-use tower_lsp_server::ls_types::{CodeAction, Uri};
+use tower_lsp_server::ls_types::Uri;
 
 /// Whether the server runs project code.
 enum Mode {
@@ -142,29 +145,36 @@ impl Owner {
         events: Sender<Event>,
     ) -> Owner {
         let root = root.unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
-        let base_config = Config::discover(&root).unwrap_or_else(|e| {
+        let mut base_config = Config::discover(&root).unwrap_or_else(|e| {
             outbox.warn(format!("Lacuna: {e} (using the defaults)"));
             Config::defaults(&root)
         });
-        let config = Arc::new(settings.apply(base_config.clone()));
-        let mut workspace = Workspace::new(Database::default(), (*config).clone());
-        match discover_files(&config, std::slice::from_ref(&config.root)) {
+        let files = match discover_files(
+            &settings.apply(base_config.clone()),
+            std::slice::from_ref(&base_config.root),
+        ) {
             Ok(discovered) => {
                 for warning in &discovered.warnings {
                     outbox.log(format!("Lacuna: {warning}"));
                 }
-                let contents = discovered
-                    .files
-                    .into_iter()
-                    .map(|p| {
-                        let c = FileContents::read(&p);
-                        (p, c)
-                    })
-                    .collect();
-                workspace.add_files(contents);
+                discovered.files
             }
-            Err(e) => outbox.warn(format!("Lacuna: cannot list the project's files: {e}")),
-        }
+            Err(e) => {
+                outbox.warn(format!("Lacuna: cannot list the project's files: {e}"));
+                vec![]
+            }
+        };
+        base_config.add_roots_for(&files);
+        let config = Arc::new(settings.apply(base_config.clone()));
+        let mut workspace = Workspace::new(Database::default(), (*config).clone());
+        let contents = files
+            .into_iter()
+            .map(|p| {
+                let c = FileContents::read(&p);
+                (p, c)
+            })
+            .collect();
+        workspace.add_files(contents);
         let versions = Versions::default();
         let suite_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (generator, store, suite) = if let Mode::Static(why) = mode {
@@ -269,68 +279,20 @@ impl Owner {
         actions::guidance_uri(&self.config)
     }
 
+    /// Each event to the handler that owns it: the editor's documents (`documents`), the
+    /// requests answered here (`requests`), what the generation thread tells (`outcomes`), the
+    /// files on disk (`files`) and the suite (`suite_runs`).
     fn apply(&mut self, event: Event) {
         match event {
             Event::Initialize { .. } => {}
-            Event::Open { uri, text, version } => {
-                let Some(path) = path_of(&uri) else { return };
-                self.workspace
-                    .file(&path, FileContents::Text(Arc::from(text.as_str())));
-                self.docs.insert(
-                    uri.clone(),
-                    Document {
-                        text: Text::new(text),
-                        version,
-                    },
-                );
-                self.set_version(&uri, version);
-                self.publish(&uri);
-                if self.settings.generate_on_save() {
-                    self.schedule(&[uri], None, false);
-                }
-            }
+            Event::Open { uri, text, version } => self.opened(uri, text, version),
             Event::Change {
                 uri,
                 version,
                 changes,
-            } => {
-                let encoding = self.shared.encoding();
-                let Some(doc) = self.docs.get_mut(&uri) else {
-                    return;
-                };
-                doc.apply(changes, version, encoding);
-                let text: Arc<str> = Arc::from(doc.text.text.as_str());
-                if let Some(path) = path_of(&uri) {
-                    self.workspace.file(&path, FileContents::Text(text));
-                }
-                self.set_version(&uri, version);
-                self.publish(&uri);
-            }
-            Event::Save { uri } => {
-                if !self.docs.contains_key(&uri) {
-                    return;
-                }
-                self.disk_changed = true;
-                self.scheduler.saved(uri, Instant::now());
-            }
-            Event::Close { uri } => {
-                self.docs.remove(&uri);
-                self.versions.lock().expect("versions lock").remove(&uri);
-                self.shared
-                    .published
-                    .write()
-                    .expect("published lock")
-                    .remove(&uri);
-                if let Some(path) = path_of(&uri) {
-                    // What the project sees is the file on disk again.
-                    self.workspace.file(&path, FileContents::read(&path));
-                }
-                self.outbox.send(Outgoing::Publish {
-                    uri,
-                    version: None,
-                    diagnostics: vec![],
-                });
-            }
+            } => self.changed(uri, version, changes),
+            Event::Save { uri } => self.saved(uri),
+            Event::Close { uri } => self.closed(uri),
             Event::Settings(settings) => {
                 self.settings = settings.clone();
                 *self.shared.settings.write().expect("settings lock") = settings;
@@ -342,155 +304,37 @@ impl Owner {
                 function,
                 at,
                 reply,
-            } => {
-                // The function is answered by its qualified name and re-run by its ID: two
-                // definitions bound to one name are two functions.
-                let (function, only) = match (&uri, at) {
-                    (Some(uri), Some(at)) => match self.function_at(uri, at) {
-                        Some((qualname, id)) => (Some(qualname), Some(id)),
-                        None => (None, None),
-                    },
-                    _ => (function.clone(), function),
-                };
-                let _ = reply.send(function);
-                let uris: Vec<Uri> = match uri {
-                    Some(uri) => vec![uri],
-                    None => {
-                        // Everything again: what is stored goes too.
-                        self.results.clear(&self.outbox);
-                        self.docs.keys().cloned().collect()
-                    }
-                };
-                self.disk_changed = true;
-                self.schedule(&uris, only.as_deref(), true);
-                self.check_suite();
-            }
+            } => self.rerun(uri, function, at, reply),
             Event::Export { directory, reply } => self.export(directory, reply),
             Event::Explored {
                 uri,
                 version,
                 module,
                 outcome,
-            } => {
-                // Never publish what was computed for an older version of the document.
-                let current = self.docs.get(&uri).map(|d| d.version);
-                if current != Some(version) {
-                    return;
-                }
-                let key = self.results.key(&module, &outcome.function);
-                self.scheduler.explored(&key);
-                self.results.record(key, outcome, &self.outbox);
-                self.publish(&uri);
-            }
+            } => self.explored(uri, version, module, outcome),
             Event::Guidance { reply } => {
                 let _ = reply.send(self.guidance_module());
             }
             Event::CodeActions { params, reply } => {
-                let (guidance, _) = actions::guidance_text(&self.docs, &self.config);
-                let published = self.shared.published.read().expect("published lock");
-                let actions = published
-                    .get(&params.text_document.uri)
-                    .map(|doc| actions::offer(&params, doc, guidance.as_deref()))
-                    .unwrap_or_default();
-                let _ = reply.send(actions);
+                let _ = reply.send(self.code_actions(&params));
             }
             Event::Resolve { action, reply } => {
                 let _ = reply.send(self.resolve(action));
             }
-            Event::JobDone { job } => {
-                if self.scheduler.job_done(job) {
-                    self.outbox.status(Status::idle());
-                    self.check_suite();
-                }
-            }
+            Event::JobDone { job } => self.job_done(job),
             Event::Interpreter {
                 likely,
                 probed,
                 at_start,
-            } => {
-                // The outcomes shown are those of the interpreter the workers run. Found at
-                // start, another one than the store knew for the name: the open documents are
-                // generated again (without a stored one, they are already on their way); found
-                // by a job starting the workers, the job's outcomes are stored under it.
-                let remembered = self.results.interpreter() != likely;
-                if self.results.set_probed(likely, probed) {
-                    let all: Vec<Uri> = self.docs.keys().cloned().collect();
-                    for uri in &all {
-                        self.publish(uri);
-                    }
-                    if at_start && remembered && self.settings.generate_on_save() {
-                        self.schedule(&all, None, false);
-                    }
-                }
-            }
+            } => self.interpreter_found(likely, probed, at_start),
             Event::SuiteRan(ran) => self.suite_ran(*ran),
             Event::Suspicious {
                 module,
                 function,
                 fingerprint,
                 diagnostics,
-            } => {
-                let key = self.results.key(&module, &function);
-                if self
-                    .results
-                    .replace_suspicious(&key, fingerprint, diagnostics, &self.outbox)
-                {
-                    self.publish_module(&module);
-                }
-            }
+            } => self.suspicious_found(module, function, fingerprint, diagnostics),
         }
-    }
-
-    fn guidance_module(&self) -> Result<(PathBuf, bool), String> {
-        let path = self.config.guidance.clone();
-        if path.exists() || self.generator.is_none() {
-            return Ok((path, false));
-        }
-        let write = || -> std::io::Result<()> {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-                .and_then(|mut f| {
-                    std::io::Write::write_all(&mut f, super::guidance::HEADER.as_bytes())
-                })
-        };
-        write().map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        Ok((path, true))
-    }
-
-    fn resolve(&self, action: CodeAction) -> Result<CodeAction, String> {
-        let class_api = |qualified: &str| self.class_api(qualified);
-        let at = Resolving {
-            docs: &self.docs,
-            config: &self.config,
-            encoding: self.shared.encoding(),
-            class_api: &class_api,
-        };
-        actions::resolve(action, &at)
-    }
-
-    /// A class's constructor parameters and public methods, by `module:Qual` name.
-    fn class_api(&self, qualified: &str) -> Option<ClassApi> {
-        let (module, qualname) = qualified.split_once(':')?;
-        let db = &self.workspace.db;
-        let file = module_index(db, self.workspace.project).file(module)?;
-        lacuna_analysis::db::file_classes(db, file)
-            .iter()
-            .map(|&c| lacuna_analysis::db::class_model(db, c))
-            .find(|m| m.qualname == qualname)
-            .map(|m| ClassApi {
-                init: m.init_params.clone().unwrap_or_default(),
-                methods: m.public_methods.clone(),
-                prerequisites: m
-                    .public_methods
-                    .iter()
-                    .map(|(method, _)| (method.clone(), m.prerequisites(method)))
-                    .collect(),
-            })
     }
 
     fn set_version(&self, uri: &Uri, version: i32) {
