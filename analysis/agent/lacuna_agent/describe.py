@@ -12,6 +12,7 @@ import enum
 import fractions
 import functools
 import importlib
+import importlib.util
 import inspect
 import io
 import os
@@ -243,6 +244,14 @@ def type_tree(t, is_project_class, depth=0):
                  for c in _implementations(t, is_project_class)]
         if not found:
             return _unread(t, "no class of the project implements it")
+        return found[0] if len(found) == 1 else {"kind": "union", "of": found}
+    if isinstance(t, type) and is_project_class(t) and inspect.isabstract(t):
+        # An abstract class (`stop_base`): the project's concrete subclasses of it, one of them.
+        found = [describe_class(c, is_project_class, depth + 1)
+                 for c in _subclasses(t, is_project_class)[1:] if not inspect.isabstract(c)]
+        if not found:
+            return describe_class(t, is_project_class, depth + 1)
+        found = found[:_MAX_KINDS]
         return found[0] if len(found) == 1 else {"kind": "union", "of": found}
     if isinstance(t, type) and is_project_class(t):
         return describe_class(t, is_project_class, depth + 1)
@@ -648,6 +657,8 @@ def type_hints(func):
     except Exception:
         pass
     globalns = _plain_globals(func)
+    for name, value in _type_checking_names(getattr(func, "__module__", None)).items():
+        globalns.setdefault(name, value)
     try:
         return typing.get_type_hints(func, globalns=globalns)
     except Exception:
@@ -663,6 +674,53 @@ def type_hints(func):
                 continue
         hints[name] = annotation
     return hints
+
+
+_TYPE_CHECKING_NAMES = {}
+
+
+def _type_checking_names(module_name):
+    """The names a module imports only under `if TYPE_CHECKING:` (`from tenacity import
+    RetryCallState`), from the modules among them already imported: its annotations name them,
+    and once the module is imported they can be found without running anything new."""
+    if not isinstance(module_name, str):
+        return {}
+    known = _TYPE_CHECKING_NAMES.get(module_name)
+    if known is not None:
+        return known
+    module = sys.modules.get(module_name)
+    out = _TYPE_CHECKING_NAMES[module_name] = {}
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except Exception:  # no source, or it does not parse
+        return out
+    package = getattr(module, "__package__", None) or ""
+    for node in tree.body:
+        test = getattr(node, "test", None)
+        guarded = isinstance(node, ast.If) and (
+            (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+        if not guarded:
+            continue
+        for statement in node.body:
+            try:
+                if isinstance(statement, ast.ImportFrom):
+                    source = importlib.util.resolve_name(
+                        "." * statement.level + (statement.module or ""), package)
+                    found = sys.modules.get(source)
+                    for alias in statement.names:
+                        if found is not None and hasattr(found, alias.name):
+                            out[alias.asname or alias.name] = getattr(found, alias.name)
+                elif isinstance(statement, ast.Import):
+                    for alias in statement.names:
+                        found = sys.modules.get(alias.name)
+                        if found is not None:
+                            out[alias.asname or alias.name.partition(".")[0]] = \
+                                found if alias.asname else sys.modules.get(
+                                    alias.name.partition(".")[0], found)
+            except (ImportError, ValueError):
+                continue
+    return out
 
 
 class _Unresolved:
@@ -1017,7 +1075,8 @@ def describe(target, owner, is_project_class, raw=None, registered=None):
     if unread:
         out["unread"] = unread
     if owner is not None:
-        out["owner"] = describe_class(owner, is_project_class, 1)
+        built = _concrete_owner(owner, target.__name__, raw, is_project_class)
+        out["owner"] = describe_class(built, is_project_class, 1)
     try:
         code = getattr(inspect.unwrap(func), "__code__", None)  # behind `lru_cache`, `wraps`
     except ValueError:  # a cycle of `__wrapped__`
@@ -1026,6 +1085,24 @@ def describe(target, owner, is_project_class, raw=None, registered=None):
         out["file"] = code.co_filename
         out["line"] = code.co_firstlineno
     return out
+
+
+def _concrete_owner(owner, name, raw, is_project_class):
+    """The class whose objects a method of `owner` runs on: `owner`, or, when it is abstract
+    (`Can't instantiate abstract class BaseRetrying`), the first of the project's concrete
+    subclasses of it that inherits the method as it is (`Retrying` for
+    `BaseRetrying.iter_state`); `owner` when none does."""
+    if not inspect.isabstract(owner):
+        return owner
+    attribute = mangled(owner, name)
+    for cls in _subclasses(owner, is_project_class)[1:]:
+        try:
+            same = inspect.getattr_static(cls, attribute) is raw
+        except AttributeError:
+            continue
+        if same and not inspect.isabstract(cls):
+            return cls
+    return owner
 
 
 def describe_returned(nested, outer, is_project_class):

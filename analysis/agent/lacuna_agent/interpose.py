@@ -683,6 +683,14 @@ class _Converting(type):
             return type.__subclasscheck__(cls, sub)
         return issubclass(_REAL_OF.get(sub, sub), real)
 
+    def __getitem__(cls, item):
+        # `type[BaseException]` in an annotation evaluated at import: CPython makes the alias
+        # for the real `type` only; `int[0]` raises as the real one does.
+        real = cls.__dict__.get("_real")
+        if real is None:
+            raise TypeError("type %r is not subscriptable" % cls.__name__)
+        return real[item]
+
 
 class ProjectInt(int, metaclass=_Converting):
     _real = int

@@ -1,5 +1,6 @@
 """Describing methods: a class's description is made once per worker, not once per method."""
 
+import abc
 import dataclasses
 
 from lacuna_agent import describe
@@ -189,3 +190,81 @@ def test_what_a_project_function_does_with_a_parameter_says_what_it_is():
     # The same helper's other parameter is only passed on.
     assert types["plain"] == {"kind": "any"}
     assert types["items"]["instances"][0]["kind"] == "list"
+
+
+class Policy(abc.ABC):
+    @abc.abstractmethod
+    def __call__(self, attempt): ...
+
+    def exhausted(self, attempt: int) -> bool:
+        return self(attempt) > 3
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+class Overriding(Policy):
+    def __call__(self, attempt):
+        return attempt
+
+    def exhausted(self, attempt: int) -> bool:
+        return False
+
+
+class Counting(Policy):
+    def __init__(self, limit: int = 3):
+        self.limit = limit
+
+    def __call__(self, attempt):
+        return attempt
+
+
+def test_a_method_of_an_abstract_class_runs_on_a_subclass_that_inherits_it():
+    def in_here(obj):
+        return obj in (Policy, Overriding, Counting)
+
+    described = describe.describe(Policy.exhausted, Policy, in_here)
+    # `Overriding` has its own `exhausted`: `Counting` runs `Policy.exhausted`.
+    assert described["owner"]["class"] == describe._name(Counting)
+    assert [p["name"] for p in described["owner"]["init"]] == ["limit"]
+    # A class that can be built is its own methods' receiver.
+    assert describe.describe(Counting.__call__, Counting, in_here)["owner"]["class"] == \
+        describe._name(Counting)
+
+
+def test_a_class_imported_only_for_type_checking_is_read_once_its_module_is_imported(
+        tmp_path, monkeypatch):
+    package = tmp_path / "typedpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "state.py").write_text(
+        "class State:\n    def __init__(self, attempt: int):\n        self.attempt = attempt\n")
+    (package / "policy.py").write_text(
+        "import typing\n\nif typing.TYPE_CHECKING:\n    from .state import State\n\n\n"
+        "def exhausted(state: 'State') -> bool:\n    return state.attempt > 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    policy = importlib.import_module("typedpkg.policy")
+    state = importlib.import_module("typedpkg.state")
+
+    def in_package(obj):
+        return getattr(obj, "__module__", "").startswith("typedpkg")
+
+    described = describe.describe(policy.exhausted, None, in_package)
+    assert described["params"][0]["type"]["kind"] == "class"
+    assert described["params"][0]["type"]["class"] == describe._name(state.State)
+
+
+def takes_a_policy(policy: Policy, attempt: int) -> bool:
+    return policy.exhausted(attempt)
+
+
+def test_a_parameter_of_an_abstract_class_is_one_of_its_concrete_subclasses():
+    def in_here(obj):
+        return obj in (Policy, Overriding, Counting) or obj is takes_a_policy
+
+    described = describe.describe(takes_a_policy, None, in_here)
+    tree = described["params"][0]["type"]
+    assert tree["kind"] == "union"
+    assert [t["class"] for t in tree["of"]] == [describe._name(Overriding), describe._name(Counting)]

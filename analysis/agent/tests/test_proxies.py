@@ -91,6 +91,7 @@ CASES = {
         "made": [("Extra",), ("B",)],
         "kind": [(1,), (0,), (-2,)],
         "meta_of": [(True,), (False,)],
+        "generic_of": [(True,), (False,)],
     },
     "bases": {
         "built": [("Shape",), ("X",)],
