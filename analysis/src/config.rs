@@ -49,7 +49,7 @@ pub struct Config {
     /// Import roots, absolute.
     pub src: Vec<PathBuf>,
     /// Whether `src` was configured; when not, files the defaults give no module name get a
-    /// root of their own ([`Config::add_roots_for`]).
+    /// root of their own (`workspace::add_roots_for`).
     pub src_configured: bool,
     /// Globs (relative to `root`) of the files to check; empty means every `.py` file.
     pub include: Vec<String>,
@@ -486,30 +486,7 @@ impl Config {
         Ok(Config::defaults(package_base(start)))
     }
 
-    /// Without `src` configured, a file the import roots give no module name
-    /// (`tools/python-client/client.py` under a repository's root: `python-client` is no
-    /// identifier) is imported as pytest's default import mode imports it: from the first
-    /// directory above it that is not a package, which becomes an import root (after the
-    /// others, so that no other file's name changes). Files already named keep their names.
-    pub fn add_roots_for(&mut self, files: &[PathBuf]) {
-        if self.src_configured {
-            return;
-        }
-        for file in files {
-            if crate::workspace::module_name(&self.src, file).is_some() {
-                continue;
-            }
-            let Some(dir) = file.parent() else { continue };
-            let base = package_base(dir).to_owned();
-            if !self.src.contains(&base)
-                && crate::workspace::module_name(std::slice::from_ref(&base), file).is_some()
-            {
-                self.src.push(base);
-            }
-        }
-    }
-
-    /// The roots [`Config::add_roots_for`] added to `previous` that this configuration, read
+    /// The roots `workspace::add_roots_for` added to `previous` that this configuration, read
     /// again, lacks: kept while neither configures `src`.
     pub fn keep_added_roots(&mut self, previous: &Config) {
         if self.src_configured || previous.src_configured {

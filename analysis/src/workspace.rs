@@ -304,6 +304,27 @@ fn globs(patterns: &[String]) -> Result<GlobSet, DiscoverError> {
     builder.build().map_err(invalid(&patterns.join(", ")))
 }
 
+/// Without `src` configured, a file the import roots give no module name
+/// (`tools/python-client/client.py` under a repository's root: `python-client` is no
+/// identifier) is imported as pytest's default import mode imports it: from the first
+/// directory above it that is not a package, which becomes an import root of `config` (after
+/// the others, so that no other file's name changes). Files already named keep their names.
+pub fn add_roots_for(config: &mut Config, files: &[PathBuf]) {
+    if config.src_configured {
+        return;
+    }
+    for file in files {
+        if module_name(&config.src, file).is_some() {
+            continue;
+        }
+        let Some(dir) = file.parent() else { continue };
+        let base = crate::config::package_base(dir).to_owned();
+        if !config.src.contains(&base) && module_name(std::slice::from_ref(&base), file).is_some() {
+            config.src.push(base);
+        }
+    }
+}
+
 /// The dotted module name of `file` under one of the import roots (`shop/stock.py` → `shop.stock`,
 /// `shop/__init__.py` → `shop`).
 pub fn module_name(src: &[PathBuf], file: &Path) -> Option<String> {

@@ -51,7 +51,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         eprintln!("lacuna: warning: {warning}");
     }
     let files = discovered.files;
-    config.add_roots_for(&files);
+    lacuna_analysis::workspace::add_roots_for(&mut config, &files);
     // The whole project is loaded, so that calls and classes of other modules are known; the
     // report covers the files asked for.
     let mut project_files = if paths.iter().all(|p| p.starts_with(&config.root)) {

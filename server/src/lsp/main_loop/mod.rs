@@ -164,7 +164,7 @@ impl Owner {
                 vec![]
             }
         };
-        base_config.add_roots_for(&files);
+        lacuna_analysis::workspace::add_roots_for(&mut base_config, &files);
         let config = Arc::new(settings.apply(base_config.clone()));
         let mut workspace = Workspace::new(Database::default(), (*config).clone());
         let contents = files
