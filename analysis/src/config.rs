@@ -486,19 +486,6 @@ impl Config {
         Ok(Config::defaults(package_base(start)))
     }
 
-    /// The roots `workspace::add_roots_for` added to `previous` that this configuration, read
-    /// again, lacks: kept while neither configures `src`.
-    pub fn keep_added_roots(&mut self, previous: &Config) {
-        if self.src_configured || previous.src_configured {
-            return;
-        }
-        for root in &previous.src {
-            if !self.src.contains(root) {
-                self.src.push(root.clone());
-            }
-        }
-    }
-
     /// Reads one `pyproject.toml`.
     /// A device (`/dev/zero`), a FIFO or a directory is refused before anything is read, and
     /// at most [`MAX_CONFIG_BYTES`] are.

@@ -474,6 +474,8 @@ def serve(queue, debug):
         break
     if ' ' f'{debug}':
         pass
+    if f"on":
+        pass
     return debug if True else None
 "#
     ));

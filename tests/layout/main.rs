@@ -38,6 +38,19 @@ fn lacuna(cwd: &Path, home: &Path, args: &[&str]) -> Output {
         .expect("the lacuna binary runs")
 }
 
+/// A plain `pytest -q` of the test environment, from `root`, on `args`.
+fn pytest(root: &Path, home: &Path, args: &[&str]) -> Output {
+    let (_, venv) = test_python();
+    Command::new(venv.join("bin/pytest"))
+        .args(["-q", "-p", "no:cacheprovider"])
+        .args(args)
+        .env("HOME", home)
+        .env_remove("PYTHONPATH")
+        .current_dir(root)
+        .output()
+        .unwrap()
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}\n{}",
@@ -157,7 +170,6 @@ fn namespace_packages_are_imported_by_their_dotted_names() {
 /// `pytest` from the repository's root.
 #[test]
 fn a_module_in_a_directory_no_import_can_name_is_imported_from_its_directory() {
-    let (_, venv) = test_python();
     let home = tempfile::tempdir().unwrap();
     let p = project(&[
         (".git/HEAD", "ref: refs/heads/main\n"),
@@ -197,19 +209,12 @@ fn a_module_in_a_directory_no_import_can_name_is_imported_from_its_directory() {
     assert!(util.contains("from pkg.util import sign"), "{util}");
     let client = std::fs::read_to_string(p.path().join("generated/test_lacuna_client.py")).unwrap();
     assert!(client.contains("from client import label"), "{client}");
-    let run = Command::new(venv.join("bin/pytest"))
-        .args(["-q", "-p", "no:cacheprovider", "generated"])
-        .env("HOME", home.path())
-        .env_remove("PYTHONPATH")
-        .current_dir(p.path())
-        .output()
-        .unwrap();
+    let run = pytest(p.path(), home.path(), &["generated"]);
     assert!(run.status.success(), "{}", text(&run));
 }
 
 #[test]
 fn src_layout_tests_import_the_package_by_name_and_pass_under_plain_pytest() {
-    let (_, venv) = test_python();
     let home = tempfile::tempdir().unwrap();
     let p = project(&[
         (
@@ -246,13 +251,7 @@ fn src_layout_tests_import_the_package_by_name_and_pass_under_plain_pytest() {
     assert!(emitted.contains("._Cache__evict("), "{emitted}");
     // A plain `pytest` from the project root, the package not installed: the conftest Lacuna
     // wrote puts `src/` on the path.
-    let run = Command::new(venv.join("bin/pytest"))
-        .args(["-q", "-p", "no:cacheprovider", "tests/generated"])
-        .env("HOME", home.path())
-        .env_remove("PYTHONPATH")
-        .current_dir(p.path())
-        .output()
-        .unwrap();
+    let run = pytest(p.path(), home.path(), &["tests/generated"]);
     assert!(run.status.success(), "{}", text(&run));
 }
 
@@ -384,13 +383,7 @@ fn a_newcomer_project_gets_a_full_and_repeatable_account() {
         "the project's tests and docs are not explored: {names:?}"
     );
     // The project's own `pytest` from its root: its tests and the emitted ones pass.
-    let run = Command::new(venv.join("bin/pytest"))
-        .args(["-q", "-p", "no:cacheprovider"])
-        .env("HOME", home.path())
-        .env_remove("PYTHONPATH")
-        .current_dir(&p)
-        .output()
-        .unwrap();
+    let run = pytest(&p, home.path(), &[]);
     assert!(run.status.success(), "{}", text(&run));
     assert!(
         String::from_utf8_lossy(&run.stdout).contains("25 passed"),

@@ -143,6 +143,18 @@ def _subclasses(cls, is_project_class):
     return out
 
 
+def _concrete_subclasses(cls, is_project_class):
+    """The project's subclasses of `cls` that can be instantiated (no abstract method left),
+    breadth first."""
+    return [c for c in _subclasses(cls, is_project_class)[1:] if not inspect.isabstract(c)]
+
+
+def _one_of(classes, is_project_class, depth):
+    """The description of one of `classes`: the class's own, or a union of theirs."""
+    found = [describe_class(c, is_project_class, depth + 1) for c in classes]
+    return found[0] if len(found) == 1 else {"kind": "union", "of": found}
+
+
 def _unwrapped(t):
     """The class behind the agent's call-recording wrapper of it (a class of another module
     reaching an annotation through the module's globals)."""
@@ -240,19 +252,14 @@ def type_tree(t, is_project_class, depth=0):
         return _typeddict(t, is_project_class, depth + 1)
     if isinstance(t, type) and getattr(t, "_is_protocol", False) and t is not typing.Protocol:
         # A protocol: the project's classes that implement it, one of them.
-        found = [describe_class(c, is_project_class, depth + 1)
-                 for c in _implementations(t, is_project_class)]
-        if not found:
+        classes = _implementations(t, is_project_class)
+        if not classes:
             return _unread(t, "no class of the project implements it")
-        return found[0] if len(found) == 1 else {"kind": "union", "of": found}
+        return _one_of(classes, is_project_class, depth)
     if isinstance(t, type) and is_project_class(t) and inspect.isabstract(t):
         # An abstract class (`stop_base`): the project's concrete subclasses of it, one of them.
-        found = [describe_class(c, is_project_class, depth + 1)
-                 for c in _subclasses(t, is_project_class)[1:] if not inspect.isabstract(c)]
-        if not found:
-            return describe_class(t, is_project_class, depth + 1)
-        found = found[:_MAX_KINDS]
-        return found[0] if len(found) == 1 else {"kind": "union", "of": found}
+        return _one_of(_concrete_subclasses(t, is_project_class)[:_MAX_KINDS] or [t],
+                       is_project_class, depth)
     if isinstance(t, type) and is_project_class(t):
         return describe_class(t, is_project_class, depth + 1)
     if isinstance(t, type):
@@ -676,50 +683,57 @@ def type_hints(func):
     return hints
 
 
-_TYPE_CHECKING_NAMES = {}
+_TYPE_CHECKING_IMPORTS = {}   # module name -> [(bound name, module, attribute or None)]
 
 
 def _type_checking_names(module_name):
     """The names a module imports only under `if TYPE_CHECKING:` (`from tenacity import
-    RetryCallState`), from the modules among them already imported: its annotations name them,
-    and once the module is imported they can be found without running anything new."""
-    if not isinstance(module_name, str):
-        return {}
-    known = _TYPE_CHECKING_NAMES.get(module_name)
-    if known is not None:
-        return known
-    module = sys.modules.get(module_name)
-    out = _TYPE_CHECKING_NAMES[module_name] = {}
+    RetryCallState`), from the modules among them imported so far: its annotations name them,
+    and once those modules are imported they are found without running anything new. The
+    module's source is read once; the names are looked up each time (a module imported later
+    is found then)."""
+    imports = _TYPE_CHECKING_IMPORTS.get(module_name)
+    if imports is None and isinstance(module_name, str):
+        imports = _TYPE_CHECKING_IMPORTS[module_name] = _type_checking_imports(
+            sys.modules.get(module_name))
+    out = {}
+    for bound, source, attribute in imports or ():
+        found = sys.modules.get(source)
+        if found is not None and attribute is not None:
+            found = getattr(found, attribute, None)
+        if found is not None:
+            out[bound] = found
+    return out
+
+
+def _type_checking_imports(module):
+    """(bound name, module, attribute) of each import under a module-level `if TYPE_CHECKING:`
+    (`if typing.TYPE_CHECKING:`) of `module`'s source."""
     try:
         tree = ast.parse(inspect.getsource(module))
     except Exception:  # no source, or it does not parse
-        return out
+        return []
     package = getattr(module, "__package__", None) or ""
+    out = []
     for node in tree.body:
         test = getattr(node, "test", None)
-        guarded = isinstance(node, ast.If) and (
-            (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
-            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
-        if not guarded:
+        if not isinstance(node, ast.If) or not (
+                (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+                or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")):
             continue
         for statement in node.body:
-            try:
-                if isinstance(statement, ast.ImportFrom):
+            if isinstance(statement, ast.ImportFrom):
+                try:
                     source = importlib.util.resolve_name(
                         "." * statement.level + (statement.module or ""), package)
-                    found = sys.modules.get(source)
-                    for alias in statement.names:
-                        if found is not None and hasattr(found, alias.name):
-                            out[alias.asname or alias.name] = getattr(found, alias.name)
-                elif isinstance(statement, ast.Import):
-                    for alias in statement.names:
-                        found = sys.modules.get(alias.name)
-                        if found is not None:
-                            out[alias.asname or alias.name.partition(".")[0]] = \
-                                found if alias.asname else sys.modules.get(
-                                    alias.name.partition(".")[0], found)
-            except (ImportError, ValueError):
-                continue
+                except (ImportError, ValueError):
+                    continue
+                out.extend((a.asname or a.name, source, a.name) for a in statement.names)
+            elif isinstance(statement, ast.Import):
+                # `import a.b` binds `a`; `import a.b as c` binds `c` to `a.b`.
+                out.extend((a.asname, a.name, None) if a.asname
+                           else (a.name.partition(".")[0], a.name.partition(".")[0], None)
+                           for a in statement.names)
     return out
 
 
@@ -1095,12 +1109,8 @@ def _concrete_owner(owner, name, raw, is_project_class):
     if not inspect.isabstract(owner):
         return owner
     attribute = mangled(owner, name)
-    for cls in _subclasses(owner, is_project_class)[1:]:
-        try:
-            same = inspect.getattr_static(cls, attribute) is raw
-        except AttributeError:
-            continue
-        if same and not inspect.isabstract(cls):
+    for cls in _concrete_subclasses(owner, is_project_class):
+        if inspect.getattr_static(cls, attribute, None) is raw:
             return cls
     return owner
 

@@ -198,6 +198,11 @@ impl Workspace {
         self.files.get(path).copied()
     }
 
+    /// The paths of the project's files.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.files.keys().cloned().collect()
+    }
+
     pub fn set_config(&mut self, config: Config) {
         use salsa::Setter;
         self.project.set_config(&mut self.db).to(Arc::new(config));

@@ -173,19 +173,12 @@ fn is_constant_test(source: &Source<'_>, test: Node<'_>) -> bool {
     match test.kind() {
         "true" | "false" | "none" | "integer" | "float" | "ellipsis" => true,
         // An f-string is no constant there, even beside plain strings (`' ' f'{x}'`).
-        "string" => plain_string(source, test),
+        "string" => literal::is_plain_string(source, test),
         "concatenated_string" => named_children(test)
             .iter()
-            .all(|part| plain_string(source, *part)),
+            .all(|part| literal::is_plain_string(source, *part)),
         _ => false,
     }
-}
-
-/// A string literal without an `f` prefix.
-fn plain_string(source: &Source<'_>, node: Node<'_>) -> bool {
-    let text = source.text(node);
-    let prefix = &text[..text.find(['\'', '"']).unwrap_or(0)];
-    node.kind() == "string" && !prefix.contains(['f', 'F'])
 }
 
 /// A `for` loop as a branch point: its one condition stands for "the iterable yields another

@@ -118,6 +118,13 @@ pub(super) fn doctest_literals(docstring: &str) -> Vec<Literal> {
     literals.found
 }
 
+/// Whether `node` is a string literal that is not an f-string (`"x"`, `r"x"`, `b"x"`; not
+/// `f"x"`, with or without a replacement field).
+pub(super) fn is_plain_string(source: &Source<'_>, node: Node<'_>) -> bool {
+    node.kind() == "string"
+        && string_body(source, node).is_some_and(|(prefix, _)| !prefix.contains(['f', 'F']))
+}
+
 /// A string's prefix (`rb`, `f`, …) and the text between its quotes; none for an f-string
 /// with a replacement field.
 fn string_body<'a>(source: &Source<'a>, node: Node<'_>) -> Option<(&'a str, &'a str)> {

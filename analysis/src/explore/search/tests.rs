@@ -281,6 +281,18 @@ fn picked(args: &[i64], _: usize) -> Vec<Event> {
     events
 }
 
+/// The priorities of the queued inputs whose `n` is above `least`.
+fn priorities_with_n_above(search: &Search<'_>, least: i64) -> Vec<u32> {
+    search
+        .frontier
+        .iter()
+        .filter(|(_, c)| {
+            matches!(c.vars.get("n"), Some(ModelValue::Int(n)) if n.parse::<i64>().unwrap() > least)
+        })
+        .map(|(p, _)| *p)
+        .collect()
+}
+
 /// A loop that is no decision of its own, never entered while a decision was never
 /// reached, is entered at the priority of a side not covered yet: the decision may be in its
 /// body. (At 1, the choices of the inputs' kinds and the repairs, at 2, ran first.)
@@ -294,15 +306,7 @@ fn a_loop_never_entered_before_an_unreached_decision_is_entered_first() {
     let first = Candidate::default();
     let observed = search.execute(&first).expect("it ran");
     search.expand(&first, &observed);
-    let entering: Vec<u32> = search
-        .frontier
-        .iter()
-        .filter(|(_, c)| {
-            matches!(c.vars.get("n"), Some(ModelValue::Int(n)) if n.parse::<i64>().unwrap() > 0)
-        })
-        .map(|(p, _)| *p)
-        .collect();
-    assert_eq!(entering, [3]);
+    assert_eq!(priorities_with_n_above(&search, 0), [3]);
     let e = explore(&f, &signature, &executor, &budget);
     assert!(e.covered.contains_key(&(0, true)), "{:?}", e.covered);
 }
@@ -340,15 +344,7 @@ fn a_loop_entered_once_is_not_entered_further_first() {
     once.vars.insert("n".into(), ModelValue::Int("1".into()));
     let observed = search.execute(&once).expect("it ran");
     search.expand(&once, &observed);
-    let further: Vec<u32> = search
-        .frontier
-        .iter()
-        .filter(|(_, c)| {
-            matches!(c.vars.get("n"), Some(ModelValue::Int(n)) if n.parse::<i64>().unwrap() > 1)
-        })
-        .map(|(p, _)| *p)
-        .collect();
-    assert_eq!(further, [1]);
+    assert_eq!(priorities_with_n_above(&search, 1), [1]);
 }
 
 /// The frontier: highest priority first, the oldest among equals, and no input queued

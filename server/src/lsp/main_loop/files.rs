@@ -23,7 +23,8 @@ impl Owner {
             }
         };
         let mut base = base;
-        base.keep_added_roots(&self.base_config);
+        // The roots of files no other root names, for the project's files as they are now.
+        lacuna_analysis::workspace::add_roots_for(&mut base, &self.workspace.paths());
         self.base_config = base;
         let config = Arc::new(self.settings.apply(self.base_config.clone()));
         if self
