@@ -120,6 +120,10 @@ pub struct ProgramPoint {
     /// break it).
     #[serde(default)]
     pub complete: bool,
+    /// How many of its calls were read (the agent reads a function's first thousand calls,
+    /// then a falling share of them); missing: every call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<u64>,
 }
 
 impl ProgramPoint {
@@ -131,6 +135,11 @@ impl ProgramPoint {
     /// How many calls gave the samples `indices`.
     pub fn weight_of(&self, indices: &[usize]) -> u64 {
         indices.iter().map(|&i| self.weight(i)).sum()
+    }
+
+    /// How many of its calls were read: its samples come from these.
+    pub fn read_calls(&self) -> u64 {
+        self.read.unwrap_or(self.calls)
     }
 }
 
@@ -282,6 +291,7 @@ impl Observations {
                     .sum::<u64>();
                 let mut merged = ProgramPoint {
                     calls: mine.calls.saturating_sub(dropped) + theirs.calls,
+                    read: Some(mine.read_calls().saturating_sub(dropped) + theirs.read_calls()),
                     complete: mine.complete && theirs.complete,
                     counts: (0..theirs.samples.len())
                         .map(|i| theirs.weight(i))

@@ -4,15 +4,18 @@
   function its parameters, at each exit its parameters again, the return value or the exception
   type, as variables over access paths (`self._items`, `len(self._items)`, `type(x)`,
   `x is None`) to depth 2: every distinct sample of each test with the number of calls that
-  gave it, counted as the calls come, with the count of calls seen. Bounds: `SAMPLES` per point,
-  `TOTAL_VARIABLES` over all points and `TEST_VARIABLES` for the test under way, so memory stays
-  bounded whatever a test does. A point that had to leave a sample out says it is incomplete,
-  and no invariant is learned from it (the sample left out could break it); its later calls are
-  only counted, not read;
+  gave it, counted as the calls come, with the count of calls seen. A function's first
+  `SAMPLE_START` invocations are read; past them a falling share (Daikon's sampling), so that
+  `read` counts the calls read and `calls` every call. Bounds: `SAMPLES` distinct samples and
+  `POINT_VARIABLES` variables per point, `TOTAL_VARIABLES` over all points and
+  `TEST_VARIABLES` for the test under way, so memory stays bounded whatever a test does. A
+  point that had to leave a sample out says it is incomplete, and no invariant is learned from
+  it (the sample left out could break it); its later calls are only counted, not read;
 - the coverage profile of each invocation (the branch sides it took), distinct profiles with
   counts;
 - call sequences on objects of project classes (Palus's dynamic model): the constructor with its
-  arguments, then the methods called on the same object from outside it, in order;
+  arguments, then the methods called on the same object from outside it, in order (the first
+  `SAMPLE_START` objects of a class, then a falling share of them);
 - per test, the functions it reached (test impact).
 
 A test's records are held apart and kept only if the test passes; each sample of a program point
@@ -28,6 +31,7 @@ floats.
 
 import decimal
 import fractions
+import random
 import weakref
 
 from .codemap import CodeMap, frame_key
@@ -38,6 +42,9 @@ SAMPLES = 1000        # distinct samples kept per program point
 # bounds the worker's memory, whatever the suite's size and the size of its objects.
 TOTAL_VARIABLES = 300000
 TEST_VARIABLES = 100000
+# Variables kept for one point: a point whose calls carry large objects (hundreds of fields
+# each) would otherwise take the whole run's share before most points were reached.
+POINT_VARIABLES = 500
 PROFILES = 64         # distinct coverage profiles kept per function
 SEQUENCES = 20        # distinct call sequences kept per class
 SEQUENCE_CALLS = 30   # calls kept per sequence
@@ -47,6 +54,12 @@ VARIABLES = 200       # variables of one sample
 DEPTH = 2             # access-path depth: x, x.f, x.f.g
 SHORT_STR = 40        # longer strings give their length only
 INVOCATIONS = 50      # invocations kept of one generated input's run
+# Invocations of a function (objects of a class) read whole before sampling starts; past it, a
+# tenth of them up to ten times as many, a hundredth up to a hundred times, then a thousandth
+# (Daikon's `--sample-start`): a function a suite calls a million times costs what a few
+# thousand calls do, and invariants come from thousands of calls all the same.
+SAMPLE_START = 1000
+SAMPLE_SEED = 0x1ACA
 
 _CONTAINERS = (list, tuple, dict, set, frozenset, str, bytes, bytearray)
 _SCALARS = (bool, int, float, str, type(None))
@@ -77,6 +90,17 @@ def _name_of_type(t):
 _TYPE_NAMES = {}
 _BASES = {t: t for t in _CONTAINERS + (bool, int, float)}
 _MISSING = object()
+
+
+def _share(seen):
+    """The share of a function's invocations (a class's objects) read once `seen` were."""
+    if seen <= SAMPLE_START:
+        return 1.0
+    if seen <= 10 * SAMPLE_START:
+        return 0.1
+    if seen <= 100 * SAMPLE_START:
+        return 0.01
+    return 0.001
 
 
 def _builtin_base(value):
@@ -125,6 +149,14 @@ class Observer:
         self._frames = {}     # frame_key(frame) -> (function, sides set, entry sample, receiver)
         self._sides = {}      # (jump, taken) -> the branch side, as profiles hold it
         self._test = None
+        # Sampling (`SAMPLE_START`): invocations seen per function, objects seen per class (in
+        # every test, passing or not), and the draws past the start, seeded so that a run of
+        # the same suite reads the same calls.
+        self._seen = {}
+        self._objects_seen = {}
+        self._draw = random.Random(SAMPLE_SEED).random
+        # weak reference -> (the test's objects, the key it is held under), for `_gone`.
+        self._refs = {}
 
     # -- one test ---------------------------------------------------------------------------
 
@@ -134,12 +166,14 @@ class Observer:
         self._test = {"name": name, "points": {}, "buffered": [0], "profiles": {},
                       "objects": {}, "sequences": [], "reached": set(), "invocations": []}
         self._frames.clear()
+        self._refs.clear()
 
     def end_test(self, passed):
         """Ends the test under way; its records are kept when it passed. Returns the functions
         it reached."""
         test, self._test = self._test, None
         self._frames.clear()
+        self._refs.clear()  # the test's objects go with it: no callback is needed
         if test is None:
             return []
         if passed:
@@ -167,19 +201,28 @@ class Observer:
         elif len(kept) < SEQUENCES:
             kept[key] = [seq, 1]
 
-    def _wanted(self, test, key):
-        """The test's point `key`, or None when a sample of it would be of no use: the point
-        is incomplete already (no invariant is learned from it), so its calls are only
-        counted."""
+    def _wanted(self, test, key, read):
+        """The test's point `key`, or None when a sample of it would be of no use: the call
+        is not one sampling reads (`read` false: it is only counted), or the point is
+        incomplete already (no invariant is learned from it), so its calls are only counted."""
         mine = test["points"].get(key)
         if mine is None:
             mine = test["points"][key] = _point()
+        if not read:
+            mine["calls"] += 1
+            return None
+        mine["read"] += 1
         point = self.points.get(key)
         if not mine["complete"] or (point is not None and not point["complete"]):
             mine["calls"] += 1
             mine["complete"] = False
             return None
         return mine
+
+    def _sampled(self, seen, key):
+        """Whether the next invocation (object) `key` of `seen` is read whole."""
+        n = seen[key] = seen.get(key, 0) + 1
+        return n <= SAMPLE_START or self._draw() < _share(n)
 
     # -- frames -----------------------------------------------------------------------------
 
@@ -225,16 +268,18 @@ class Observer:
         test["reached"].add(function)
         params = _parameters(frame, code)
         sample = None
+        read = True
         if self._invocations:
             if len(test["invocations"]) < INVOCATIONS:
                 sample = self._variables(params)
         else:
-            mine = self._wanted(test, (function, "entry"))
+            read = self._sampled(self._seen, function)
+            mine = self._wanted(test, (function, "entry"), read)
             if mine is not None:
                 sample = self._variables(params)
                 _count(mine, sample, (), test["buffered"])
         receiver = params[0][1] if params and params[0][0] == "self" else None
-        self._frames[frame_key(frame)] = (function, set(), sample, receiver)
+        self._frames[frame_key(frame)] = (function, set(), sample, receiver, read)
         if receiver is not None:
             self._sequence_call(frame, code, receiver, params)
 
@@ -258,7 +303,7 @@ class Observer:
         test = self._test
         if entry is None or test is None:
             return
-        function, sides, entry_sample, _ = entry
+        function, sides, entry_sample, _, read = entry
         profile = tuple(sorted(sides))
         key = (function, profile)
         test["profiles"][key] = test["profiles"].get(key, 0) + 1
@@ -269,7 +314,7 @@ class Observer:
                     "exit": _wire_sample(self._exit_sample(frame, code, value, exception)),
                     "sides": [list(pos) + [taken] for pos, taken in profile]})
             return
-        mine = self._wanted(test, (function, "exit"))
+        mine = self._wanted(test, (function, "exit"), read)
         if mine is not None:
             _count(mine, self._exit_sample(frame, code, value, exception), profile, test["buffered"])
 
@@ -349,40 +394,54 @@ class Observer:
         name = code.co_name
         args = [self._argument(v) for _, v in params[1:]]
         held = objects.get(id(obj))
+        if held is not None and held[1] is None:
+            return  # an object sampling does not follow (`SAMPLE_START`)
         if held is None:
             if len(objects) >= OBJECTS:
+                return
+            if not self._sampled(self._objects_seen, type(obj)):
+                self._follow(obj, None)
                 return
             seq = {"class": _type_name(type(obj)), "constructor": None, "calls": []}
             if name == "__init__":
                 seq["constructor"] = args
             else:
                 seq["calls"].append({"method": name, "args": args})
-            objects[id(obj)] = self._follow(obj, seq)
+            self._follow(obj, seq)
         else:
             calls = held[1]["calls"]
             if len(calls) < SEQUENCE_CALLS:
                 calls.append({"method": name, "args": args})
 
     def _follow(self, obj, seq):
-        """The entry of an object whose calls `seq` records: a weak reference, so that
-        following an object never keeps it alive (code that waits for an object to be
-        collected behaves as without Lacuna); when it dies, its entry leaves the test's objects
-        before its id can be reused (its sequence stays in the test's). An object that cannot
-        be referenced weakly is held until the test ends, so that its id stays its own."""
+        """Holds an object in the test's objects, its calls recorded in `seq` (None: an
+        object sampling does not follow, remembered so that its later calls are not taken for
+        another object's first): a weak reference, so that following an object never keeps it
+        alive (code that waits for an object to be collected behaves as without Lacuna); when
+        it dies, its entry leaves the test's objects before its id can be reused (its sequence
+        stays in the test's). An object that cannot be referenced weakly is held until the test
+        ends, so that its id stays its own."""
         test = self._test
         key = id(obj)
         entry = [None, seq]
-        test["sequences"].append(seq)
-
-        def gone(_ref):
-            if test["objects"].get(key) is entry:
-                del test["objects"][key]
-
+        test["objects"][key] = entry
+        if seq is not None:
+            test["sequences"].append(seq)
         try:
-            entry[0] = weakref.ref(obj, gone)
+            ref = weakref.ref(obj, self._gone)
         except TypeError:
             entry[0] = lambda: obj
+            return entry
+        entry[0] = ref
+        self._refs[ref] = (test["objects"], key, entry)
         return entry
+
+    def _gone(self, ref):
+        held = self._refs.pop(ref, None)
+        if held is not None:
+            objects, key, entry = held
+            if objects.get(key) is entry:
+                del objects[key]
 
     def _from_inside(self, caller, obj):
         """Whether `caller` is code of `obj` itself: a method of it, or code nested in one that
@@ -403,7 +462,8 @@ class Observer:
     def _argument(self, value):
         held = self._test["objects"].get(id(value)) if self._test else None
         if held is not None and held[0]() is value:
-            return {"kind": "object", "class": held[1]["class"]}
+            return {"kind": "object", "class": held[1]["class"] if held[1] is not None
+                    else _type_name(type(value))}
         if value is None:
             return {"kind": "none"}
         base = _builtin_base(value)
@@ -484,8 +544,19 @@ def _field_path(path, name):
 
 
 def _point():
-    return {"calls": 0, "samples": [], "tests": [], "sides": [], "counts": [], "index": {},
-            "complete": True}
+    return {"calls": 0, "read": 0, "samples": [], "tests": [], "sides": [], "counts": [],
+            "index": {}, "complete": True, "variables": 0}
+
+
+# Variables as kept, each once: most samples repeat the variables of others (`type(x)`,
+# `x is None`, small numbers), so a kept sample holds references to shared pairs.
+_ITEMS = {}
+
+
+def _interned(items):
+    if len(_ITEMS) > 200000:
+        _ITEMS.clear()
+    return tuple([_ITEMS.setdefault(item, item) for item in items])
 
 
 def _count(point, sample, profile, buffered):
@@ -498,9 +569,12 @@ def _count(point, sample, profile, buffered):
     i = point["index"].get(key)
     if i is not None:
         point["counts"][i] += 1
-    elif len(point["samples"]) < SAMPLES and buffered[0] + len(items) <= TEST_VARIABLES:
+    elif len(point["samples"]) < SAMPLES and buffered[0] + len(items) <= TEST_VARIABLES \
+            and point["variables"] + len(items) <= POINT_VARIABLES:
         buffered[0] += len(items)
-        point["index"][key] = len(point["samples"])
+        point["variables"] += len(items)
+        items = _interned(items)
+        point["index"][(items, profile)] = len(point["samples"])
         point["samples"].append(items)
         point["sides"].append(profile)
         point["counts"].append(1)
@@ -513,11 +587,14 @@ def _merge_point(point, mine, test, kept):
     its test and count, within `SAMPLES` for the point and `TOTAL_VARIABLES` over all points;
     a point that cannot keep one, or whose test could not, is incomplete."""
     point["calls"] += mine["calls"]
+    point["read"] += mine["read"]
     if not mine["complete"]:
         point["complete"] = False
     for sample, sides, count in zip(mine["samples"], mine["sides"], mine["counts"]):
-        if len(point["samples"]) < SAMPLES and kept[0] + len(sample) <= TOTAL_VARIABLES:
+        if len(point["samples"]) < SAMPLES and kept[0] + len(sample) <= TOTAL_VARIABLES \
+                and point["variables"] + len(sample) <= POINT_VARIABLES:
             kept[0] += len(sample)
+            point["variables"] += len(sample)
             point["samples"].append(sample)
             point["tests"].append(test)
             point["sides"].append(sides)
@@ -533,7 +610,7 @@ def _wire_sample(sample):
 
 
 def _wire_point(point):
-    return {"calls": point["calls"], "complete": point["complete"],
+    return {"calls": point["calls"], "read": point["read"], "complete": point["complete"],
             "samples": [_wire_sample(s) for s in point["samples"]],
             "tests": point["tests"],
             "sides": [[list(pos) + [taken] for pos, taken in profile]

@@ -209,3 +209,80 @@ def test_dates_and_decimals_are_observed_by_what_they_hold():
     o.enter(frame, frame.f_code)
     o.exit(frame, frame.f_code, decimal.Decimal("-1.5"), None)
     assert o.invocations()[-1]["exit"]["return"] == {"kind": "float", "value": "-1.5"}
+
+
+def test_past_the_sample_start_a_share_of_calls_is_read_and_every_call_counted(monkeypatch):
+    """A function a suite calls thousands of times costs what its first calls do (Daikon's
+    sampling): its first `SAMPLE_START` calls are read, then about one in ten; `read` says how
+    many, the samples' counts add up to it, and `calls` counts them all."""
+    monkeypatch.setattr(observe, "SAMPLE_START", 100)
+    described = [0]
+
+    def concrete(value):
+        described[0] += 1
+        return value
+
+    o = observer(concrete=concrete)
+    run_test(o, "t.py::a", [5] * 1000)
+    wire = exit_point(o)
+    assert wire["calls"] == 1000
+    assert 100 + 40 < wire["read"] < 100 + 160
+    assert sum(wire["counts"]) == wire["read"]
+    assert wire["complete"] is True
+    # The same suite reads the same calls.
+    again = observer()
+    run_test(again, "t.py::a", [5] * 1000)
+    assert exit_point(again)["read"] == wire["read"]
+    # Only the calls read are described: `o` and `value` at entry, with `return` at exit.
+    assert described[0] == 5 * wire["read"]
+
+
+def test_a_point_with_large_samples_leaves_room_for_the_next(monkeypatch):
+    """A point whose samples are many variables stops at `POINT_VARIABLES` (and is then
+    incomplete) instead of taking what the whole run may keep."""
+    monkeypatch.setattr(observe, "POINT_VARIABLES", 40)
+    monkeypatch.setattr(observe, "TOTAL_VARIABLES", 100)
+    o = observer()
+    run_test(o, "t.py::a", range(50))   # 8 variables per exit sample: 5 of them fit
+    assert exit_point(o)["complete"] is False
+    assert len(exit_point(o)["samples"]) == 5
+
+    def other(value):
+        frame = sys._getframe()
+        o.enter(frame, frame.f_code)
+        o.exit(frame, frame.f_code, value, None)
+        return value
+
+    o.begin_test("t.py::b")
+    other(1)
+    o.end_test(True)
+    (function,) = [f for f in o.serialise()["functions"] if f["function"].endswith("other")]
+    assert function["exit"]["complete"] is True
+    assert len(function["exit"]["samples"]) == 1
+
+
+def test_objects_past_the_sample_start_are_followed_in_part_and_whole(monkeypatch):
+    """Past `SAMPLE_START` objects of a class, a share of the new ones is followed, each from
+    its first call: an object not followed never starts a sequence at a later call."""
+    monkeypatch.setattr(observe, "SAMPLE_START", 10)
+
+    class Counter:
+        def step(self, n):
+            frame = sys._getframe()
+            o.enter(frame, frame.f_code)
+            o.exit(frame, frame.f_code, n, None)
+            return n
+
+    o = observe.Observer(lambda cls: cls is Counter, lambda code: False)
+    o.begin_test("t.py::objects")
+    held = []
+    for _ in range(300):
+        c = Counter()
+        held.append(c)
+        c.step(1)
+        c.step(2)
+    o.end_test(True)
+    (sequence,) = o.serialise()["sequences"]
+    assert sequence["calls"] == [{"method": "step", "args": [{"kind": "int", "value": "1"}]},
+                                 {"method": "step", "args": [{"kind": "int", "value": "2"}]}]
+    assert 10 + 10 < sequence["count"] < 10 + 60

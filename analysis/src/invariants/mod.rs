@@ -293,7 +293,7 @@ pub struct Invariant {
     pub property: Property,
     /// Calls in which it was checked (all its variables present).
     pub samples: usize,
-    /// Calls of the point from passing tests.
+    /// Calls of the point from passing tests that were read (sampled).
     pub calls: u64,
     pub confidence: f64,
     /// The tests whose samples support it (pytest node ids, sorted, at most 20).
@@ -390,7 +390,7 @@ pub fn infer(point: Point, observed: &ProgramPoint, support: &Support) -> Vec<In
             point,
             property,
             samples: calls(used),
-            calls: observed.calls,
+            calls: observed.read_calls(),
             confidence,
             tests: tests.into_iter().collect(),
             seen,
@@ -690,6 +690,7 @@ pub fn infer_function(
             sides: vec![],
             counts: chosen.iter().map(|&i| exit.weight(i)).collect(),
             complete: exit.complete,
+            read: None,
         };
         for mut inv in infer(Point::Exit, &subset, support) {
             if known.contains(&inv.key()) {

@@ -21,6 +21,7 @@ fn point(samples: &[&[(&str, Variable)]]) -> ProgramPoint {
         sides: vec![],
         counts: vec![],
         complete: true,
+        read: None,
     }
 }
 
@@ -309,4 +310,18 @@ fn a_point_with_samples_left_out_gives_no_invariant() {
     let mut p = clip(false);
     p.complete = false;
     assert_eq!(infer(Point::Exit, &p, &Support::default()), vec![]);
+}
+
+#[test]
+fn an_invariant_of_a_sampled_point_counts_the_calls_read() {
+    // The suite called `pages` 80,000 times; the agent read 2,000 of those calls.
+    let mut exit = pages();
+    exit.calls = 80_000;
+    exit.read = Some(2_000);
+    let invariants = infer(Point::Exit, &exit, &Support::default());
+    assert!(!invariants.is_empty());
+    assert!(invariants.iter().all(|i| i.calls == 2_000));
+    exit.read = None;
+    let unsampled = infer(Point::Exit, &exit, &Support::default());
+    assert!(unsampled.iter().all(|i| i.calls == 80_000));
 }

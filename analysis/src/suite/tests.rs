@@ -11,6 +11,7 @@ fn point(samples: &[(i64, &str)]) -> ProgramPoint {
         sides: vec![],
         counts: vec![],
         complete: true,
+        read: None,
     }
 }
 
@@ -62,6 +63,11 @@ fn a_partial_run_replaces_what_the_tests_it_ran_again_showed() {
         ]
     );
     assert_eq!(f.entry.calls, 2);
+    assert_eq!(
+        f.entry.read_calls(),
+        2,
+        "calls read are merged as calls are"
+    );
     assert_eq!(f.profiles[0].count, 3, "counts are upper bounds");
     // Every test of `g` ran again: it is replaced whole.
     assert_eq!(old.functions[1], function("m:g", &[(8, "t::a")], 1));

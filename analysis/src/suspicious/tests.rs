@@ -33,6 +33,7 @@ fn observations() -> Observations {
         sides: vec![],
         counts: vec![],
         complete: true,
+        read: None,
     };
     Observations {
         functions: vec![FunctionObservations {
