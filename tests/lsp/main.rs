@@ -794,6 +794,31 @@ fn a_factory_the_guidance_module_has_is_not_offered_again() {
     server.shutdown();
 }
 
+/// A module created after start-up in a directory whose name is no identifier
+/// (`python-client`) is imported from that directory as soon as the editor's watcher reports
+/// it, as one there at start-up is — not "not explored: rename `python-client`" until the
+/// configuration is next read.
+#[test]
+fn a_module_created_later_where_no_import_can_name_it_is_explored() {
+    let (dir, root, _) = project();
+    let mut server = Server::start(&home(&dir), &[]);
+    server.initialize(&root, json!({"trusted": true}));
+    let client = root.join("python-client/client.py");
+    std::fs::create_dir_all(client.parent().unwrap()).unwrap();
+    std::fs::write(
+        &client,
+        "import time\n\n\ndef late() -> bool:\n    if time.time() > 4e9:\n        return True\n    return False\n",
+    )
+    .unwrap();
+    server.files_changed(std::slice::from_ref(&client));
+    let uri = server.open(&client, 1);
+    let diagnostics = server.diagnostics_where(&uri, |ds| {
+        has("LCN101")(ds) || ds.iter().any(|d| d["code"] == "LCN107")
+    });
+    assert_eq!(codes(&diagnostics), ["LCN101"], "{diagnostics:#?}");
+    server.shutdown();
+}
+
 #[test]
 fn a_guidance_change_re_explores_only_the_functions_it_concerns() {
     let (dir, root, module) = project();

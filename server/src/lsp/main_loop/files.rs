@@ -78,6 +78,11 @@ impl Owner {
             } else {
                 FileContents::read(&path)
             };
+            // A new file no import root names (under a directory that is no identifier) gets
+            // its root as the project's files at start-up do: the configuration is read again.
+            reconfigure |= kind != FileChangeType::DELETED
+                && !self.base_config.src_configured
+                && lacuna_analysis::workspace::module_name(&self.base_config.src, &path).is_none();
             self.workspace.file(&path, contents);
             self.disk_changed = true;
         }
