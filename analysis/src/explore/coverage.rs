@@ -339,6 +339,10 @@ pub struct Observed {
     /// in this execution (`$ret:3`) and what object fields held (`self._spent`). The solver
     /// keeps them while it looks for inputs.
     pub fixed_values: FxHashMap<String, Expr>,
+    /// The lines of the function's body the run executed (1-based): what an input shows
+    /// where no decision tells runs apart — an `except` block entered, the lines after a call
+    /// that raised in an earlier run.
+    pub lines: FxHashSet<u32>,
 }
 
 struct Instance {
@@ -551,6 +555,16 @@ pub fn observe(f: &FunctionUnderTest, index: &ConditionIndex, run: &Execution) -
     for (pos, n) in loop_steps {
         let e = out.loop_iterations.entry(pos).or_default();
         *e = (*e).max(n);
+    }
+    if let Some(executed) = own_file.and_then(|i| run.lines.get(&i.to_string())) {
+        let body = f.syntax.body.absolute(f.anchor);
+        let first = f.lines.line_col(body.start).line + 1;
+        let last = f.lines.line_col(body.end).line + 1;
+        out.lines = executed
+            .iter()
+            .copied()
+            .filter(|l| (first..=last).contains(l))
+            .collect();
     }
     out
 }

@@ -113,6 +113,8 @@ struct Search<'a> {
     raising_tried: FxHashSet<(String, usize)>,
     /// The exceptions a callable input's call is tried raising (`inputs::raisable`).
     raisable: Vec<String>,
+    /// The lines of the function's body the kept tests execute.
+    lines: FxHashSet<u32>,
     /// Whether the suite's arguments were queued (once, when the frontier first ran dry).
     observed_tried: bool,
     /// When the search last showed something new (or began).
@@ -244,6 +246,7 @@ impl<'a> Search<'a> {
             raising_tried: FxHashSet::default(),
             raisable: crate::explore::inputs::raisable(&f.module, &f.seeds.handled),
             observed_tried: false,
+            lines: FxHashSet::default(),
             grew_at: Instant::now(),
             failing: None,
             watch: None,

@@ -53,7 +53,7 @@ impl Search<'_> {
         }
         let mut observed = observe(self.f, &self.index, &run);
         self.count_failure(&run, &observed);
-        if self.shows_something_new(&observed) {
+        if self.shows_something_new(&observed, run.status == Status::Returned) {
             self.confirm(&request, &mut observed);
         }
         self.record(request, candidate, &run, &observed, false);
@@ -114,6 +114,11 @@ impl Search<'_> {
             .iter()
             .filter(|c| self.all_conditions.insert(**c))
             .count();
+        // New lines alone keep a run that returned or got to a decision: one that raised
+        // before any (the input could not be built the way the code needs) tests nothing
+        // the function does.
+        let new_lines = (run.status == Status::Returned || !observed.reached.is_empty())
+            && observed.lines.iter().any(|l| !self.lines.contains(l));
         let outcome = match run.status {
             Status::Returned => {
                 let r = run.returned.clone().unwrap_or(ReturnValue {
@@ -156,9 +161,11 @@ impl Search<'_> {
         let keep = anyway
             || !new_sides.is_empty()
             || !new_obligations.is_empty()
+            || new_lines
             || (self.out.tests.is_empty() && new_conditions > 0);
         if keep && !matches!(outcome, Outcome::Failed(_)) {
             let index = self.out.tests.len();
+            self.lines.extend(observed.lines.iter().copied());
             for s in &new_sides {
                 self.out.covered.insert(*s, index);
             }
@@ -323,12 +330,15 @@ impl Search<'_> {
         }
     }
 
-    /// Whether a run covers a side or shows an MC/DC obligation not seen before.
-    pub(super) fn shows_something_new(&self, observed: &Observed) -> bool {
+    /// Whether a run covers a side, shows an MC/DC obligation or (having `returned` or got to
+    /// a decision) executes a line of the body not seen before.
+    pub(super) fn shows_something_new(&self, observed: &Observed, returned: bool) -> bool {
         observed
             .sides
             .iter()
             .any(|s| !self.out.covered.contains_key(s))
+            || ((returned || !observed.reached.is_empty())
+                && observed.lines.iter().any(|l| !self.lines.contains(l)))
             || observed.independence.iter().any(|(d, shown)| {
                 let known = self.out.independence.get(d).copied().unwrap_or_default();
                 shown.iter().any(|o| !known.contains(o))
@@ -359,6 +369,7 @@ impl Search<'_> {
             }
             again
         });
+        observed.lines.retain(|l| second.lines.contains(l));
         for (d, shown) in observed.independence.iter_mut() {
             let other = second.independence.get(d).copied().unwrap_or_default();
             shown.by_value[0] &= other.by_value[0];

@@ -558,3 +558,67 @@ fn only_value_type_arguments_are_kept_within_their_domains() {
         ModelValue::Str(s) if s.len() == 32 && s.chars().all(|c| c.is_ascii_hexdigit())
     ));
 }
+
+const PARSE: &str = "def parse(text: int, double: int):\n    try:\n        value = check(text, 13)\n    except ValueError:\n        return None\n    if double == 1:\n        return value * 2\n    return value\n";
+
+/// `parse` as CPython runs it: `check` raises `ValueError` for 13, which the `except` block
+/// catches (lines 4–5) before the function's one decision; any other text reaches it.
+struct Parse {
+    ran: Mutex<Vec<ExecuteRequest>>,
+}
+
+impl Executor for Parse {
+    fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        self.ran
+            .lock()
+            .expect("requests lock")
+            .push(request.clone());
+        let arg = |i: usize| match &request.args[i].value {
+            Value::Int { value } => value.parse().unwrap_or(0),
+            _ => 0,
+        };
+        let (text, double): (i64, i64) = (arg(0), arg(1));
+        let (events, lines) = if text == 13 {
+            (vec![], vec![2, 3, 4, 5])
+        } else {
+            let taken = double == 1;
+            (
+                vec![branch(
+                    PARSE,
+                    "double == 1",
+                    taken,
+                    Some(compare(Op::Eq, "double", 1)),
+                )],
+                vec![2, 3, 6, if taken { 7 } else { 8 }],
+            )
+        };
+        let mut out = run(events);
+        out.lines.insert("0".into(), lines);
+        Ok(out)
+    }
+}
+
+/// An input that enters an `except` block no decision leads to is kept: its lines are new
+/// though it covers no side (coverage.py counts them), and it is confirmed like a new side.
+#[test]
+fn a_run_that_enters_an_except_block_is_kept_for_its_lines() {
+    let f = function(PARSE, "parse");
+    let executor = Parse {
+        ran: Mutex::new(vec![]),
+    };
+    let e = explore(&f, &int_params(&["text", "double"]), &executor, &budget());
+    assert_eq!(e.covered.len(), 2, "{:?}", e.covered);
+    let handler: Vec<&crate::explore::exploration::GeneratedTest> = e
+        .tests
+        .iter()
+        .filter(|t| t.request.args[0].value == Value::Int { value: "13".into() })
+        .collect();
+    assert_eq!(handler.len(), 1, "one test enters the except block");
+    assert!(handler[0].new_sides.is_empty());
+    let ran = executor.ran.into_inner().expect("requests lock");
+    let at = ran
+        .iter()
+        .position(|r| *r == handler[0].request)
+        .expect("it ran");
+    assert_eq!(ran[at + 1], handler[0].request, "confirmed by a second run");
+}
