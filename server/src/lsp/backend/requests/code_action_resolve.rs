@@ -11,9 +11,9 @@ pub(crate) async fn handle(backend: &Backend, action: CodeAction) -> Result<Code
     backend.send(Event::Resolve { action, reply: tx });
     match rx.await {
         Ok(Ok(action)) => Ok(action),
-        Ok(Err(message)) => Err(Error {
+        Ok(Err(refusal)) => Err(Error {
             code: tower_lsp_server::jsonrpc::ErrorCode::ContentModified,
-            message: message.into(),
+            message: refusal.to_string().into(),
             data: None,
         }),
         Err(_) => Err(Error::internal_error()),

@@ -78,9 +78,9 @@ pub(crate) async fn handle(
                     "path": path.display().to_string(),
                     "created": created,
                 }))),
-                Ok(Err(message)) => Err(Error {
+                Ok(Err(not_created)) => Err(Error {
                     code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803),
-                    message: message.into(),
+                    message: not_created.to_string().into(),
                     data: None,
                 }),
                 Err(_) => Err(Error::internal_error()),
