@@ -736,7 +736,20 @@ fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
-fn validate(budget: &Budget) -> Result<(), String> {
+/// A `[tool.lacuna.budget]` value out of its range.
+#[derive(Debug, thiserror::Error)]
+enum BudgetError {
+    #[error("`{0}` must be at least 1")]
+    Zero(&'static str),
+    #[error(
+        "`stall-share` must be more than 0 and at most 1 (1: never stop for a stall), found {0}"
+    )]
+    StallShare(f64),
+    #[error("`memory-mb` must be at least 64 (CPython needs that much to start), found {0}")]
+    TooLittleMemory(u64),
+}
+
+fn validate(budget: &Budget) -> Result<(), BudgetError> {
     let positive: [(&str, u64); 8] = [
         ("function-time-ms", budget.function_time_ms),
         ("function-executions", budget.function_executions.into()),
@@ -749,23 +762,18 @@ fn validate(budget: &Budget) -> Result<(), String> {
     ];
     for (key, value) in positive {
         if value == 0 {
-            return Err(format!("`{key}` must be at least 1"));
+            return Err(BudgetError::Zero(key));
         }
     }
     if budget.run_time_s == Some(0) {
-        return Err("`run-time-s` must be at least 1".into());
+        return Err(BudgetError::Zero("run-time-s"));
     }
     let share = budget.stall_share.0;
     if !(share > 0.0 && share <= 1.0) {
-        return Err(format!(
-            "`stall-share` must be more than 0 and at most 1 (1: never stop for a stall), found {share}"
-        ));
+        return Err(BudgetError::StallShare(share));
     }
     if budget.memory_mb < 64 {
-        return Err(format!(
-            "`memory-mb` must be at least 64 (CPython needs that much to start), found {}",
-            budget.memory_mb
-        ));
+        return Err(BudgetError::TooLittleMemory(budget.memory_mb));
     }
     Ok(())
 }

@@ -37,6 +37,37 @@ pub fn isolate_with(executable: PathBuf) {
     let _ = EXECUTABLE.set(executable);
 }
 
+/// Why a query handed to the solver process has no answer; its text becomes the `unknown`
+/// answer's reason.
+#[derive(Debug, thiserror::Error)]
+enum ProcessError {
+    #[error("{0}")]
+    Encode(serde_json::Error),
+    #[error("no solver process available")]
+    Unavailable,
+    #[error("the solver process could not start: {0}")]
+    Start(std::io::Error),
+    #[error("the solver process stopped reading: {0}")]
+    StoppedReading(std::io::Error),
+    #[error("no solver process")]
+    NotRunning,
+    #[error("the solver process answered badly: {0}")]
+    BadAnswer(serde_json::Error),
+    #[error("the solver process could not be read: {0}")]
+    Unreadable(std::io::Error),
+    /// The exploration's budget ended first, after this long.
+    #[error(
+        "{} while z3 was solving, after {:.1} s",
+        super::answer::BUDGET_OVER,
+        .0.as_secs_f64()
+    )]
+    BudgetOver(Duration),
+    #[error("z3 ran past its time limit and was stopped after {:.1} s", .0.as_secs_f64())]
+    TimeLimit(Duration),
+    #[error("the solver process ended without an answer")]
+    Ended,
+}
+
 /// Whether queries can be isolated (the binary registered itself).
 pub fn available() -> bool {
     EXECUTABLE.get().is_some()
@@ -178,7 +209,7 @@ impl Worker {
             Err(why) => {
                 // Whatever state the process is in, the next query gets a new one.
                 self.process = None;
-                Answer::Unknown(why)
+                Answer::Unknown(why.to_string())
             }
         }
     }
@@ -199,6 +230,7 @@ impl Worker {
             }
             if let Err(why) = self.send(&remaining) {
                 self.process = None;
+                let why = why.to_string();
                 answers.extend(
                     remaining
                         .negate
@@ -216,7 +248,7 @@ impl Worker {
                     }
                     Err(why) => {
                         self.process = None;
-                        answers.push(Answer::Unknown(why));
+                        answers.push(Answer::Unknown(why.to_string()));
                         solved += 1;
                         break;
                     }
@@ -227,14 +259,14 @@ impl Worker {
         answers
     }
 
-    fn exchange(&mut self, request: &Request, deadline: Deadline) -> Result<Answer, String> {
+    fn exchange(&mut self, request: &Request, deadline: Deadline) -> Result<Answer, ProcessError> {
         self.send(request)?;
         self.receive(deadline)
     }
 
     /// Writes `request` to the process, started first when there is none.
-    fn send(&mut self, request: &Request) -> Result<(), String> {
-        let mut line = serde_json::to_vec(request).map_err(|e| e.to_string())?;
+    fn send(&mut self, request: &Request) -> Result<(), ProcessError> {
+        let mut line = serde_json::to_vec(request).map_err(ProcessError::Encode)?;
         line.push(b'\n');
         if self.process.is_none() {
             self.process = Some(start()?);
@@ -244,41 +276,31 @@ impl Worker {
             .stdin
             .write_all(&line)
             .and_then(|()| process.stdin.flush())
-            .map_err(|e| format!("the solver process stopped reading: {e}"))
+            .map_err(ProcessError::StoppedReading)
     }
 
     /// The process's next answer, if it comes within `deadline`.
-    fn receive(&mut self, deadline: Deadline) -> Result<Answer, String> {
-        let process = self
-            .process
-            .as_mut()
-            .ok_or_else(|| "no solver process".to_owned())?;
+    fn receive(&mut self, deadline: Deadline) -> Result<Answer, ProcessError> {
+        let process = self.process.as_mut().ok_or(ProcessError::NotRunning)?;
         let started = Instant::now();
         let (wait, budget_ends) = deadline.wait_now();
         match process.answers.recv_timeout(wait) {
             Ok(Ok(answer)) => serde_json::from_str::<Response>(&answer)
                 .map(answer_of)
-                .map_err(|e| format!("the solver process answered badly: {e}")),
-            Ok(Err(e)) => Err(format!("the solver process could not be read: {e}")),
-            Err(RecvTimeoutError::Timeout) if budget_ends => Err(format!(
-                "{} while z3 was solving, after {:.1} s",
-                super::answer::BUDGET_OVER,
-                started.elapsed().as_secs_f64()
-            )),
-            Err(RecvTimeoutError::Timeout) => Err(format!(
-                "z3 ran past its time limit and was stopped after {:.1} s",
-                started.elapsed().as_secs_f64()
-            )),
-            Err(RecvTimeoutError::Disconnected) => {
-                Err("the solver process ended without an answer".to_owned())
+                .map_err(ProcessError::BadAnswer),
+            Ok(Err(e)) => Err(ProcessError::Unreadable(e)),
+            Err(RecvTimeoutError::Timeout) if budget_ends => {
+                Err(ProcessError::BudgetOver(started.elapsed()))
             }
+            Err(RecvTimeoutError::Timeout) => Err(ProcessError::TimeLimit(started.elapsed())),
+            Err(RecvTimeoutError::Disconnected) => Err(ProcessError::Ended),
         }
     }
 }
 
-fn start() -> Result<Process, String> {
+fn start() -> Result<Process, ProcessError> {
     let Some(executable) = EXECUTABLE.get() else {
-        return Err("no solver process available".to_owned());
+        return Err(ProcessError::Unavailable);
     };
     let mut child = Command::new(executable)
         .arg(SUBCOMMAND)
@@ -286,7 +308,7 @@ fn start() -> Result<Process, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("the solver process could not start: {e}"))?;
+        .map_err(ProcessError::Start)?;
     let stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     let (sender, answers) = std::sync::mpsc::channel();

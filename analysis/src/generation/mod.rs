@@ -376,7 +376,7 @@ pub fn signature(
 
 #[cfg(test)]
 mod tests {
-    use super::targets::{Place, enclosing_call, wrapped_by};
+    use super::targets::{Place, Unreached, enclosing_call, wrapped_by};
     use super::*;
     use lacuna_grammar::FunctionSyntax;
 
@@ -504,7 +504,7 @@ def retry(times):
 "#;
 
     /// `enclosing_call` for the function named `qualname` in `NESTED`.
-    fn enclosed(qualname: &str) -> Result<(String, crate::agent::protocol::Call), String> {
+    fn enclosed(qualname: &str) -> Result<(String, crate::agent::protocol::Call), Unreached> {
         enclosed_in(NESTED, qualname).map(|(reached, _)| (reached.called_as, reached.call))
     }
 
@@ -513,7 +513,7 @@ def retry(times):
     fn enclosed_in(
         source: &str,
         qualname: &str,
-    ) -> Result<(super::targets::Reached, String), String> {
+    ) -> Result<(super::targets::Reached, String), Unreached> {
         let module = lacuna_grammar::parse(source);
         let lines = lacuna_grammar::LineIndex::new(source);
         let all: Vec<&FunctionSyntax> = module.functions.iter().map(|f| &*f.syntax).collect();
@@ -669,20 +669,26 @@ def register(table):
         assert_eq!(
             enclosed_in(PASSED_ON, "register.<locals>.add")
                 .map(|(reached, _)| reached.called_as)
-                .unwrap_err(),
+                .unwrap_err()
+                .to_string(),
             "nested in `register`, which passes it on without calling it (stores it, or hands it to another call), so no call of `register` runs it: test what calls it, or move it to module level"
         );
         assert_eq!(
-            enclosed("retry.<locals>.decorator").unwrap_err(),
+            enclosed("retry.<locals>.decorator")
+                .unwrap_err()
+                .to_string(),
             "nested in `retry`, which returns it without calling it: it runs when a function is decorated `@retry(…)`, at import, which no generated test repeats; the wrapper it returns is explored through the functions of the project it decorates"
         );
         assert_eq!(
-            enclosed("retry.<locals>.decorator.<locals>.wrapper").unwrap_err(),
+            enclosed("retry.<locals>.decorator.<locals>.wrapper")
+                .unwrap_err()
+                .to_string(),
             "nested in `retry.<locals>.decorator`, which returns it without calling it, so no call of `retry.<locals>.decorator` runs it: a function of the project decorated `@retry(…)` is explored through it; otherwise test what calls the function it returns, or move it to module level"
         );
         assert!(
             enclosed("Basket.__init__.<locals>.check")
                 .unwrap_err()
+                .to_string()
                 .starts_with("nested in `Basket.__init__`, which is not explored: constructors"),
         );
     }

@@ -340,7 +340,12 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                     call,
                     caller,
                 }) => (called_as, call, caller, None),
-                Err(why) => (syntax.name.to_string(), Call::default(), at, Some(why)),
+                Err(why) => (
+                    syntax.name.to_string(),
+                    Call::default(),
+                    at,
+                    Some(why.to_string()),
+                ),
             };
             let checked = FunctionSyntax {
                 qualname: match &call.through {
@@ -505,6 +510,55 @@ impl std::fmt::Display for Decoration<'_> {
     }
 }
 
+/// Why no call reaches a function nested in another ([`enclosing_call`]); its text is the
+/// reason the function is not explored.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Unreached {
+    #[error("not nested in a function")]
+    NotNested,
+    #[error(
+        "a method of a class defined inside `{0}`, which no test can name: move the class to module level to have it tested"
+    )]
+    MethodOfLocalClass(String),
+    #[error("nested in `{0}`, whose definition was not found")]
+    EnclosingNotFound(String),
+    /// The function around it is a decorator factory's decorator: it runs at import.
+    #[error(
+        "nested in `{0}`, which returns it without calling it: it runs when a function is decorated `@{0}(…)`, at import, which no generated test repeats; the wrapper it returns is explored through the functions of the project it decorates"
+    )]
+    RunsAtImport(String),
+    #[error(
+        "nested in `{0}`, which passes it on without calling it (stores it, or hands it to another call), so no call of `{0}` runs it: test what calls it, or move it to module level"
+    )]
+    PassedOn(String),
+    /// The function around it returns it; `decoration` is how a function of the project would
+    /// be decorated with it.
+    #[error(
+        "nested in `{enclosing}`, which returns it without calling it, so no call of `{enclosing}` runs it: {} what calls the function it returns, or move it to module level",
+        decorating(.decoration)
+    )]
+    Returned {
+        enclosing: String,
+        decoration: Option<String>,
+    },
+    #[error("nested in `{enclosing}`, which is not explored: {why}")]
+    NotExplored {
+        enclosing: String,
+        why: &'static str,
+    },
+}
+
+/// What would reach a function returned by a decorator: a function of the project decorated
+/// with it (`wrapped_by`).
+fn decorating(decoration: &Option<String>) -> String {
+    match decoration {
+        Some(decoration) => format!(
+            "a function of the project decorated `{decoration}` is explored through it; otherwise test"
+        ),
+        None => "test".to_owned(),
+    }
+}
+
 /// How a test reaches `all[at]`, a function nested in another (`outer.<locals>.inner`) that
 /// the function around it calls: through the call that runs the function around it (itself
 /// nested, a decorator's wrapper or reached as any definition), whose inputs then drive the
@@ -515,7 +569,7 @@ pub(super) fn enclosing_call(
     at: usize,
     all: &[&FunctionSyntax],
     places: &[Place],
-) -> Result<Reached, String> {
+) -> Result<Reached, Unreached> {
     let (call, caller) = through_enclosing(at, all, places, &all[at].decisions)?;
     Ok(Reached {
         called_as: all[at].qualname.to_string(),
@@ -532,15 +586,13 @@ fn through_enclosing(
     all: &[&FunctionSyntax],
     places: &[Place],
     decisions: &lacuna_grammar::ThinVec<lacuna_grammar::Decision>,
-) -> Result<(Call, usize), String> {
+) -> Result<(Call, usize), Unreached> {
     let nested = all[at];
     let Some((enclosing, name)) = nested.qualname.rsplit_once(".<locals>.") else {
-        return Err("not nested in a function".to_owned());
+        return Err(Unreached::NotNested);
     };
     if name.contains('.') {
-        return Err(format!(
-            "a method of a class defined inside `{enclosing}`, which no test can name: move the class to module level to have it tested"
-        ));
+        return Err(Unreached::MethodOfLocalClass(enclosing.to_owned()));
     }
     let around = (0..all.len())
         .filter(|&i| {
@@ -549,7 +601,7 @@ fn through_enclosing(
                 && places[i].range.contains_range(places[at].range)
         })
         .min_by_key(|&i| places[i].range.len())
-        .ok_or_else(|| format!("nested in `{enclosing}`, whose definition was not found"))?;
+        .ok_or_else(|| Unreached::EnclosingNotFound(enclosing.to_owned()))?;
     let outer = all[around];
     if !outer.calls.iter().any(|c| c.callee == name) {
         let levels = Levels::of(&nested.qualname);
@@ -559,29 +611,19 @@ fn through_enclosing(
         if let Some(Decoration::Plain(_)) = levels.decoration()
             && all.iter().any(|f| f.qualname.starts_with(&inner))
         {
-            return Err(format!(
-                "nested in `{enclosing}`, which returns it without calling it: it runs when a function is decorated `@{enclosing}(…)`, at import, which no generated test repeats; the wrapper it returns is explored through the functions of the project it decorates"
-            ));
+            return Err(Unreached::RunsAtImport(enclosing.to_owned()));
         }
         // A module-level function that returns it: a test calls what it returns.
         if let Some(call) = returned_by(outer, name, places[at].header) {
             return Ok((call, around));
         }
         if !outer.returned.iter().any(|r| r == name) {
-            return Err(format!(
-                "nested in `{enclosing}`, which passes it on without calling it (stores it, or hands it to another call), so no call of `{enclosing}` runs it: test what calls it, or move it to module level"
-            ));
+            return Err(Unreached::PassedOn(enclosing.to_owned()));
         }
-        // What would reach it: a function the project decorates with it (`wrapped_by`).
-        let decorating = match levels.decoration() {
-            Some(decoration) => format!(
-                "a function of the project decorated `{decoration}` is explored through it; otherwise test"
-            ),
-            None => "test".to_owned(),
-        };
-        return Err(format!(
-            "nested in `{enclosing}`, which returns it without calling it, so no call of `{enclosing}` runs it: {decorating} what calls the function it returns, or move it to module level"
-        ));
+        return Err(Unreached::Returned {
+            enclosing: enclosing.to_owned(),
+            decoration: levels.decoration().map(|d| d.to_string()),
+        });
     }
     let (called_as, call, caller) = if let Some(decorated) = wrapped_by(outer, all) {
         (
@@ -597,7 +639,10 @@ fn through_enclosing(
             decisions: decisions.clone(),
             ..outer.clone()
         })
-        .map_err(|why| format!("nested in `{enclosing}`, which is not explored: {why}"))?;
+        .map_err(|why| Unreached::NotExplored {
+            enclosing: enclosing.to_owned(),
+            why,
+        })?;
         let (called_as, call) = reach(outer, all, places[around].header);
         (called_as, call, around)
     };

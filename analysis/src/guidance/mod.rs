@@ -6,16 +6,26 @@
 pub mod declared;
 pub mod dependence;
 
-use crate::agent::Pool;
 use crate::agent::description::GuidanceDescription;
+use crate::agent::{Pool, WorkerError};
 use crate::config::Config;
 use crate::explore::seeds;
 use crate::explore::shape::{Shape, params};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use crate::explore::signature::{FactoryDecl, Guidance, MockDecl};
+
+/// Why the guidance module could not be loaded: the agent failed, or the module does not
+/// import.
+#[derive(Debug, thiserror::Error)]
+pub enum GuidanceError {
+    #[error("{0}")]
+    Agent(WorkerError),
+    #[error("the guidance module {} cannot be imported: {error}", path.display())]
+    Import { path: PathBuf, error: String },
+}
 
 impl Guidance {
     /// Reads the agent's description of a guidance module.
@@ -73,7 +83,7 @@ fn module_name(config: &Config) -> Option<String> {
 }
 
 /// Loads the guidance module through the agent; none when the file does not exist.
-pub fn load(pool: &Pool, config: &Config) -> Result<Guidance, String> {
+pub fn load(pool: &Pool, config: &Config) -> Result<Guidance, GuidanceError> {
     if !Path::new(&config.guidance).is_file() {
         return Ok(Guidance::default());
     }
@@ -83,13 +93,13 @@ pub fn load(pool: &Pool, config: &Config) -> Result<Guidance, String> {
             config.guidance.clone(),
             Duration::from_secs(20),
         )
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(GuidanceError::Agent)?
+        .map_err(GuidanceError::Agent)?;
     if let Some(error) = &response.error {
-        return Err(format!(
-            "the guidance module {} cannot be imported: {error}",
-            config.guidance.display()
-        ));
+        return Err(GuidanceError::Import {
+            path: config.guidance.clone(),
+            error: error.clone(),
+        });
     }
     Ok(Guidance::from_describe(&response))
 }

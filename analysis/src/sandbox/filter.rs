@@ -161,25 +161,23 @@ pub fn programs(policy: &Policy) -> Result<Vec<BpfProgram>, String> {
     if !policy.allow_network {
         refused.insert(libc::SYS_socket, vec![]);
     }
-    let eperm = compile(refused, libc::EPERM)?;
+    let eperm = compile(refused, libc::EPERM).map_err(|e| e.to_string())?;
     let mut unavailable = BTreeMap::new();
     unavailable.insert(libc::SYS_clone3, vec![]);
-    let enosys = compile(unavailable, libc::ENOSYS)?;
+    let enosys = compile(unavailable, libc::ENOSYS).map_err(|e| e.to_string())?;
     Ok(vec![eperm, enosys])
 }
 
-fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, String> {
-    let arch = std::env::consts::ARCH
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+fn compile(
+    rules: BTreeMap<i64, Vec<SeccompRule>>,
+    errno: i32,
+) -> Result<BpfProgram, seccompiler::BackendError> {
+    let arch = std::env::consts::ARCH.try_into()?;
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
         SeccompAction::Errno(errno as u32),
         arch,
-    )
-    .map_err(|e| e.to_string())?;
-    filter
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())
+    )?;
+    filter.try_into()
 }

@@ -69,7 +69,10 @@ pub fn confine_with(
     command.current_dir(&policy.scratch);
     command.env("TMPDIR", &policy.scratch);
     let ruleset = if layers.has(Layer::Landlock) {
-        Some(rules::ruleset(policy, layers.landlock_abi).map_err(ContainmentError::Setup)?)
+        Some(
+            rules::ruleset(policy, layers.landlock_abi)
+                .map_err(|e| ContainmentError::Setup(e.to_string()))?,
+        )
     } else {
         None
     };

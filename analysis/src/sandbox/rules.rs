@@ -9,42 +9,58 @@ use landlock::{
     RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
 };
 
-pub fn ruleset(policy: &Policy, kernel_abi: i32) -> Result<RulesetCreated, String> {
+/// Why the ruleset could not be built: what Landlock said, or a directory that cannot be
+/// opened to write a rule for.
+#[derive(Debug, thiserror::Error)]
+pub enum LandlockError {
+    #[error("Landlock: {0}")]
+    Ruleset(landlock::RulesetError),
+    #[error("Landlock: {}: {error}", path.display())]
+    Path {
+        path: std::path::PathBuf,
+        error: landlock::PathFdError,
+    },
+}
+
+pub fn ruleset(policy: &Policy, kernel_abi: i32) -> Result<RulesetCreated, LandlockError> {
     let abi = abi_of(kernel_abi);
-    let fail = |e: &dyn std::fmt::Display| format!("Landlock: {e}");
+    let fail = LandlockError::Ruleset;
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))
-        .map_err(|e| fail(&e))?;
+        .map_err(fail)?;
     if !policy.allow_network && kernel_abi >= 4 {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
-            .map_err(|e| fail(&e))?;
+            .map_err(fail)?;
     }
     if kernel_abi >= 6 {
         ruleset = ruleset
             .scope(Scope::Signal | Scope::AbstractUnixSocket)
-            .map_err(|e| fail(&e))?;
+            .map_err(fail)?;
     }
-    let mut created = ruleset.create().map_err(|e| fail(&e))?;
-    let beneath = |path: &std::path::Path, access| -> Result<PathBeneath<PathFd>, String> {
-        let fd = PathFd::new(path).map_err(|e| format!("Landlock: {}: {e}", path.display()))?;
+    let mut created = ruleset.create().map_err(fail)?;
+    let beneath = |path: &std::path::Path, access| -> Result<PathBeneath<PathFd>, LandlockError> {
+        let fd = PathFd::new(path).map_err(|error| LandlockError::Path {
+            path: path.to_owned(),
+            error,
+        })?;
         Ok(PathBeneath::new(fd, access))
     };
     created = created
         .add_rule(beneath("/".as_ref(), AccessFs::from_read(abi))?)
-        .map_err(|e| fail(&e))?;
+        .map_err(fail)?;
     for dir in std::iter::once(&policy.scratch).chain(&policy.allow_write) {
         created = created
             .add_rule(beneath(dir, AccessFs::from_all(abi))?)
-            .map_err(|e| fail(&e))?;
+            .map_err(fail)?;
     }
     created = created
         .add_rule(beneath(
             "/dev/null".as_ref(),
             AccessFs::ReadFile | AccessFs::WriteFile,
         )?)
-        .map_err(|e| fail(&e))?;
+        .map_err(fail)?;
     Ok(created)
 }
 

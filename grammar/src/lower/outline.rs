@@ -4,10 +4,11 @@
 //! declarations (the guidance module) needs, without the decisions and call graph of a full
 //! lowering, and without scanning its text.
 
+use super::PARSER;
 use super::edits::lone_cr_as_newline;
 use super::imports::imports;
+use super::source::dotted_name;
 use super::source::{Source, Visit, collapse_whitespace, named_children, range, walk};
-use super::{PARSER, dotted_name};
 use crate::ids::FunctionId;
 use crate::syntax::Import;
 use crate::text::TextRange;

@@ -399,7 +399,7 @@ impl Lowerer<'_> {
             if node.kind() == "identifier" && self.is_param(self.source.text(node)) {
                 continue;
             }
-            names.extend(super::dotted_name(&self.source, node));
+            names.extend(super::source::dotted_name(&self.source, node));
         }
         self.for_each_code_owner(|recording| {
             for name in &names {

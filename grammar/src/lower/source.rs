@@ -243,6 +243,27 @@ impl KindSet {
     }
 }
 
+/// `a.b.c` when the node is a chain of attribute accesses on a name.
+pub(super) fn dotted_name(source: &Source<'_>, node: Node<'_>) -> Option<String> {
+    let mut parts = vec![];
+    let mut node = node;
+    loop {
+        match node.kind() {
+            "identifier" => {
+                parts.push(source.text(node));
+                break;
+            }
+            "attribute" => {
+                parts.push(source.text(node.child_by_field_name("attribute")?));
+                node = node.child_by_field_name("object")?;
+            }
+            _ => return None,
+        }
+    }
+    parts.reverse();
+    Some(parts.join("."))
+}
+
 #[cfg(test)]
 mod tests {
     use super::collapse_whitespace;

@@ -12,6 +12,20 @@ use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// Why the project cannot be read at a revision: not a revision, git does not run or refuses,
+/// or what it sends cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("`{0}` is not a git revision")]
+    NotARevision(String),
+    #[error("cannot run git to {what}: {error}")]
+    CannotRun { what: String, error: std::io::Error },
+    #[error("git cannot {what}: {stderr}")]
+    Refused { what: String, stderr: String },
+    #[error("cannot read from git: {0}")]
+    Unreadable(std::io::Error),
+}
+
 /// The fingerprints at REF, by (file, function ID), of the functions of `files` that existed
 /// there.
 pub struct AtRevision {
@@ -43,15 +57,16 @@ fn git(dir: &Path) -> Command {
     command
 }
 
-fn run(mut command: Command, what: &str) -> Result<Vec<u8>, String> {
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run git to {what}: {e}"))?;
+fn run(mut command: Command, what: &str) -> Result<Vec<u8>, GitError> {
+    let out = command.output().map_err(|error| GitError::CannotRun {
+        what: what.to_owned(),
+        error,
+    })?;
     if !out.status.success() {
-        return Err(format!(
-            "git cannot {what}: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(GitError::Refused {
+            what: what.to_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
     }
     Ok(out.stdout)
 }
@@ -63,9 +78,9 @@ pub fn at_revision(
     config: &Config,
     files: &[PathBuf],
     revision: &str,
-) -> Result<AtRevision, String> {
+) -> Result<AtRevision, GitError> {
     if revision.starts_with('-') {
-        return Err(format!("`{revision}` is not a git revision"));
+        return Err(GitError::NotARevision(revision.to_owned()));
     }
     let root = canonical(&config.root);
     let top = run(
@@ -148,13 +163,16 @@ pub fn at_revision(
 fn cat_blobs(
     top: &Path,
     wanted: &[(PathBuf, String)],
-) -> Result<Vec<(PathBuf, FileContents)>, String> {
+) -> Result<Vec<(PathBuf, FileContents)>, GitError> {
     let mut child = git(top)
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run git to read files: {e}"))?;
+        .map_err(|error| GitError::CannotRun {
+            what: "read files".to_owned(),
+            error,
+        })?;
     let mut stdin = child.stdin.take().expect("piped");
     let names: Vec<String> = wanted.iter().map(|(_, sha)| sha.clone()).collect();
     let writer = std::thread::spawn(move || {
@@ -170,7 +188,7 @@ fn cat_blobs(
         let mut header = String::new();
         reader
             .read_line(&mut header)
-            .map_err(|e| format!("cannot read from git: {e}"))?;
+            .map_err(GitError::Unreadable)?;
         // `<object> blob <size>`, or `<object> missing`.
         let size: Option<usize> = header
             .split_whitespace()
@@ -182,7 +200,7 @@ fn cat_blobs(
         let mut bytes = vec![0; size];
         reader
             .read_exact(&mut bytes)
-            .map_err(|e| format!("cannot read from git: {e}"))?;
+            .map_err(GitError::Unreadable)?;
         let mut newline = [0u8; 1];
         let _ = reader.read_exact(&mut newline);
         out.push((path.clone(), FileContents::decode(bytes)));

@@ -5,6 +5,18 @@
 
 use toml_edit::{DocumentMut, Item, Table, value};
 
+/// Why the loop bound cannot be set: `pyproject.toml` does not read, or holds a key the bound
+/// goes under as something other than a table.
+#[derive(Debug, thiserror::Error)]
+pub enum LoopBoundError {
+    #[error("pyproject.toml is not valid TOML, nothing was changed: {0}")]
+    NotToml(toml_edit::TomlError),
+    #[error("`{0}` in pyproject.toml is not a table")]
+    KeyNotATable(String),
+    #[error("`{0}` is not a table")]
+    NotATable(&'static str),
+}
+
 /// The bound to propose for a side that needs `needed` iterations: the next power of two above
 /// it, so that one raise covers the side with room for the loop's exit.
 pub fn proposed(needed: u64) -> u32 {
@@ -14,11 +26,9 @@ pub fn proposed(needed: u64) -> u32 {
 
 /// `pyproject.toml`'s text with `[tool.lacuna.budget] loop-bound = bound`; the table is created
 /// when missing. An error when the file is not valid TOML (nothing is changed then).
-pub fn with_loop_bound(text: &str, bound: u32) -> Result<String, String> {
-    let mut doc: DocumentMut = text
-        .parse()
-        .map_err(|e| format!("pyproject.toml is not valid TOML, nothing was changed: {e}"))?;
-    let table = |parent: &mut Table, key: &str| -> Result<(), String> {
+pub fn with_loop_bound(text: &str, bound: u32) -> Result<String, LoopBoundError> {
+    let mut doc: DocumentMut = text.parse().map_err(LoopBoundError::NotToml)?;
+    let table = |parent: &mut Table, key: &str| -> Result<(), LoopBoundError> {
         if !parent.contains_key(key) {
             let mut t = Table::new();
             t.set_implicit(true);
@@ -27,14 +37,14 @@ pub fn with_loop_bound(text: &str, bound: u32) -> Result<String, String> {
         if parent[key].is_table() || parent[key].is_inline_table() {
             Ok(())
         } else {
-            Err(format!("`{key}` in pyproject.toml is not a table"))
+            Err(LoopBoundError::KeyNotATable(key.to_owned()))
         }
     };
     let root = doc.as_table_mut();
     table(root, "tool")?;
     let tool = root["tool"]
         .as_table_like_mut()
-        .ok_or("`tool` is not a table")?;
+        .ok_or(LoopBoundError::NotATable("tool"))?;
     if tool.get("lacuna").is_none() {
         let mut t = Table::new();
         t.set_implicit(true);
@@ -43,14 +53,14 @@ pub fn with_loop_bound(text: &str, bound: u32) -> Result<String, String> {
     let lacuna = tool
         .get_mut("lacuna")
         .and_then(Item::as_table_like_mut)
-        .ok_or("`tool.lacuna` is not a table")?;
+        .ok_or(LoopBoundError::NotATable("tool.lacuna"))?;
     if lacuna.get("budget").is_none() {
         lacuna.insert("budget", Item::Table(Table::new()));
     }
     let budget = lacuna
         .get_mut("budget")
         .and_then(Item::as_table_like_mut)
-        .ok_or("`tool.lacuna.budget` is not a table")?;
+        .ok_or(LoopBoundError::NotATable("tool.lacuna.budget"))?;
     budget.insert("loop-bound", value(i64::from(bound)));
     Ok(doc.to_string())
 }

@@ -78,7 +78,7 @@ pub enum Event {
     /// The guidance module's path, created with its header when missing (not in static mode,
     /// which writes nothing): `(path, created)`.
     Guidance {
-        reply: tokio::sync::oneshot::Sender<Result<(PathBuf, bool), String>>,
+        reply: tokio::sync::oneshot::Sender<Result<(PathBuf, bool), super::guidance::NotCreated>>,
     },
     /// The code actions for a range, checked against the guidance module as resolving them
     /// will see it (so that an action that would be refused is never offered).
@@ -89,6 +89,6 @@ pub enum Event {
     /// Computes the edit of a code action offered earlier.
     Resolve {
         action: CodeAction,
-        reply: tokio::sync::oneshot::Sender<Result<CodeAction, String>>,
+        reply: tokio::sync::oneshot::Sender<Result<CodeAction, super::actions::Refusal>>,
     },
 }

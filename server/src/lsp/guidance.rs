@@ -8,6 +8,14 @@ use lacuna_analysis::guidance::declared::Declared;
 use lacuna_grammar::{FinalReturn, Outline, OutlineFunction, TextRange};
 use std::fmt::Write;
 
+/// The guidance module could not be created for `lacuna.guidanceModule`.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot create {}: {error}", path.display())]
+pub struct NotCreated {
+    pub path: std::path::PathBuf,
+    pub error: std::io::Error,
+}
+
 /// The beginning of a new guidance module: what it is, and the two markers.
 pub const HEADER: &str = r#""""Guidance for Lacuna's test generator: mocks and factories.
 

@@ -18,7 +18,7 @@ use outcome::FunctionOutcome;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const OUTCOMES: TableDefinition<&str, &[u8]> = TableDefinition::new("outcomes");
 /// The project's suite as it ran last (the server's ledger), by the configuration it ran under.
@@ -130,11 +130,28 @@ pub struct Store {
     db: Database,
 }
 
+/// Why the store's file cannot be read: what redb says, an entry that does not decode, or a
+/// panic inside redb.
+#[derive(Debug, thiserror::Error)]
+pub enum Unreadable {
+    #[error(transparent)]
+    Database(#[from] redb::DatabaseError),
+    #[error(transparent)]
+    Transaction(#[from] redb::TransactionError),
+    #[error(transparent)]
+    Table(#[from] redb::TableError),
+    #[error(transparent)]
+    Storage(#[from] redb::StorageError),
+    #[error("an entry does not decode: {0}")]
+    Entry(serde_json::Error),
+    #[error("the store is corrupted (redb panicked reading it)")]
+    Panicked,
+}
+
 /// Runs a store operation, turning a panic inside redb (a corrupted page it did not expect)
 /// into an error: a damaged store must never take the server down.
-fn guarded<T>(operation: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(operation))
-        .unwrap_or_else(|_| Err("the store is corrupted (redb panicked reading it)".into()))
+fn guarded<T>(operation: impl FnOnce() -> Result<T, Unreadable>) -> Result<T, Unreadable> {
+    catch_unwind(AssertUnwindSafe(operation)).unwrap_or(Err(Unreadable::Panicked))
 }
 
 /// Why a write to the store failed.
@@ -155,37 +172,39 @@ fn guarded_write(operation: impl FnOnce() -> Result<(), redb::Error>) -> Result<
 
 /// Fails when `path` is a symbolic link: the store is written where the project is, never
 /// where a link in a (possibly hostile) repository points.
-fn refuse_link(path: &Path) -> Result<(), String> {
+fn refuse_link(path: &Path) -> Result<(), SymbolicLink> {
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(format!(
-            "{} is a symbolic link, which Lacuna does not follow",
-            path.display()
-        )),
+        Ok(m) if m.file_type().is_symlink() => Err(SymbolicLink(path.to_owned())),
         _ => Ok(()),
     }
 }
 
+/// A store directory or file that is a symbolic link ([`refuse_link`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{} is a symbolic link, which Lacuna does not follow", .0.display())]
+pub struct SymbolicLink(PathBuf);
+
 /// Opens the database at `path` and reads every entry once, so that a damaged file is found
 /// now rather than on some later read. `Ok(None)`: another process has it open.
-fn open_checked(path: &Path) -> Result<Option<Database>, String> {
+fn open_checked(path: &Path) -> Result<Option<Database>, Unreadable> {
     guarded(|| {
         let mut db = match Database::create(path) {
             Ok(db) => db,
             Err(redb::DatabaseError::DatabaseAlreadyOpen) => return Ok(None),
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         };
-        db.check_integrity().map_err(|e| e.to_string())?;
-        let txn = db.begin_read().map_err(|e| e.to_string())?;
+        db.check_integrity()?;
+        let txn = db.begin_read()?;
         match txn.open_table(OUTCOMES) {
             Ok(table) => {
-                for entry in table.iter().map_err(|e| e.to_string())? {
-                    let (_, value) = entry.map_err(|e| e.to_string())?;
+                for entry in table.iter()? {
+                    let (_, value) = entry?;
                     serde_json::from_slice::<FunctionOutcome>(value.value())
-                        .map_err(|e| format!("an entry does not decode: {e}"))?;
+                        .map_err(Unreadable::Entry)?;
                 }
             }
             Err(redb::TableError::TableDoesNotExist(_)) => {}
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
         drop(txn);
         Ok(Some(db))
@@ -224,7 +243,7 @@ impl Store {
 
     fn open_in(dir: &Path) -> Result<(Store, Option<String>), Option<String>> {
         let dir = dir.to_owned();
-        refuse_link(&dir)?;
+        refuse_link(&dir).map_err(|e| Some(e.to_string()))?;
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let ignore = dir.join(".gitignore");
@@ -241,7 +260,7 @@ impl Store {
                 });
         }
         let path = dir.join("store.redb");
-        refuse_link(&path)?;
+        refuse_link(&path).map_err(|e| Some(e.to_string()))?;
         match open_checked(&path) {
             Ok(Some(db)) => Ok((Store { db }, None)),
             Ok(None) => Err(None),

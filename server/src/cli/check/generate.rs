@@ -53,7 +53,7 @@ pub(super) fn generate(
         targets.retain(|t| owned(t.file, &t.function));
         skipped.retain(|s| owned(s.file, &s.function));
     }
-    let guidance = lacuna_analysis::guidance::load(&pool, &config).map_err(anyhow::Error::msg)?;
+    let guidance = lacuna_analysis::guidance::load(&pool, &config)?;
     let mut facts = generation::Facts {
         writers: generation::writers(db, project),
         guidance: guidance.into(),

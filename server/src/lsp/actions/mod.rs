@@ -11,7 +11,7 @@ mod offer;
 mod resolve;
 
 pub use offer::offer;
-pub use resolve::{ClassApi, Resolving, resolve};
+pub use resolve::{ClassApi, Refusal, Resolving, resolve};
 
 use super::document::Document;
 use lacuna_analysis::config::Config;

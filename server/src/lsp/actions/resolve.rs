@@ -12,6 +12,7 @@ use crate::lsp::guidance::{self, GuidanceText, Insertion};
 use lacuna_analysis::config::Config;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
+use std::path::PathBuf;
 use tower_lsp_server::ls_types::{
     CodeAction, CreateFile, CreateFileOptions, DocumentChangeOperation, DocumentChanges, OneOf,
     OptionalVersionedTextDocumentIdentifier, ResourceOp, TextDocumentEdit, TextEdit, Uri,
@@ -27,20 +28,61 @@ pub struct Resolving<'a> {
     pub class_api: &'a dyn Fn(&str) -> Option<ClassApi>,
 }
 
+/// Why resolving an offered action is refused; the client shows its text.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("the action carries no data")]
+    NoData,
+    /// What the action's data lacks: a `document`, a `bound`, a `function`…
+    #[error("the action names no {0}")]
+    Unnamed(&'static str),
+    #[error("the action has no test")]
+    NoTest,
+    #[error("not a Lacuna action")]
+    NotAnAction,
+    #[error("{0} changed since this action was offered; ask for it again")]
+    Changed(String),
+    #[error("{} is not a file path", .0.display())]
+    NotAFilePath(PathBuf),
+    #[error("the declaration would not parse in the guidance module; nothing was changed")]
+    WouldNotParse,
+    #[error(transparent)]
+    LoopBound(#[from] budget::LoopBoundError),
+    #[error("`{name}` is already in {}", path.display())]
+    TestExists { name: String, path: PathBuf },
+    #[error("this behaviour cannot be written as a plain string")]
+    NotAPlainString,
+    #[error("`{invariant}` is already accepted for `{function}` in the guidance module")]
+    AlreadyAccepted { function: String, invariant: String },
+    #[error("`{0}` is already mocked in the guidance module")]
+    AlreadyMocked(String),
+    #[error("the class has no module")]
+    NoModule,
+    #[error("the guidance module already has a factory for `{0}`")]
+    FactoryExists(String),
+    #[error("the guidance module has no function `{0}`")]
+    NoFactory(String),
+    #[error("`{factory}` already calls {}", writers.join(" and "))]
+    AlreadyCalls {
+        factory: String,
+        writers: Vec<String>,
+    },
+    /// The factory is not written in a way calls can be added to.
+    #[error("{0}")]
+    NotExtendable(String),
+}
+
 /// The edit of an action offered earlier, or why it is refused.
-pub fn resolve(mut action: CodeAction, at: &Resolving<'_>) -> Result<CodeAction, String> {
-    let payload = action.data.clone().ok_or("the action carries no data")?;
+pub fn resolve(mut action: CodeAction, at: &Resolving<'_>) -> Result<CodeAction, Refusal> {
+    let payload = action.data.clone().ok_or(Refusal::NoData)?;
     let uri: Uri = payload["uri"]
         .as_str()
         .and_then(|s| s.parse().ok())
-        .ok_or("the action names no document")?;
+        .ok_or(Refusal::Unnamed("document"))?;
     let offered_for = payload["version"].as_i64();
     let current = at.docs.get(&uri).map(|d| i64::from(d.version));
     if current != offered_for {
-        return Err(format!(
-            "{} changed since this action was offered; ask for it again",
-            uri.as_str()
-        ));
+        return Err(Refusal::Changed(uri.as_str().to_owned()));
     }
     if payload["kind"] == "loop-bound" {
         action.edit = Some(loop_bound_edit(&payload, at)?);
@@ -50,9 +92,8 @@ pub fn resolve(mut action: CodeAction, at: &Resolving<'_>) -> Result<CodeAction,
         action.edit = Some(failing_test_edit(&payload, at)?);
         return Ok(action);
     }
-    let guidance_path = at.config.guidance.clone();
-    let guidance_uri = guidance_uri(at.config)
-        .ok_or_else(|| format!("{} is not a file path", guidance_path.display()))?;
+    let guidance_uri =
+        guidance_uri(at.config).ok_or_else(|| Refusal::NotAFilePath(at.config.guidance.clone()))?;
     let (text, version) = guidance_text(at.docs, at.config);
     let class_api = payload["class"].as_str().and_then(|q| (at.class_api)(q));
     let insertions = insertions(&payload, text.as_deref(), class_api.as_ref())?;
@@ -61,9 +102,7 @@ pub fn resolve(mut action: CodeAction, at: &Resolving<'_>) -> Result<CodeAction,
     let after = guidance::apply(before, &insertions);
     let errors = |t: &str| lacuna_grammar::parse(t).syntax_errors.len();
     if errors(&after) > errors(before) {
-        return Err(
-            "the declaration would not parse in the guidance module; nothing was changed".into(),
-        );
+        return Err(Refusal::WouldNotParse);
     }
     let file = GuidanceFile {
         uri: guidance_uri,
@@ -76,18 +115,19 @@ pub fn resolve(mut action: CodeAction, at: &Resolving<'_>) -> Result<CodeAction,
 
 /// The edit that sets `[tool.lacuna.budget] loop-bound` in the project's `pyproject.toml`
 /// (created when missing), as the editor or the disk has it.
-fn loop_bound_edit(payload: &Value, at: &Resolving<'_>) -> Result<WorkspaceEdit, String> {
+fn loop_bound_edit(payload: &Value, at: &Resolving<'_>) -> Result<WorkspaceEdit, Refusal> {
     let bound = payload["bound"]
         .as_u64()
         .and_then(|b| u32::try_from(b).ok())
-        .ok_or("the action names no bound")?;
+        .ok_or(Refusal::Unnamed("bound"))?;
     let path = at
         .config
         .source
         .clone()
         .unwrap_or_else(|| at.config.root.join("pyproject.toml"));
-    let uri = Uri::from_file_path(&path)
-        .ok_or_else(|| format!("{} is not a file path", path.display()))?;
+    let Some(uri) = Uri::from_file_path(&path) else {
+        return Err(Refusal::NotAFilePath(path));
+    };
     let (text, version) = match at.docs.get(&uri) {
         Some(doc) => (Some(doc.text.text.clone()), Some(doc.version)),
         None => (std::fs::read_to_string(&path).ok(), None),
@@ -185,7 +225,7 @@ pub const FAILING_TESTS: &str = "test_lacuna_suspicious.py";
 
 /// The edit that adds a suspicious generated test to the project's suite, marked
 /// `xfail(strict=True)`, its expected value left for the user.
-fn failing_test_edit(payload: &Value, at: &Resolving<'_>) -> Result<WorkspaceEdit, String> {
+fn failing_test_edit(payload: &Value, at: &Resolving<'_>) -> Result<WorkspaceEdit, Refusal> {
     let dir = at
         .config
         .tests
@@ -193,22 +233,28 @@ fn failing_test_edit(payload: &Value, at: &Resolving<'_>) -> Result<WorkspaceEdi
         .cloned()
         .unwrap_or_else(|| at.config.root.join("tests"));
     let path = dir.join(FAILING_TESTS);
-    let uri = Uri::from_file_path(&path)
-        .ok_or_else(|| format!("{} is not a file path", path.display()))?;
+    let Some(uri) = Uri::from_file_path(&path) else {
+        return Err(Refusal::NotAFilePath(path));
+    };
     let (text, version) = match at.docs.get(&uri) {
         Some(doc) => (Some(doc.text.text.clone()), Some(doc.version)),
         None => (std::fs::read_to_string(&path).ok(), None),
     };
-    let source = payload["source"].as_str().ok_or("the action has no test")?;
-    let name = payload["name"].as_str().ok_or("the action has no test")?;
+    let source = payload["source"].as_str().ok_or(Refusal::NoTest)?;
+    let name = payload["name"].as_str().ok_or(Refusal::NoTest)?;
     let test = FailingTest {
         name,
         source,
         invariant: payload["invariant"].as_str().unwrap_or_default(),
         imports: &strings(&payload["imports"]),
     };
-    let new_text = with_failing_test(text.as_deref().unwrap_or_default(), &test)
-        .ok_or_else(|| format!("`{name}` is already in {}", path.display()))?;
+    let new_text =
+        with_failing_test(text.as_deref().unwrap_or_default(), &test).ok_or_else(|| {
+            Refusal::TestExists {
+                name: name.to_owned(),
+                path: path.clone(),
+            }
+        })?;
     Ok(replace_all(
         &GuidanceFile { uri, text, version },
         new_text,
@@ -274,7 +320,7 @@ fn insertions(
     payload: &Value,
     existing: Option<&str>,
     class_api: Option<&ClassApi>,
-) -> Result<Vec<Insertion>, String> {
+) -> Result<Vec<Insertion>, Refusal> {
     let guidance = GuidanceText::read(existing.unwrap_or(""));
     let guidance = &guidance;
     let existing = existing.is_some().then_some(guidance);
@@ -282,21 +328,22 @@ fn insertions(
         Some("accept") => {
             let function = payload["function"]
                 .as_str()
-                .ok_or("the action names no function")?;
+                .ok_or(Refusal::Unnamed("function"))?;
             let invariant = payload["invariant"]
                 .as_str()
-                .ok_or("the action names no invariant")?;
+                .ok_or(Refusal::Unnamed("invariant"))?;
             if [function, invariant]
                 .iter()
                 .any(|s| s.contains(['"', '\\', '\n']))
             {
-                return Err("this behaviour cannot be written as a plain string".into());
+                return Err(Refusal::NotAPlainString);
             }
             let pair = (function.to_owned(), invariant.to_owned());
             if guidance.declared.accepted().contains(&pair) {
-                return Err(format!(
-                    "`{invariant}` is already accepted for `{function}` in the guidance module"
-                ));
+                return Err(Refusal::AlreadyAccepted {
+                    function: function.to_owned(),
+                    invariant: invariant.to_owned(),
+                });
             }
             let mut declaration = String::new();
             if !guidance.declared.defines("accepted") {
@@ -313,26 +360,18 @@ fn insertions(
             Ok(guidance::insert(existing, &declaration, None))
         }
         Some("mock") => {
-            let callee = payload["callee"]
-                .as_str()
-                .ok_or("the action names no call")?;
+            let callee = payload["callee"].as_str().ok_or(Refusal::Unnamed("call"))?;
             if guidance.declared.mocks_call(callee) {
-                return Err(format!(
-                    "`{callee}` is already mocked in the guidance module"
-                ));
+                return Err(Refusal::AlreadyMocked(callee.to_owned()));
             }
             let declaration = guidance::mock_declaration(callee, payload["returns"].as_str());
             Ok(guidance::insert(existing, &declaration, None))
         }
         Some("factory") => {
-            let qualified = payload["class"]
-                .as_str()
-                .ok_or("the action names no class")?;
-            let (module, class) = qualified.split_once(':').ok_or("the class has no module")?;
+            let qualified = payload["class"].as_str().ok_or(Refusal::Unnamed("class"))?;
+            let (module, class) = qualified.split_once(':').ok_or(Refusal::NoModule)?;
             if guidance::existing_factory(guidance, class).is_some() {
-                return Err(format!(
-                    "the guidance module already has a factory for `{class}`"
-                ));
+                return Err(Refusal::FactoryExists(class.to_owned()));
             }
             let none = ClassApi::default();
             let api = class_api.unwrap_or(&none);
@@ -350,23 +389,25 @@ fn insertions(
         Some("extend") => {
             let factory = payload["factory"]
                 .as_str()
-                .ok_or("the action names no factory")?;
+                .ok_or(Refusal::Unnamed("factory"))?;
             let wanted = strings(&payload["writers"]);
             let found = guidance::Factory::find(guidance, factory)
-                .ok_or_else(|| format!("the guidance module has no function `{factory}`"))?;
+                .ok_or_else(|| Refusal::NoFactory(factory.to_owned()))?;
             let missing = found.missing(&wanted);
             if missing.is_empty() {
-                return Err(format!(
-                    "`{factory}` already calls {}",
-                    wanted.join(" and ")
-                ));
+                return Err(Refusal::AlreadyCalls {
+                    factory: factory.to_owned(),
+                    writers: wanted.iter().map(|w| (*w).to_owned()).collect(),
+                });
             }
             let none = ClassApi::default();
             let api = class_api.unwrap_or(&none);
             // With the prerequisites of each that it does not call either.
             let order = api.call_order(&missing);
-            found.extend(&api.writers(&found.missing(&order)))
+            found
+                .extend(&api.writers(&found.missing(&order)))
+                .map_err(Refusal::NotExtendable)
         }
-        _ => Err("not a Lacuna action".into()),
+        _ => Err(Refusal::NotAnAction),
     }
 }

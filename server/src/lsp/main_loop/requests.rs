@@ -3,7 +3,8 @@
 //! (created when it does not exist), and the class a factory builds.
 
 use super::Owner;
-use crate::lsp::actions::{self, ClassApi, Resolving};
+use crate::lsp::actions::{self, ClassApi, Refusal, Resolving};
+use crate::lsp::guidance::NotCreated;
 use lacuna_analysis::db::module_index;
 use std::path::PathBuf;
 use tower_lsp_server::ls_types::{
@@ -54,7 +55,7 @@ impl Owner {
             .unwrap_or_default()
     }
 
-    pub(super) fn guidance_module(&self) -> Result<(PathBuf, bool), String> {
+    pub(super) fn guidance_module(&self) -> Result<(PathBuf, bool), NotCreated> {
         let path = self.config.guidance.clone();
         if path.exists() || self.generator.is_none() {
             return Ok((path, false));
@@ -71,11 +72,13 @@ impl Owner {
                     std::io::Write::write_all(&mut f, crate::lsp::guidance::HEADER.as_bytes())
                 })
         };
-        write().map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        Ok((path, true))
+        match write() {
+            Ok(()) => Ok((path, true)),
+            Err(error) => Err(NotCreated { path, error }),
+        }
     }
 
-    pub(super) fn resolve(&self, action: CodeAction) -> Result<CodeAction, String> {
+    pub(super) fn resolve(&self, action: CodeAction) -> Result<CodeAction, Refusal> {
         let class_api = |qualified: &str| self.class_api(qualified);
         let at = Resolving {
             docs: &self.docs,
