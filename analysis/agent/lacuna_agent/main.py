@@ -31,6 +31,14 @@ def environment():
     return hashlib.sha256("\n".join(parts).encode("utf-8", "replace")).hexdigest()[:16]
 
 
+def encode(message):
+    """One protocol line: JSON in UTF-8. A string holding a lone surrogate (`"\\udca9"`, which
+    Python's strings may hold and no UTF-8 text can) has it replaced by `?`: escaped, as
+    `json.dumps` would, it is JSON no strict reader accepts, and the message would be lost."""
+    text = json.dumps(message, default=str, ensure_ascii=False)
+    return text.encode("utf-8", "replace") + b"\n"
+
+
 def main():
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
@@ -47,7 +55,7 @@ def main():
     runtime = Runtime(sandbox, Guard(sandbox))
 
     def send(message):
-        proto_out.write(json.dumps(message, default=str).encode("utf-8") + b"\n")
+        proto_out.write(encode(message))
         proto_out.flush()
 
     send({"type": "hello", "protocol": PROTOCOL, "python": platform.python_version(),

@@ -363,7 +363,7 @@ class Observer:
         elif base is not None:
             n = base.__len__(value)
             out[names[2]] = ("int", str(n))
-            if base is str and n <= SHORT_STR:
+            if base is str and n <= SHORT_STR and _is_text(value):
                 out[path] = ("str", str.__str__(value))
         elif t in _STD_NUMBERS:
             # A `Decimal` or a `Fraction` is a number: compared as a float.
@@ -474,7 +474,7 @@ class Observer:
             return {"kind": "int", "value": text} if text is not None else {"kind": "int"}
         if base is float:
             return {"kind": "float", "value": float.__repr__(value)}
-        if base is str and str.__len__(value) <= SHORT_STR:
+        if base is str and str.__len__(value) <= SHORT_STR and _is_text(value):
             return {"kind": "str", "value": str.__str__(value)}
         if base is not None:
             return {"kind": base.__name__, "len": base.__len__(value)}
@@ -506,6 +506,18 @@ class Observer:
                 sequences.append({"class": cls, "constructor": seq["constructor"],
                                   "calls": seq["calls"], "count": count})
         return {"functions": functions, "sequences": sequences}
+
+
+def _is_text(value):
+    """Whether a string is text UTF-8 can hold: one with a lone surrogate (`"\\udca9"`, from
+    decoding with `surrogateescape`) is observed by its length only."""
+    if str.isascii(value):
+        return True
+    try:
+        str.encode(value, "utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _int_text(value):

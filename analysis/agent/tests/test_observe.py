@@ -286,3 +286,26 @@ def test_objects_past_the_sample_start_are_followed_in_part_and_whole(monkeypatc
     assert sequence["calls"] == [{"method": "step", "args": [{"kind": "int", "value": "1"}]},
                                  {"method": "step", "args": [{"kind": "int", "value": "2"}]}]
     assert 10 + 10 < sequence["count"] < 10 + 60
+
+
+def test_a_string_utf8_cannot_hold_is_observed_by_its_length():
+    """A lone surrogate (tinycss2's tests parse `\\udca9`) has no UTF-8 form: kept as a value,
+    it would make the suite's answer JSON no strict reader accepts."""
+    o = observer()
+    o.begin_test("t.py::surrogate")
+    frame_holder = []
+
+    def name(text):
+        frame = sys._getframe()
+        frame_holder.append(frame)
+        o.enter(frame, frame.f_code)
+        o.exit(frame, frame.f_code, text, None)
+        return text
+
+    name("a\udca9")
+    name("é")
+    o.end_test(True)
+    (function,) = [f for f in o.serialise()["functions"] if f["function"].endswith("name")]
+    first, second = function["exit"]["samples"]
+    assert "text" not in first and first["len(text)"] == {"kind": "int", "value": "2"}
+    assert second["text"] == {"kind": "str", "value": "é"}

@@ -189,8 +189,13 @@ impl Worker {
         }
         loop {
             let line = self.read(timeout)?;
-            let Ok(response) = serde_json::from_str::<Json>(&line) else {
-                continue; // not a protocol line: ignore it
+            let response = match serde_json::from_str::<Json>(&line) {
+                Ok(response) => response,
+                Err(e) => {
+                    // Not a protocol line: ignored, but said (a lost answer is waited for).
+                    tracing::warn!(error = %e, bytes = line.len(), "the agent sent a line that is not JSON");
+                    continue;
+                }
             };
             if response["id"] == id {
                 return Ok(response);
@@ -223,8 +228,13 @@ impl Worker {
         }
         loop {
             let line = self.read(timeout)?;
-            let Ok(response) = serde_json::from_str::<Json>(&line) else {
-                continue;
+            let response = match serde_json::from_str::<Json>(&line) {
+                Ok(response) => response,
+                Err(e) => {
+                    // Not a protocol line: ignored, but said (a lost answer is waited for).
+                    tracing::warn!(error = %e, bytes = line.len(), "the agent sent a line that is not JSON");
+                    continue;
+                }
             };
             if response["partial"] == id {
                 if on_partial(response).is_break() {
