@@ -155,8 +155,6 @@ class Observer:
         self._seen = {}
         self._objects_seen = {}
         self._draw = random.Random(SAMPLE_SEED).random
-        # weak reference -> (the test's objects, the key it is held under), for `_gone`.
-        self._refs = {}
 
     # -- one test ---------------------------------------------------------------------------
 
@@ -166,14 +164,12 @@ class Observer:
         self._test = {"name": name, "points": {}, "buffered": [0], "profiles": {},
                       "objects": {}, "sequences": [], "reached": set(), "invocations": []}
         self._frames.clear()
-        self._refs.clear()
 
     def end_test(self, passed):
         """Ends the test under way; its records are kept when it passed. Returns the functions
         it reached."""
         test, self._test = self._test, None
         self._frames.clear()
-        self._refs.clear()  # the test's objects go with it: no callback is needed
         if test is None:
             return []
         if passed:
@@ -420,28 +416,26 @@ class Observer:
         alive (code that waits for an object to be collected behaves as without Lacuna); when
         it dies, its entry leaves the test's objects before its id can be reused (its sequence
         stays in the test's). An object that cannot be referenced weakly is held until the test
-        ends, so that its id stays its own."""
+        ends, so that its id stays its own. (The callback is a closure, not a table keyed by
+        the weak reference: hashing or comparing a reference calls the object's own
+        `__hash__` and `__eq__`, which are user code and may raise.)"""
         test = self._test
         key = id(obj)
+        objects = test["objects"]
         entry = [None, seq]
-        test["objects"][key] = entry
+        objects[key] = entry
         if seq is not None:
             test["sequences"].append(seq)
-        try:
-            ref = weakref.ref(obj, self._gone)
-        except TypeError:
-            entry[0] = lambda: obj
-            return entry
-        entry[0] = ref
-        self._refs[ref] = (test["objects"], key, entry)
-        return entry
 
-    def _gone(self, ref):
-        held = self._refs.pop(ref, None)
-        if held is not None:
-            objects, key, entry = held
+        def gone(_ref):
             if objects.get(key) is entry:
                 del objects[key]
+
+        try:
+            entry[0] = weakref.ref(obj, gone)
+        except TypeError:
+            entry[0] = lambda: obj
+        return entry
 
     def _from_inside(self, caller, obj):
         """Whether `caller` is code of `obj` itself: a method of it, or code nested in one that

@@ -11,13 +11,17 @@ def observer(**kwargs):
     return observe.Observer(lambda cls: False, lambda code: False, **kwargs)
 
 
-def scaled(o, value):
-    """A project function under observation: its entry and exit are recorded."""
-    frame = sys._getframe()
+def observed(o, result):
+    """Records the entry and exit of the function that calls it, returning `result`: that
+    function stands for project code under observation."""
+    frame = sys._getframe(1)
     o.enter(frame, frame.f_code)
-    result = max(value, 0)
     o.exit(frame, frame.f_code, result, None)
     return result
+
+
+def scaled(o, value):
+    return observed(o, max(value, 0))
 
 
 def run_test(o, name, values, passed=True):
@@ -27,9 +31,13 @@ def run_test(o, name, values, passed=True):
     return o.end_test(passed)
 
 
+def function_named(o, name):
+    (function,) = [f for f in o.serialise()["functions"] if f["function"].endswith(name)]
+    return function
+
+
 def exit_point(o):
-    (function,) = [f for f in o.serialise()["functions"] if f["function"].endswith("scaled")]
-    return function["exit"]
+    return function_named(o, "scaled")["exit"]
 
 
 def test_repeated_calls_are_counted_and_a_rare_call_is_kept():
@@ -173,10 +181,7 @@ def test_following_an_object_does_not_keep_it_alive():
 
     class Loader:
         def load(self, name):
-            frame = sys._getframe()
-            o.enter(frame, frame.f_code)
-            o.exit(frame, frame.f_code, name, None)
-            return name
+            return observed(o, name)
 
     o = observe.Observer(lambda cls: cls is Loader, lambda code: False)
     o.begin_test("t.py::weak")
@@ -190,6 +195,33 @@ def test_following_an_object_does_not_keep_it_alive():
     o.end_test(True)
     (sequence,) = o.serialise()["sequences"]
     assert sequence["calls"] == [{"method": "load", "args": [{"kind": "str", "value": "a"}]}]
+
+
+def test_an_object_whose_hash_raises_is_followed():
+    """Following an object never hashes or compares it: its `__hash__` and `__eq__` are the
+    project's code (here an unhashable one, as a mutable value class with `__eq__` is)."""
+
+    class Point:
+        def __eq__(self, other):
+            raise AssertionError("compared")
+
+        __hash__ = None
+
+        def move(self, dx):
+            return observed(o, dx)
+
+    o = observe.Observer(lambda cls: cls is Point, lambda code: False)
+    o.begin_test("t.py::unhashable")
+    p = Point()
+    p.move(1)
+    p.move(2)
+    del p
+    # A new object may take the id of the one that died: its calls are its own.
+    q = Point()
+    q.move(3)
+    o.end_test(True)
+    sequences = o.serialise()["sequences"]
+    assert [[c["args"][0]["value"] for c in s["calls"]] for s in sequences] == [["1", "2"], ["3"]]
 
 
 def test_dates_and_decimals_are_observed_by_what_they_hold():
@@ -248,15 +280,12 @@ def test_a_point_with_large_samples_leaves_room_for_the_next(monkeypatch):
     assert len(exit_point(o)["samples"]) == 5
 
     def other(value):
-        frame = sys._getframe()
-        o.enter(frame, frame.f_code)
-        o.exit(frame, frame.f_code, value, None)
-        return value
+        return observed(o, value)
 
     o.begin_test("t.py::b")
     other(1)
     o.end_test(True)
-    (function,) = [f for f in o.serialise()["functions"] if f["function"].endswith("other")]
+    function = function_named(o, "other")
     assert function["exit"]["complete"] is True
     assert len(function["exit"]["samples"]) == 1
 
@@ -268,10 +297,7 @@ def test_objects_past_the_sample_start_are_followed_in_part_and_whole(monkeypatc
 
     class Counter:
         def step(self, n):
-            frame = sys._getframe()
-            o.enter(frame, frame.f_code)
-            o.exit(frame, frame.f_code, n, None)
-            return n
+            return observed(o, n)
 
     o = observe.Observer(lambda cls: cls is Counter, lambda code: False)
     o.begin_test("t.py::objects")
@@ -293,19 +319,14 @@ def test_a_string_utf8_cannot_hold_is_observed_by_its_length():
     it would make the suite's answer JSON no strict reader accepts."""
     o = observer()
     o.begin_test("t.py::surrogate")
-    frame_holder = []
 
     def name(text):
-        frame = sys._getframe()
-        frame_holder.append(frame)
-        o.enter(frame, frame.f_code)
-        o.exit(frame, frame.f_code, text, None)
-        return text
+        return observed(o, text)
 
     name("a\udca9")
     name("é")
     o.end_test(True)
-    (function,) = [f for f in o.serialise()["functions"] if f["function"].endswith("name")]
+    function = function_named(o, "name")
     first, second = function["exit"]["samples"]
     assert "text" not in first and first["len(text)"] == {"kind": "int", "value": "2"}
     assert second["text"] == {"kind": "str", "value": "é"}
