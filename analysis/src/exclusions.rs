@@ -4,9 +4,10 @@
 //! coverage.py does: a `def` or `class` line (or one of its decorators) the whole definition,
 //! an `if`, `elif`, `while` or `for` line the decision with the block it guards, any other
 //! decision on the line (a conditional expression, a comprehension's `if`, `and`/`or`) that
-//! decision. What is left out is neither counted, nor targeted, nor diagnosed; each function
-//! keeps the number of branch sides it lost (`FunctionSyntax::excluded_sides`). Owns which
-//! lines are excluded and what that removes from a module's syntax.
+//! decision, an `except` line its handler. What is left out is neither counted, nor targeted,
+//! nor diagnosed; each function keeps the number of branch sides it lost
+//! (`FunctionSyntax::excluded_sides`). Owns which lines are excluded and what that removes from
+//! a module's syntax.
 
 use lacuna_grammar::{DecisionKind, LineIndex, Module};
 use regex::Regex;
@@ -95,6 +96,17 @@ impl Exclusions {
         let inside = |offset: u32| spans.iter().any(|&(s, e)| s <= offset && offset < e);
         for f in &mut module.functions {
             let anchor = f.anchor;
+            // An `except` line (or its block's first line) excluded leaves the handler out,
+            // as one in a block left out.
+            let kept = |h: &lacuna_grammar::Handler| {
+                let (clause, first) = (h.clause.absolute(anchor), h.first.absolute(anchor));
+                !inside(clause.start)
+                    && !is_excluded(line(clause.start))
+                    && !is_excluded(line(first.start))
+            };
+            if !f.syntax.handlers.iter().all(kept) {
+                Arc::make_mut(&mut f.syntax).handlers.retain(kept);
+            }
             let left_out = f
                 .syntax
                 .decisions
@@ -218,5 +230,51 @@ def either(x):
         let own = sides_of(text, &[r"raise NotImplementedError", r"^\s*if x:"]);
         assert_eq!(own[5], ("kept".to_owned(), 0, 2));
         assert_eq!(own[1], ("parse".to_owned(), 10, 0));
+    }
+
+    #[test]
+    fn an_excluded_except_line_leaves_out_its_handler() {
+        let text = r#"def load(path):
+    try:
+        return open(path).read()
+    except FileNotFoundError:
+        return ""
+    except OSError:  # pragma: no cover
+        raise
+    except ValueError:
+        raise  # pragma: no cover
+
+
+def guarded(x):
+    if x:  # pragma: no cover
+        try:
+            return int(x)
+        except ValueError:
+            return 0
+    return x
+"#;
+        let mut module = lacuna_grammar::parse(text);
+        let patterns = [crate::config::DEFAULT_EXCLUDE_LINE.to_owned()];
+        Exclusions::new(&patterns).apply(&mut module, text, &LineIndex::new(text));
+        let index = LineIndex::new(text);
+        let handlers: Vec<(String, Vec<u32>)> = module
+            .functions
+            .iter()
+            .map(|f| {
+                let lines = f.syntax.handlers.iter();
+                let first = |h: &lacuna_grammar::Handler| {
+                    index.line_col(h.first.absolute(f.anchor).start).line + 1
+                };
+                (f.syntax.qualname.to_string(), lines.map(first).collect())
+            })
+            .collect();
+        assert_eq!(
+            handlers,
+            [
+                ("<module>".to_owned(), vec![]),
+                ("load".to_owned(), vec![5]),
+                ("guarded".to_owned(), vec![]),
+            ]
+        );
     }
 }

@@ -194,6 +194,17 @@ pub struct Loop {
     pub iter: Option<String>,
 }
 
+/// An `except` clause (`except* …` too) of a function's `try` statement: the code that runs
+/// when it catches. No decision of its own (coverage.py counts no branch into a handler), but
+/// behaviour a test should show, so the search tries to enter it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Handler {
+    /// The whole clause, from `except` to the end of its block.
+    pub clause: TextRange,
+    /// The first statement of its block: executed when the clause is entered.
+    pub first: TextRange,
+}
+
 /// A name a function's body binds, where it binds it (relative to the function).
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Binding {
@@ -352,6 +363,9 @@ pub struct FunctionSyntax {
     /// Each comprehension and generator expression (`[f(x) for x in xs if p(x)]`), whole,
     /// relative to the function: a decision inside one is decided per item it iterates.
     pub comprehensions: ThinVec<TextRange>,
+    /// The `except` clauses of its `try` statements (a nested function's are its own), in
+    /// source order, relative to the function.
+    pub handlers: ThinVec<Handler>,
     /// Writes to `self.<field>` (methods only).
     pub field_writes: ThinVec<FieldWrite>,
     /// Reads of `self.<field>` (methods only), deduplicated, in first-read order.

@@ -529,6 +529,72 @@ def other(x):
     );
 }
 
+/// Each `except` clause of a function's `try` statements, with the first statement of its
+/// block (a comment before it aside); a nested function's clauses are its own.
+#[test]
+fn the_except_clauses_of_a_function_are_its_own() {
+    let text = r#"
+def to_int(text):
+    try:
+        return int(text)
+    except ValueError:
+        # not a number
+        return None
+    except (TypeError, OverflowError) as e:
+        raise RuntimeError(e)
+def outer():
+    def inner():
+        try:
+            pass
+        except* OSError:
+            log()
+    return inner
+"#;
+    let module = parse(text);
+    let lines = LineIndex::new(text);
+    let handlers: Vec<(String, Vec<(u32, String)>)> = module
+        .functions
+        .iter()
+        .map(|f| {
+            let anchor = f.anchor;
+            (
+                f.syntax.qualname.to_string(),
+                f.syntax
+                    .handlers
+                    .iter()
+                    .map(|h| {
+                        let first = h.first.absolute(anchor);
+                        let clause = h.clause.absolute(anchor);
+                        assert!(clause.start <= first.start && first.end <= clause.end);
+                        (
+                            lines.line_col(first.start).line + 1,
+                            text[first.start as usize..first.end as usize].to_owned(),
+                        )
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        handlers,
+        [
+            ("<module>".to_owned(), vec![]),
+            (
+                "to_int".to_owned(),
+                vec![
+                    (7, "return None".to_owned()),
+                    (9, "raise RuntimeError(e)".to_owned())
+                ]
+            ),
+            ("outer".to_owned(), vec![]),
+            (
+                "outer.<locals>.inner".to_owned(),
+                vec![(15, "log()".to_owned())]
+            ),
+        ]
+    );
+}
+
 /// Reads of other parameters' attributes, from code only: a docstring, a comment or a string
 /// that mentions `order.status` is not a read, nor is a write, nor an attribute of a local.
 #[test]

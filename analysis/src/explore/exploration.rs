@@ -192,6 +192,18 @@ pub struct Exploration {
     /// of those tests' invariants, and how many were kept for it ([`crate::explore::search::AnomalyCheck`]).
     #[serde(default)]
     pub neighbours: Neighbours,
+    /// The function's `except` clauses (`FunctionSyntax::handlers`, in order) and whether a
+    /// kept test enters each.
+    #[serde(default)]
+    pub handlers: Vec<bool>,
+}
+
+impl Exploration {
+    /// The `except` clauses a kept test enters, of how many.
+    pub fn handlers_entered(&self) -> (usize, usize) {
+        let entered = self.handlers.iter().filter(|e| **e).count();
+        (entered, self.handlers.len())
+    }
 }
 
 /// What the search's look at inputs near the project's own tests' found.

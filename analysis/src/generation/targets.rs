@@ -60,7 +60,7 @@ pub fn explorable(syntax: &FunctionSyntax) -> Result<(), &'static str> {
             "constructors and class hooks are not explored on their own: their branches are reached through the methods and factories that build the class",
         );
     }
-    if syntax.decisions.is_empty() {
+    if syntax.decisions.is_empty() && syntax.handlers.is_empty() {
         return Err("no decisions");
     }
     Ok(())
@@ -679,6 +679,7 @@ pub(super) fn wrapped_by(nested: &FunctionSyntax, all: &[&FunctionSyntax]) -> Op
     let decoration = Levels::of(&nested.qualname).decoration()?;
     all.iter().position(|f| {
         f.decisions.is_empty()
+            && f.handlers.is_empty()
             && f.decorators.iter().any(|d| decoration.applied_by(d))
             && explorable(&FunctionSyntax {
                 decisions: nested.decisions.clone(),

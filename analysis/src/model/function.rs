@@ -13,6 +13,8 @@ pub struct FunctionModel {
     /// `branch_sides`.
     pub excluded_sides: usize,
     pub conditions: usize,
+    /// `except` clauses (`FunctionSyntax::handlers`): no branch sides, entered or not.
+    pub handlers: usize,
     /// (decision, condition, value) triples counted under the configuration.
     pub obligations: usize,
     /// Decisions present in the source that have no boolean model.
@@ -29,6 +31,7 @@ impl FunctionModel {
             decisions: decisions.len(),
             branch_sides: syntax.branch_count(),
             excluded_sides: syntax.excluded_sides as usize,
+            handlers: syntax.handlers.len(),
             // A loop's one condition ("another item") is no boolean condition of MC/DC.
             conditions: decisions
                 .iter()

@@ -1,6 +1,6 @@
 //! What the walk records of the body of the function it is in: decisions (with their IDs and
-//! conditions), calls, bindings, field reads and writes, loops, asserts, returned names and
-//! whether it is a generator.
+//! conditions), calls, bindings, field reads and writes, loops, `except` clauses, asserts,
+//! returned names and whether it is a generator.
 
 use super::source::{self, dotted_name, range};
 use super::{Lowerer, decisions, definitions, readable};
@@ -245,6 +245,21 @@ impl Lowerer<'_> {
                 header,
                 iter,
             });
+    }
+
+    pub(super) fn add_handler(&mut self, node: Node<'_>) {
+        let Some(first) = source::named_children(node)
+            .into_iter()
+            .find(|c| c.kind() == "block")
+            .and_then(|block| source::named_children(block).into_iter().next())
+        else {
+            return;
+        };
+        let clause = self.relative(range(node));
+        let first = self.relative(range(first));
+        Arc::make_mut(&mut self.current().function.syntax)
+            .handlers
+            .push(Handler { clause, first });
     }
 
     pub(super) fn add_assert(&mut self, node: Node<'_>) {

@@ -282,6 +282,7 @@ impl Visit for Lowerer<'_> {
                 let found = imports::imports(&self.source, node, &scope);
                 self.imports.extend(found);
             }
+            "except_clause" | "except_group_clause" => self.add_handler(node),
             "yield" => self.mark_generator(),
             "return_statement" => self.record_returned(node),
             "list_comprehension"

@@ -198,6 +198,8 @@ impl KindSet {
         "global_statement",
         "nonlocal_statement",
         "return_statement",
+        "except_clause",
+        "except_group_clause",
     ];
 
     /// The kinds only the generator's seeds are read from (see `seeds`).
@@ -206,8 +208,6 @@ impl KindSet {
         "integer",
         "identifier",
         "keyword_argument",
-        "except_clause",
-        "except_group_clause",
         "lambda",
         "subscript",
         "not_operator",

@@ -88,6 +88,14 @@ struct JsonNeighbours {
     kept: u32,
 }
 
+/// A function's `except` clauses, and those a kept test enters (with generation).
+#[derive(Serialize)]
+struct ExceptBlocks {
+    total: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entered: Option<usize>,
+}
+
 #[derive(Serialize)]
 struct JsonNotEmitted<'a> {
     test: &'a str,
@@ -114,6 +122,10 @@ struct Function<'a> {
     /// With generation: z3 queries made while exploring it.
     #[serde(skip_serializing_if = "Option::is_none")]
     solver_queries: Option<u64>,
+    /// Its `except` clauses, and with generation those a kept test enters; absent when it
+    /// has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    except_blocks: Option<ExceptBlocks>,
     /// With generation and the project's suite: the inputs near its tests' that were run once
     /// coverage was done, and kept for what they broke of its invariants (`run`, `kept`);
     /// absent when none ran.
@@ -523,6 +535,12 @@ fn file<'a>(f: &'a CheckedFile, stats: Option<&RunStats>) -> File<'a> {
                     tests: g.map(|g| g.tests),
                     time_ms: g.map(|g| g.time_ms),
                     solver_queries: g.map(|g| g.solver_queries),
+                    except_blocks: (s.model.handlers > 0).then(|| ExceptBlocks {
+                        total: s.model.handlers,
+                        entered: g
+                            .filter(|g| g.failure.is_none())
+                            .map(|g| g.handlers_entered),
+                    }),
                     neighbours: g.filter(|g| g.neighbours.run > 0).map(|g| JsonNeighbours {
                         run: g.neighbours.run,
                         kept: g.neighbours.kept,

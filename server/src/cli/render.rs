@@ -36,7 +36,7 @@ pub fn print(files: &[CheckedFile]) {
         let _ = writeln!(out, "{}", file.display.display());
         let mut without_decisions = 0;
         for f in file.functions() {
-            if f.model.decisions == 0 {
+            if f.model.decisions == 0 && f.model.handlers == 0 {
                 without_decisions += 1;
                 continue;
             }
@@ -81,9 +81,16 @@ pub fn print(files: &[CheckedFile]) {
             } else {
                 String::new()
             };
+            let handlers = match (f.model.handlers, generated) {
+                (0, _) => String::new(),
+                (n, Some(g)) if g.failure.is_none() => {
+                    format!(", {}/{n} except blocks entered", g.handlers_entered)
+                }
+                (n, _) => format!(", {n} except blocks"),
+            };
             let _ = writeln!(
                 out,
-                "  {}:{}  {coverage}{} branch sides{excluded}, {} decisions, {} conditions, {} MC/DC obligations",
+                "  {}:{}  {coverage}{} branch sides{excluded}, {} decisions, {} conditions, {} MC/DC obligations{handlers}",
                 f.id,
                 f.line,
                 figures.sides,

@@ -70,7 +70,7 @@ impl Totals {
             for f in file.functions() {
                 let figures = file.figures(f);
                 t.functions += 1;
-                t.without_decisions += usize::from(f.model.decisions == 0);
+                t.without_decisions += usize::from(f.model.decisions == 0 && f.model.handlers == 0);
                 t.decisions += f.model.decisions;
                 t.conditions += f.model.conditions;
                 let sum = &mut t.figures;
@@ -99,6 +99,8 @@ pub struct GeneratedFunction {
     pub suite: Option<(usize, usize)>,
     pub executions: u32,
     pub tests: usize,
+    /// `except` clauses a kept test enters.
+    pub handlers_entered: usize,
     pub time_ms: u128,
     pub solver_queries: u64,
     /// Inputs near the project's own tests' run once coverage was done, and kept for what
@@ -144,6 +146,7 @@ impl GeneratedFunction {
             suite: None,
             executions: 0,
             tests: 0,
+            handlers_entered: 0,
             time_ms: 0,
             solver_queries: 0,
             neighbours: Default::default(),

@@ -115,6 +115,9 @@ struct Search<'a> {
     raisable: Vec<String>,
     /// The lines of the function's body the kept tests execute.
     lines: FxHashSet<u32>,
+    /// The line each `except` clause's block starts its code at (`FunctionSyntax::handlers`):
+    /// entered when a run executes it.
+    handler_lines: Vec<u32>,
     /// Whether the suite's arguments were queued (once, when the frontier first ran dry).
     observed_tried: bool,
     /// When the search last showed something new (or began).
@@ -247,6 +250,12 @@ impl<'a> Search<'a> {
             raisable: crate::explore::inputs::raisable(&f.module, &f.seeds.handled),
             observed_tried: false,
             lines: FxHashSet::default(),
+            handler_lines: f
+                .syntax
+                .handlers
+                .iter()
+                .map(|h| f.lines.line_col(h.first.absolute(f.anchor).start).line + 1)
+                .collect(),
             grew_at: Instant::now(),
             failing: None,
             watch: None,
@@ -299,16 +308,36 @@ impl Search<'_> {
             * 2
     }
 
+    /// How many `except` clauses a kept test enters.
+    fn handlers_entered(&self) -> usize {
+        self.handler_lines
+            .iter()
+            .filter(|l| self.lines.contains(l))
+            .count()
+    }
+
+    /// Whether a run's lines enter an `except` clause no kept test enters.
+    fn enters_a_new_handler(&self, observed: &crate::explore::coverage::Observed) -> bool {
+        self.handler_lines
+            .iter()
+            .any(|l| observed.lines.contains(l) && !self.lines.contains(l))
+    }
+
     /// Why the search must stop now, if it must.
     fn limit(&mut self) -> Option<Stop> {
         if self.out.covered.len() >= self.total_sides()
             && (!self.budget.target_obligations || self.mcdc_complete())
+            && self.handlers_entered() == self.handler_lines.len()
+            && (self.total_sides() > 0 || !self.out.tests.is_empty())
         {
             return Some(Stop::Exhausted);
         }
+        // (A function without decisions has reached none however it runs: its kept tests
+        // show that some inputs are valid.)
         if let Some((_, f)) = &self.failing
             && f.runs >= FAILING_ALIKE
             && self.out.reached.is_empty()
+            && self.out.tests.is_empty()
         {
             return Some(Stop::FailingAlike(f.clone()));
         }
@@ -436,6 +465,11 @@ impl Search<'_> {
         }
         self.watch();
         self.finish();
+        self.out.handlers = self
+            .handler_lines
+            .iter()
+            .map(|l| self.lines.contains(l))
+            .collect();
     }
 
     /// Puts a candidate on the frontier, unless it was there before. `priority` is on the
@@ -467,9 +501,10 @@ impl Search<'_> {
         })
     }
 
-    /// Sides covered plus MC/DC obligations shown.
+    /// Sides covered plus MC/DC obligations shown plus `except` clauses entered.
     fn progress_made(&self) -> usize {
         self.out.covered.len()
+            + self.handlers_entered()
             + self
                 .out
                 .independence

@@ -114,11 +114,7 @@ impl Search<'_> {
             .iter()
             .filter(|c| self.all_conditions.insert(**c))
             .count();
-        // New lines alone keep a run that returned or got to a decision: one that raised
-        // before any (the input could not be built the way the code needs) tests nothing
-        // the function does.
-        let new_lines = (run.status == Status::Returned || !observed.reached.is_empty())
-            && observed.lines.iter().any(|l| !self.lines.contains(l));
+        let new_lines = self.new_lines(observed, run.status == Status::Returned);
         let outcome = match run.status {
             Status::Returned => {
                 let r = run.returned.clone().unwrap_or(ReturnValue {
@@ -330,15 +326,24 @@ impl Search<'_> {
         }
     }
 
-    /// Whether a run covers a side, shows an MC/DC obligation or (having `returned` or got to
-    /// a decision) executes a line of the body not seen before.
+    /// Whether a run's lines are worth a test: it enters an `except` clause no kept test
+    /// enters, or (having `returned` or got to a decision) executes a line of the body not
+    /// seen before. One that raised before any decision (the input could not be built the
+    /// way the code needs) tests nothing else the function does.
+    fn new_lines(&self, observed: &Observed, returned: bool) -> bool {
+        self.enters_a_new_handler(observed)
+            || ((returned || !observed.reached.is_empty())
+                && observed.lines.iter().any(|l| !self.lines.contains(l)))
+    }
+
+    /// Whether a run covers a side, shows an MC/DC obligation or has lines worth a test
+    /// (`new_lines`).
     pub(super) fn shows_something_new(&self, observed: &Observed, returned: bool) -> bool {
         observed
             .sides
             .iter()
             .any(|s| !self.out.covered.contains_key(s))
-            || ((returned || !observed.reached.is_empty())
-                && observed.lines.iter().any(|l| !self.lines.contains(l)))
+            || self.new_lines(observed, returned)
             || observed.independence.iter().any(|(d, shown)| {
                 let known = self.out.independence.get(d).copied().unwrap_or_default();
                 shown.iter().any(|o| !known.contains(o))

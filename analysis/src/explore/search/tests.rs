@@ -622,3 +622,57 @@ fn a_run_that_enters_an_except_block_is_kept_for_its_lines() {
         .expect("it ran");
     assert_eq!(ran[at + 1], handler[0].request, "confirmed by a second run");
 }
+
+const PORT: &str = "def port(text: int):\n    try:\n        value = check(text, 13)\n    except ValueError as e:\n        raise ParseError(text) from e\n    return value\n";
+
+/// `port` as CPython runs it: `check` raises `ValueError` for 13, which the handler turns
+/// into a `ParseError` (lines 4–5); any other text returns.
+struct Port;
+
+impl Executor for Port {
+    fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        let text = match &request.args[0].value {
+            Value::Int { value } => value.parse().unwrap_or(0),
+            _ => 0,
+        };
+        let mut out = run(vec![]);
+        if text == 13 {
+            out.status = Status::Raised;
+            out.exception = Some(crate::agent::protocol::RaisedException {
+                type_name: "ParseError".into(),
+                message: "13".into(),
+                line: Some(5),
+                file: Some("m.py".into()),
+            });
+            out.lines.insert("0".into(), vec![2, 3, 4, 5]);
+        } else {
+            out.lines.insert("0".into(), vec![2, 3, 6]);
+        }
+        Ok(out)
+    }
+}
+
+/// A function whose only branching is a `try` is explored for its `except` clause: the run
+/// that enters it is kept though it raised before any decision (the handler's `raise` is what
+/// it does), and the search ends once every clause is entered.
+#[test]
+fn a_function_without_decisions_is_explored_until_its_except_clauses_are_entered() {
+    let f = function(PORT, "port");
+    assert!(f.syntax.decisions.is_empty());
+    assert!(crate::generation::explorable(&f.syntax).is_ok());
+    let e = explore(&f, &int_params(&["text"]), &Port, &budget());
+    assert_eq!(e.handlers, [true]);
+    assert_eq!(e.stop, Stop::Exhausted);
+    let outcomes: Vec<&str> = e
+        .tests
+        .iter()
+        .map(|t| match &t.outcome {
+            crate::explore::exploration::Outcome::Returned { .. } => "returned",
+            crate::explore::exploration::Outcome::Raised { type_name, .. } => type_name.as_str(),
+            crate::explore::exploration::Outcome::Failed(_) => "failed",
+        })
+        .collect();
+    assert_eq!(outcomes, ["returned", "ParseError"]);
+    // Runs that raise alike before any decision do not end it while another returned.
+    assert!(e.executions < 20, "{} executions", e.executions);
+}

@@ -376,6 +376,7 @@ pub(super) fn generate(
                 .collect(),
             executions: e.executions,
             tests: e.tests.len(),
+            handlers_entered: e.handlers_entered().0,
             time_ms: e.elapsed.as_millis(),
             solver_queries: result.exploration.solver_queries,
             neighbours: result.exploration.neighbours.clone(),
