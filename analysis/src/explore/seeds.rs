@@ -87,30 +87,65 @@ pub fn parse_repr(repr: &str) -> Option<ModelValue> {
 /// `p.startswith(...)` a str; being indexed, tested for membership or passed to a builtin is
 /// weaker evidence, for a container; being called makes a callable.
 pub fn guess_from_uses(name: &str, uses: &[ParamUse]) -> Shape {
+    // The methods of each kind no other of the three has (as `dir()` lists them in CPython
+    // 3.11; `pop` is a dict's and a list's: the dict's, whose `pop(key)` is the likelier).
     const DICT: &[&str] = &[
+        "fromkeys",
         "get",
         "items",
         "keys",
-        "values",
+        "popitem",
         "setdefault",
         "update",
+        "values",
         "pop",
     ];
-    const LIST: &[&str] = &["append", "extend", "insert", "sort", "index"];
+    const LIST: &[&str] = &["append", "extend", "insert", "remove", "reverse", "sort"];
     const STR: &[&str] = &[
-        "startswith",
+        "capitalize",
+        "casefold",
+        "center",
+        "encode",
         "endswith",
-        "lower",
-        "upper",
-        "strip",
-        "split",
-        "isdigit",
-        "isalpha",
-        "replace",
+        "expandtabs",
         "find",
         "format",
+        "format_map",
+        "isalnum",
+        "isalpha",
+        "isascii",
+        "isdecimal",
+        "isdigit",
+        "isidentifier",
+        "islower",
+        "isnumeric",
+        "isprintable",
+        "isspace",
+        "istitle",
+        "isupper",
         "join",
-        "encode",
+        "ljust",
+        "lower",
+        "lstrip",
+        "partition",
+        "removeprefix",
+        "removesuffix",
+        "replace",
+        "rfind",
+        "rindex",
+        "rjust",
+        "rpartition",
+        "rsplit",
+        "rstrip",
+        "split",
+        "splitlines",
+        "startswith",
+        "strip",
+        "swapcase",
+        "title",
+        "translate",
+        "upper",
+        "zfill",
     ];
     // `except p`: an exception class, one that catches what the code raises and one that
     // lets most of it through.
@@ -276,6 +311,11 @@ mod tests {
         let src = "def vat_rate(config, country, rates, region):\n    local = config.get('rates', {})\n    if country.upper() in rates: pass";
         assert!(matches!(guess(src, "config"), Shape::Dict(..)));
         assert_eq!(guess(src, "country"), Shape::Str);
+        // Any method only `str` has (of str, list and dict) says text.
+        let text = "def build(full_name, sep):\n    i = full_name.rfind(sep)\n    return full_name[i + 1:]";
+        assert_eq!(guess(text, "full_name"), Shape::Str);
+        let text = "def drop(items, x):\n    items.remove(x)";
+        assert!(matches!(guess(text, "items"), Shape::List(..)));
         // Tested for membership: any type, a dict first.
         assert!(matches!(guess(src, "rates"), Shape::Union(v) if matches!(v[0], Shape::Dict(..))),);
         assert_eq!(guess(src, "region"), Shape::Any);

@@ -267,16 +267,36 @@ pub fn called_like_its_default(shape: Shape, default: Option<&str>) -> Shape {
     }
 }
 
+/// A parameter whose declared default is `None` takes `None` as one of its kinds, whatever its
+/// uses or annotation say (`def build(name, namespaces=None)` whose `namespaces.get(…)` asks
+/// for a dict, `table: dict = None`): the call without it passes `None`, and the function's
+/// `if namespaces is None:` is there for it. Second among a union's kinds, so that the bound
+/// on a choice's alternatives never leaves it out.
+pub fn takes_its_none_default(shape: Shape, default: Option<&str>) -> Shape {
+    if default != Some("None") || shape == Shape::None || shape.variants().contains(&Shape::None) {
+        return shape;
+    }
+    match shape {
+        Shape::Union(mut members) => {
+            members.insert(members.len().min(1), Shape::None);
+            Shape::Union(members)
+        }
+        Shape::Any => Shape::Any,
+        other => Shape::Optional(Box::new(other)),
+    }
+}
+
 /// A constructor's parameters as `describe` lists them: an unannotated one whose uses in the
 /// constructor ask for kinds of values (`describe`'s `instances`: `type(excluded) in (set,
 /// frozenset)`) takes those first, then any other kind; one whose default is a function or
-/// a class takes callables, that one first.
+/// a class takes callables, that one first; one whose default is `None` takes `None` too.
 fn constructor_params(list: &[Param]) -> Vec<(String, Shape)> {
     let mut out = params(list);
     for p in list {
         let Some((_, shape)) = out.iter_mut().find(|(n, _)| p.name.as_deref() == Some(n)) else {
             continue;
         };
+        *shape = takes_its_none_default(shape.clone(), p.default.as_deref());
         if p.default_ref.is_some() {
             *shape = called_like_its_default(shape.clone(), p.default_ref.as_deref());
             continue;
@@ -342,6 +362,30 @@ mod tests {
     use super::*;
     use crate::agent::description::read;
     use serde_json::json;
+
+    /// `def build(full_name, namespaces=None)` whose `namespaces.get(…)` makes a dict its
+    /// likeliest kind still takes `None`, the value its first test (the call without it) passes.
+    #[test]
+    fn a_parameter_whose_default_is_none_takes_none() {
+        let dict = Shape::Dict(Box::new(Shape::Str), Box::new(Shape::Any));
+        let union = Shape::Union(vec![dict.clone(), Shape::Int, Shape::Str]);
+        assert_eq!(
+            takes_its_none_default(union.clone(), Some("None")).variants(),
+            [dict.clone(), Shape::None, Shape::Int, Shape::Str]
+        );
+        assert_eq!(
+            takes_its_none_default(dict.clone(), Some("None")),
+            Shape::Optional(Box::new(dict.clone()))
+        );
+        assert_eq!(takes_its_none_default(union.clone(), Some("0")), union);
+        assert_eq!(takes_its_none_default(dict.clone(), None), dict);
+        assert_eq!(takes_its_none_default(Shape::Any, Some("None")), Shape::Any);
+        let optional = Shape::Optional(Box::new(Shape::Int));
+        assert_eq!(
+            takes_its_none_default(optional.clone(), Some("None")),
+            optional
+        );
+    }
 
     #[test]
     fn an_optional_union_is_one_choice_among_its_members_and_none() {

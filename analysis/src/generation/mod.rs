@@ -316,6 +316,12 @@ pub fn signature(
                 shape,
                 default_refs.get(name.as_str()).copied(),
             );
+            let default = response
+                .params
+                .iter()
+                .find(|p| p.name.as_deref() == Some(name.as_str()))
+                .and_then(|p| p.default.as_deref());
+            let shape = crate::explore::shape::takes_its_none_default(shape, default);
             (name, shape)
         })
         .collect();
