@@ -300,3 +300,27 @@ fn objects_are_built_as_the_projects_own_tests_build_them_and_coverage_confirms_
     }
     insta::assert_snapshot!(run.missing);
 }
+
+#[test]
+fn inputs_follow_none_defaults_text_methods_except_clauses_and_failing_calls() {
+    let run = run("chosen", "markup");
+    insta::assert_snapshot!(run.table);
+    let emitted = read(&run, "test_lacuna_markup_names.py");
+    // `namespaces=None`, used as a dict: the call without it, and a dict.
+    assert!(emitted.contains("result = shorten('', None)"), "{emitted}");
+    assert!(emitted.contains("result = shorten(':', {})"), "{emitted}");
+    // `port` has no decision: its `except` clause is what is explored.
+    assert!(
+        emitted.contains("with pytest.raises(ParseError):"),
+        "{emitted}"
+    );
+    // `set_attrs` slices its argument: an int raised while the `Element` was built, so the
+    // call is made with another kind.
+    let call = emitted
+        .lines()
+        .find(|l| l.contains("element.set_attrs("))
+        .unwrap_or_else(|| panic!("a test calls set_attrs first:\n{emitted}"));
+    assert!(!call.contains("set_attrs(1)"), "{call}");
+    // Under real pytest and coverage.py: every line and branch.
+    insta::assert_snapshot!(run.missing);
+}

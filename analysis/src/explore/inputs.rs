@@ -441,7 +441,9 @@ impl Builder<'_> {
     /// An argument of the `k`-th construction call: distinct per call unless the candidate says
     /// otherwise (so that `add(sku, qty)` called five times adds five different SKUs).
     fn build_call_arg(&self, shape: &Shape, path: &str, k: usize) -> ValueTree {
-        if self.candidate.vars.contains_key(path) {
+        // A value the candidate sets, or a kind it chose (a call that raised on the default
+        // kind is tried with the others: `Search::vary_failing_call`).
+        if self.candidate.vars.contains_key(path) || self.candidate.choices.contains_key(path) {
             return self.build(shape, path);
         }
         let value = match shape {

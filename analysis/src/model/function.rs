@@ -31,7 +31,11 @@ impl FunctionModel {
             decisions: decisions.len(),
             branch_sides: syntax.branch_count(),
             excluded_sides: syntax.excluded_sides as usize,
-            handlers: syntax.handlers.len(),
+            // Module and class-body code is never explored: its clauses are no one's goal.
+            handlers: match syntax.kind {
+                lacuna_grammar::FunctionKind::Def => syntax.handlers.len(),
+                _ => 0,
+            },
             // A loop's one condition ("another item") is no boolean condition of MC/DC.
             conditions: decisions
                 .iter()

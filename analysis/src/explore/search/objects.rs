@@ -269,6 +269,42 @@ impl Search<'_> {
             self.push(2, next);
         }
     }
+
+    /// A method called on an input object raised while the object was built (`comments(data)`
+    /// on `data.strip()`, with the default kind of an unannotated argument, an int): the same
+    /// call with each other kind of each of its arguments that has a choice of kinds. Method
+    /// calls' arguments are no choices of their own otherwise, so without this a sequence of
+    /// calls whose arguments are of any type almost never builds.
+    pub(super) fn vary_failing_call(&mut self, candidate: &Candidate, run: &Execution) {
+        let (Some(class), Some(method)) = (&run.building, &run.building_method) else {
+            return;
+        };
+        let mut next_candidates = vec![];
+        for (path, calls) in &candidate.calls {
+            let Some(shape) = self.object_input(path).filter(|o| o.class == *class) else {
+                continue;
+            };
+            let Some(failing) = shape.methods.iter().position(|(m, _)| m == method) else {
+                continue;
+            };
+            let Some(at) = calls.iter().position(|&c| c == failing) else {
+                continue;
+            };
+            for (param, param_shape) in &shape.methods[failing].1 {
+                let var = format!("{path}.{method}.{at}.{param}");
+                for k in 0..param_shape.choice_count().min(8) {
+                    if param_shape.choice_count() > 1 && candidate.choices.get(&var) != Some(&k) {
+                        let mut next = candidate.clone();
+                        next.choices.insert(var.clone(), k);
+                        next_candidates.push(next);
+                    }
+                }
+            }
+        }
+        for next in next_candidates {
+            self.push(2, next);
+        }
+    }
 }
 
 /// The methods tried before one that raised, at most.

@@ -38,6 +38,7 @@ impl Search<'_> {
             });
             unbuilt.runs += 1;
             self.set_up_first(candidate, &run);
+            self.vary_failing_call(candidate, &run);
             self.repair(candidate, &request);
             // Building the input ran project code (a constructor, a factory's method calls)
             // on symbolic values: the conditions it raised on are flipped like any other.
