@@ -68,7 +68,7 @@ fn a_run_budget_is_shared_and_every_function_has_an_outcome() {
     insta::assert_snapshot!(outcomes(&doc).join("\n"), @r"
     size_class: explored / complete / -
     label: explored / complete / -
-    region_rate: explored / same-failure / stopped after 20 runs in a row raised `KeyError: 'region'` at line 25 before reaching a decision, whatever the input
+    region_rate: explored / same-failure / stopped after 20 runs in a row raised `KeyError: 'region'` at line 25 before reaching a decision, on every input tried
     wait_for: explored / run-budget / stopped by its share of the run's time budget (N ms): another run may differ
     ");
 }
@@ -109,7 +109,7 @@ fn stalls_and_runs_failing_alike_are_their_own_stops() {
     insta::assert_snapshot!(lines.join("\n"), @r"
     size_class:10  4/4 branch sides covered (N executions, 3 tests, N ms), 4 branch sides, 2 decisions, 2 conditions, 0 MC/DC obligations
     label:18  2/2 branch sides covered (N executions, 3 tests, N ms), 2 branch sides, 1 decisions, 2 conditions, 4 MC/DC obligations
-    region_rate:24  0/2 branch sides covered (N executions, 0 tests, N ms; stopped after 20 runs in a row raised `KeyError: 'region'` at line 25 before reaching a decision, whatever the input), 2 branch sides, 1 decisions, 1 conditions, 0 MC/DC obligations
+    region_rate:24  0/2 branch sides covered (N executions, 0 tests, N ms; stopped after 20 runs in a row raised `KeyError: 'region'` at line 25 before reaching a decision, on every input tried), 2 branch sides, 1 decisions, 1 conditions, 0 MC/DC obligations
     wait_for:31  1/2 branch sides covered (N executions, 1 tests, N ms; stopped after N ms without a new branch side: not every side is covered, another run may differ), 2 branch sides, 1 decisions, 1 conditions, 0 MC/DC obligations
     ");
     let out = check(dir.path(), &["--format", "json"]);
@@ -117,7 +117,7 @@ fn stalls_and_runs_failing_alike_are_their_own_stops() {
     insta::assert_snapshot!(outcomes(&doc).join("\n"), @r"
     size_class: explored / complete / -
     label: explored / complete / -
-    region_rate: explored / same-failure / stopped after 20 runs in a row raised `KeyError: 'region'` at line 25 before reaching a decision, whatever the input
+    region_rate: explored / same-failure / stopped after 20 runs in a row raised `KeyError: 'region'` at line 25 before reaching a decision, on every input tried
     wait_for: explored / stalled / stopped after N ms without a new branch side: not every side is covered, another run may differ
     ");
 }

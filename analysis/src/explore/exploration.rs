@@ -294,7 +294,7 @@ impl Stop {
                 after.as_millis()
             )),
             Stop::FailingAlike(f) => Some(format!(
-                "stopped after {} runs in a row raised `{}`{} before reaching a decision, whatever the input",
+                "stopped after {} runs in a row raised `{}`{} before reaching a decision, on every input tried",
                 f.runs,
                 f.exception,
                 f.line.map(|l| format!(" at line {l}")).unwrap_or_default()

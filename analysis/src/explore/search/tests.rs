@@ -417,7 +417,7 @@ fn runs_failing_alike_before_any_decision_stop_the_search() {
     assert_eq!(
         e.stop.describe().as_deref(),
         Some(
-            "stopped after 20 runs in a row raised `KeyError: 'region'` at line 2 before reaching a decision, whatever the input"
+            "stopped after 20 runs in a row raised `KeyError: 'region'` at line 2 before reaching a decision, on every input tried"
         )
     );
 }
