@@ -40,7 +40,7 @@ fn main() {
     let db = &workspace.db;
     let (pool, _) = generation::start_pool(&config).expect("the agent starts");
     let facts = Facts {
-        writers: generation::writers(db, &all),
+        writers: lacuna_analysis::db::field_writers(db, workspace.project).clone(),
         guidance: lacuna_analysis::guidance::load(&pool, &config)
             .unwrap_or_default()
             .into(),

@@ -542,7 +542,7 @@ impl Config {
             table.ignore.as_deref().unwrap_or_default(),
             |key| format!("[tool.lacuna] {key}"),
         )
-        .map_err(error)?;
+        .map_err(|e| error(e.to_string()))?;
         let mut config = Config::from_table(&root, Some(file.to_owned()), table, testpaths);
         config.selection = selection;
         config.exclude_lines = exclude_lines;

@@ -214,23 +214,45 @@ impl Diagnostic {
     }
 }
 
+/// A diagnostic code, severity or selection that names nothing Lacuna reports.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownName {
+    #[error("unknown diagnostic code `{0}`")]
+    Code(String),
+    #[error("unknown severity `{0}`")]
+    Severity(String),
+    #[error(
+        "`{0}` is no diagnostic code or prefix of one (`LCN`, `LCN1`, `LCN101`; see docs/diagnostics/)"
+    )]
+    Prefix(String),
+}
+
+/// A selection list with an entry that selects no code, named as the user wrote the list
+/// (`--extend-select`, `[tool.lacuna] ignore`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{list}: {entry}")]
+pub struct SelectionError {
+    pub list: String,
+    pub entry: UnknownName,
+}
+
 impl std::str::FromStr for Code {
-    type Err = String;
+    type Err = UnknownName;
 
     /// The code of `LCN101`.
-    fn from_str(s: &str) -> Result<Code, String> {
+    fn from_str(s: &str) -> Result<Code, UnknownName> {
         Code::ALL
             .iter()
             .copied()
             .find(|c| c.as_str() == s)
-            .ok_or_else(|| format!("unknown diagnostic code `{s}`"))
+            .ok_or_else(|| UnknownName::Code(s.to_owned()))
     }
 }
 
 impl std::str::FromStr for Severity {
-    type Err = String;
+    type Err = UnknownName;
 
-    fn from_str(s: &str) -> Result<Severity, String> {
+    fn from_str(s: &str) -> Result<Severity, UnknownName> {
         [
             Severity::Error,
             Severity::Warning,
@@ -239,7 +261,7 @@ impl std::str::FromStr for Severity {
         ]
         .into_iter()
         .find(|v| v.as_str() == s)
-        .ok_or_else(|| format!("unknown severity `{s}`"))
+        .ok_or_else(|| UnknownName::Severity(s.to_owned()))
     }
 }
 
@@ -256,7 +278,7 @@ pub struct Selection {
 
 impl Selection {
     /// A prefix as written (`lcn1` is `LCN1`), or why it selects no code.
-    pub fn prefix(text: &str) -> Result<String, String> {
+    pub fn prefix(text: &str) -> Result<String, UnknownName> {
         let prefix = text.trim().to_ascii_uppercase();
         if prefix.len() >= 3
             && prefix.starts_with("LCN")
@@ -264,14 +286,12 @@ impl Selection {
         {
             Ok(prefix)
         } else {
-            Err(format!(
-                "`{text}` is no diagnostic code or prefix of one (`LCN`, `LCN1`, `LCN101`; see docs/diagnostics/)"
-            ))
+            Err(UnknownName::Prefix(text.to_owned()))
         }
     }
 
     /// The prefixes of a list, each checked.
-    pub fn prefixes(list: &[String]) -> Result<Vec<String>, String> {
+    pub fn prefixes(list: &[String]) -> Result<Vec<String>, UnknownName> {
         list.iter().map(|p| Selection::prefix(p)).collect()
     }
 
@@ -283,9 +303,12 @@ impl Selection {
         extend_select: &[String],
         ignore: &[String],
         key: impl Fn(&str) -> String,
-    ) -> Result<Selection, String> {
+    ) -> Result<Selection, SelectionError> {
         let checked = |name: &str, list: &[String]| {
-            Selection::prefixes(list).map_err(|m| format!("{}: {m}", key(name)))
+            Selection::prefixes(list).map_err(|entry| SelectionError {
+                list: key(name),
+                entry,
+            })
         };
         Ok(Selection {
             select: select.map(|l| checked("select", l)).transpose()?,

@@ -4,7 +4,8 @@
 
 use lacuna_analysis::config::Config;
 use lacuna_analysis::db::{
-    Database, EventLog, FunctionNode, Workspace, file_functions, fingerprint, static_report,
+    Database, EventLog, FunctionNode, Workspace, field_writers, file_functions, fingerprint,
+    static_report,
 };
 use lacuna_analysis::workspace::FileContents;
 use salsa::plumbing::AsId;
@@ -144,4 +145,72 @@ fn comments_and_layout_do_not_change_fingerprints() {
     );
     ws.file(&root.join("a.py"), text(&relaid));
     assert_eq!(fp(&ws), before);
+}
+
+const STACK: &str = "\
+class Stack:
+    def __init__(self):
+        self._items = []
+        self.__order = 0
+
+    def push(self, x):
+        self._items.append(x)
+        self.__order += 1
+
+    def pop(self):
+        return self._items.pop()
+";
+
+#[test]
+fn the_writers_of_each_field_are_computed_once_per_revision_of_the_project() {
+    let log = EventLog::default();
+    let root = PathBuf::from("/project");
+    let mut ws = Workspace::new(
+        Database::with_event_log(log.clone()),
+        Config::defaults(&root),
+    );
+    ws.add_files(vec![
+        (root.join("stack.py"), text(STACK)),
+        (root.join("a.py"), text(A)),
+    ]);
+    let writers = |ws: &Workspace| -> Vec<((String, String), Vec<String>)> {
+        let mut all: Vec<_> = field_writers(&ws.db, ws.project)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        all.sort();
+        all
+    };
+    let key = |field: &str| ("stack:Stack".to_owned(), field.to_owned());
+    let first = writers(&ws);
+    assert_eq!(
+        first,
+        vec![
+            (key("_Stack__order"), vec!["push".to_owned()]),
+            (key("__order"), vec!["push".to_owned()]),
+            (key("_items"), vec!["push".to_owned(), "pop".to_owned()]),
+        ]
+    );
+    let runs = |log: &EventLog| {
+        log.lock()
+            .unwrap()
+            .iter()
+            .filter(|e| e.starts_with("field_writers("))
+            .count()
+    };
+    assert_eq!(runs(&log), 1);
+    // Asked again at the same revision (every job of a server asks): not computed again.
+    writers(&ws);
+    assert_eq!(runs(&log), 1);
+    // An edit that leaves `pop` writing nothing: computed again, and it says so.
+    ws.file(
+        &root.join("stack.py"),
+        text(&STACK.replace("return self._items.pop()", "return None")),
+    );
+    let edited = writers(&ws);
+    assert_eq!(runs(&log), 2);
+    assert_eq!(
+        edited.last(),
+        Some(&(key("_items"), vec!["push".to_owned()]))
+    );
 }

@@ -32,7 +32,7 @@ pub struct WorkerSpec {
     pub policy: crate::sandbox::Policy,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
     #[error("{0}")]
     Contained(#[from] crate::sandbox::ContainmentError),

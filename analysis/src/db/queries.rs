@@ -4,7 +4,7 @@
 use super::{Db, Project, SourceFile};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::calls::{CallTarget, absolute_module, call_targets};
-use crate::model::class::ClassModel;
+use crate::model::class::{ClassModel, FieldWriters};
 use crate::model::function::FunctionModel;
 use crate::workspace::{FileContents, module_name};
 use lacuna_grammar::{
@@ -214,6 +214,37 @@ pub fn class_model(db: &dyn Db, class: ClassNode<'_>) -> Arc<ClassModel> {
         .map(|s| (s.name.as_str(), &**s))
         .collect();
     Arc::new(ClassModel::new(syntax, &methods))
+}
+
+/// Which methods write each field, for every class of the project's modules: computed once
+/// per revision of the project, shared by every exploration of it.
+#[salsa::tracked(returns(ref))]
+pub fn field_writers(db: &dyn Db, project: Project) -> Arc<FieldWriters> {
+    let index = module_index(db, project);
+    let mut out = FieldWriters::default();
+    for &file in project.files(db).iter() {
+        let Some(module) = index.name(file) else {
+            continue;
+        };
+        for &class in file_classes(db, file) {
+            let model = class_model(db, class);
+            for field in &model.fields {
+                let methods: Vec<String> = field.writers.iter().map(|(m, _)| m.clone()).collect();
+                if methods.is_empty() {
+                    continue;
+                }
+                let class = format!("{module}:{}", model.qualname);
+                // A private field as the running code names it too (`self.__order` is
+                // `_TLRUCache__order` at run time).
+                let name = model.qualname.rsplit('.').next().unwrap_or_default();
+                if let Some(mangled) = lacuna_grammar::mangling::mangled(name, &field.name) {
+                    out.insert((class.clone(), mangled), methods.clone());
+                }
+                out.insert((class, field.name.clone()), methods);
+            }
+        }
+    }
+    Arc::new(out)
 }
 
 /// The workspace functions `function` calls, as far as syntax can resolve them.

@@ -6,7 +6,6 @@
 use super::shape::{Domain, ObjectShape, Shape};
 use super::value::ModelValue;
 use crate::symbolic::{PathStep, VarPath, VarRoot};
-use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -28,7 +27,7 @@ pub struct Signature {
     /// The receiver for a method (an instance of its class), named `self`.
     pub receiver: Option<ObjectShape>,
     /// Methods that write each field, per class (`module:Qual`): from the class model.
-    pub writers: FxHashMap<(String, String), Vec<String>>,
+    pub writers: std::sync::Arc<crate::model::class::FieldWriters>,
     /// The mocks and factories of the project's guidance module.
     pub guidance: Arc<Guidance>,
     /// Annotations the agent could not read, each with its parameter and why

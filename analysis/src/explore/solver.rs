@@ -318,7 +318,7 @@ pub fn solve_in_process(
             }
             outcome(z3, vars)
         }),
-        Err(why) => Answer::Unknown(why),
+        Err(why) => Answer::Unknown(why.to_string()),
     }
 }
 
@@ -420,7 +420,7 @@ fn parse(
     session: &mut Z3Session,
     declarations: &str,
     assertions: &[&str],
-) -> Result<Parsed, String> {
+) -> Result<Parsed, Rejected> {
     let mut text = String::with_capacity(declarations.len() + 64 * assertions.len());
     text.push_str(declarations);
     for a in assertions {
@@ -442,11 +442,19 @@ fn parse(
             assertions,
         })
     } else {
-        Err(format!(
-            "z3 rejected the query ({} of {expected} assertions loaded)",
-            parsed.len()
-        ))
+        Err(Rejected {
+            loaded: parsed.len(),
+            expected,
+        })
     }
+}
+
+/// A query z3's parser did not take whole: it loaded fewer assertions than the text has.
+#[derive(Debug, thiserror::Error)]
+#[error("z3 rejected the query ({loaded} of {expected} assertions loaded)")]
+struct Rejected {
+    loaded: usize,
+    expected: usize,
 }
 
 /// Parses the conditions of a path that translated, all in one parse when z3 accepts them
@@ -481,7 +489,7 @@ fn parse_each(
             match parse(session, declarations, &[text.as_str()]) {
                 Ok(mut parsed) => parsed.assertions.pop(),
                 Err(why) => {
-                    *t = Err(Untranslatable::Malformed(why));
+                    *t = Err(Untranslatable::Malformed(why.to_string()));
                     None
                 }
             }

@@ -5,15 +5,20 @@
 
 mod run;
 mod session;
+mod start;
 mod suite_inputs;
 mod targets;
 
 pub use run::{Progress, RunBudget, explore_all, explore_all_reporting};
 pub use session::{ImportMemo, Share, explore_target};
+pub use start::{
+    LoadedGuidance, Notice, StartError, Started, scratch_directory, start, start_pool,
+    start_pool_with,
+};
 pub use suite_inputs::SuiteInputs;
-pub use targets::{ExplorationTarget, explorable, targets, writers};
+pub use targets::{ExplorationTarget, explorable, targets};
 
-use crate::agent::{Pool, WorkerError, WorkerSpec, embed, interpreter};
+use crate::agent::Pool;
 use crate::config::Config;
 use crate::db::SourceFile;
 use crate::explore::coverage::FunctionUnderTest;
@@ -22,8 +27,6 @@ use crate::explore::search::Budget;
 use crate::explore::shape::Shape;
 use crate::explore::signature::Signature;
 use crate::guidance::Guidance;
-use rustc_hash::FxHashMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -88,102 +91,6 @@ pub struct Skipped {
     pub observed_as: Option<FunctionUnderTest>,
 }
 
-/// Starts the pool for a project. Its workers are confined by the kernel (see `sandbox`); the
-/// messages are the repository's sandbox requests that were refused.
-pub fn start_pool(config: &Config) -> Result<(Pool, Vec<String>), StartError> {
-    start_pool_with(config, None)
-}
-
-/// [`start_pool`] with the interpreter `interpreter::discover` found for `config` moments ago
-/// (a language server's probe when it starts), not probed a second time; `None`: probed here.
-pub fn start_pool_with(
-    config: &Config,
-    found: Option<interpreter::Interpreter>,
-) -> Result<(Pool, Vec<String>), StartError> {
-    let python = match found {
-        Some(python) => python,
-        None => interpreter::discover(
-            &config.root,
-            config.python.as_deref(),
-            config.grants.allow_unconfined,
-        )?,
-    };
-    let agent_dir = embed::install(&embed::cache_dir()).map_err(|source| StartError::Agent {
-        dir: embed::cache_dir(),
-        source,
-    })?;
-    let scratch_dir = scratch_directory().map_err(StartError::Scratch)?;
-    let scratch = canonical(scratch_dir.path());
-    let (policy, refused) = config.sandbox_policy(&scratch);
-    let spec = WorkerSpec {
-        python: python.path,
-        agent_dir,
-        env: vec![],
-        configure: crate::agent::protocol::Configure {
-            roots: vec![canonical(&config.root)],
-            exclude: vec![],
-            sys_path: config.src.iter().map(|p| canonical(p)).collect(),
-            scratch,
-            memory_mb: config.budget.memory_mb,
-            max_events: Some(config.budget.path_length),
-            sandbox: crate::agent::protocol::SandboxGrants {
-                allow_write: policy.allow_write.clone(),
-                allow_network: policy.allow_network,
-                allow_subprocess: policy.allow_subprocess,
-            },
-        },
-        policy,
-    };
-    let pool = Pool::new(spec, config.workers()).with_scratch(scratch_dir);
-    pool.warm_up()?;
-    Ok((pool, refused))
-}
-
-/// Why the agent's pool could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    #[error(transparent)]
-    Interpreter(#[from] interpreter::InterpreterError),
-    #[error("cannot write the agent to {}: {source}", dir.display())]
-    Agent {
-        dir: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot create a scratch directory: {0}")]
-    Scratch(std::io::Error),
-    #[error(transparent)]
-    Worker(#[from] WorkerError),
-}
-
-/// A new scratch directory, named after this process (`lacuna-scratch-<pid>-…`), after the
-/// removal of those left by Lacuna processes that no longer run (killed before they could
-/// remove theirs).
-pub fn scratch_directory() -> std::io::Result<tempfile::TempDir> {
-    let tmp = std::env::temp_dir();
-    if let Ok(entries) = std::fs::read_dir(&tmp) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Some(pid) = name
-                .strip_prefix("lacuna-scratch-")
-                .and_then(|rest| rest.split('-').next())
-                .and_then(|pid| pid.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-    tempfile::Builder::new()
-        .prefix(&format!("lacuna-scratch-{}-", std::process::id()))
-        .tempdir()
-}
-
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned())
-}
-
 pub fn budget(config: &Config) -> Budget {
     Budget {
         time: Duration::from_millis(config.budget.function_time_ms),
@@ -202,7 +109,7 @@ pub fn budget(config: &Config) -> Budget {
 /// guidance module's mocks and factories, and what the project's own tests show.
 #[derive(Clone, Debug, Default)]
 pub struct Facts {
-    pub writers: FxHashMap<(String, String), Vec<String>>,
+    pub writers: Arc<crate::model::class::FieldWriters>,
     pub guidance: Arc<Guidance>,
     /// What the project's own passing tests give: the arguments they call each function with,
     /// the call sequences they make on objects.

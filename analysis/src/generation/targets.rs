@@ -3,15 +3,12 @@
 //! its enclosing call, a decorator's wrapper as the function it decorates), the reason one is
 //! not, and the writers of each class's fields.
 
-use super::{Skipped, canonical};
+use super::Skipped;
+use super::start::canonical;
 use crate::agent::protocol::{Call, Form};
-use crate::db::{
-    Db, SourceFile, class_model, file_classes, file_functions, function_model, line_index,
-    module_index,
-};
+use crate::db::{Db, SourceFile, file_functions, function_model, line_index, module_index};
 use crate::explore::coverage::FunctionUnderTest;
 use lacuna_grammar::{FunctionKind, FunctionSyntax};
-use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 /// Special methods Python calls while it makes, finalises or subclasses a class, with a
@@ -687,33 +684,4 @@ pub(super) fn wrapped_by(nested: &FunctionSyntax, all: &[&FunctionSyntax]) -> Op
             })
             .is_ok()
     })
-}
-
-/// Which methods write each field, for every class of the project: `("module:Qual", field)`.
-pub fn writers(db: &dyn Db, files: &[SourceFile]) -> FxHashMap<(String, String), Vec<String>> {
-    let index = module_index(db, db.project());
-    let mut out = FxHashMap::default();
-    for &file in files {
-        let Some(module) = index.name(file) else {
-            continue;
-        };
-        for &class in file_classes(db, file) {
-            let model = class_model(db, class);
-            for field in &model.fields {
-                let methods: Vec<String> = field.writers.iter().map(|(m, _)| m.clone()).collect();
-                if methods.is_empty() {
-                    continue;
-                }
-                let class = format!("{module}:{}", model.qualname);
-                // A private field as the running code names it too (`self.__order` is
-                // `_TLRUCache__order` at run time).
-                let name = model.qualname.rsplit('.').next().unwrap_or_default();
-                if let Some(mangled) = lacuna_grammar::mangling::mangled(name, &field.name) {
-                    out.insert((class.clone(), mangled), methods.clone());
-                }
-                out.insert((class, field.name.clone()), methods);
-            }
-        }
-    }
-    out
 }

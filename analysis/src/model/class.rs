@@ -5,6 +5,12 @@
 //! only changed by other methods (`Stack._items`, changed by `push`) is not assignable.
 
 use lacuna_grammar::{ClassKind, ClassSyntax, FieldWriteKind, FunctionSyntax, ParamKind};
+use rustc_hash::FxHashMap;
+
+/// Which methods write each field, for every class of a project, keyed by
+/// `("module:Qual", field)` (a private field also by its mangled name, as the running code
+/// names it): what an exploration calls to put an object input into a state.
+pub type FieldWriters = FxHashMap<(String, String), Vec<String>>;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Assignable {

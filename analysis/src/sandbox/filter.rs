@@ -93,15 +93,13 @@ const TIOCSTI: u64 = 0x5412;
 const TIOCLINUX: u64 = 0x541C;
 
 /// The programs to install, in order.
-pub fn programs(policy: &Policy) -> Result<Vec<BpfProgram>, String> {
+pub fn programs(policy: &Policy) -> Result<Vec<BpfProgram>, seccompiler::BackendError> {
     let mut refused: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for &call in REFUSED {
         refused.insert(call, vec![]);
     }
-    let arg = |index, len, op, value| {
-        SeccompCondition::new(index, len, op, value).map_err(|e| e.to_string())
-    };
-    let rule = |conditions| SeccompRule::new(conditions).map_err(|e| e.to_string());
+    let arg = SeccompCondition::new;
+    let rule = SeccompRule::new;
     // Limits of another process (`prlimit(getppid(), …)`); a process's own are pid 0.
     refused.insert(
         libc::SYS_prlimit64,
@@ -161,10 +159,10 @@ pub fn programs(policy: &Policy) -> Result<Vec<BpfProgram>, String> {
     if !policy.allow_network {
         refused.insert(libc::SYS_socket, vec![]);
     }
-    let eperm = compile(refused, libc::EPERM).map_err(|e| e.to_string())?;
+    let eperm = compile(refused, libc::EPERM)?;
     let mut unavailable = BTreeMap::new();
     unavailable.insert(libc::SYS_clone3, vec![]);
-    let enosys = compile(unavailable, libc::ENOSYS).map_err(|e| e.to_string())?;
+    let enosys = compile(unavailable, libc::ENOSYS)?;
     Ok(vec![eperm, enosys])
 }
 

@@ -36,7 +36,7 @@ pub struct Policy {
     pub memory_mb: u64,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum ContainmentError {
     #[error(
         "refusing to run project code: the kernel offers no file-system isolation here ({missing}); \
@@ -44,8 +44,10 @@ pub enum ContainmentError {
          configuration) to run with the in-process hook only"
     )]
     Unavailable { missing: String },
-    #[error("cannot set up the sandbox: {0}")]
-    Setup(String),
+    #[error("cannot set up the sandbox's file-system rules: {0}")]
+    Rules(rules::LandlockError),
+    #[error("cannot set up the sandbox's system-call filter: {0}")]
+    Filter(seccompiler::BackendError),
 }
 
 /// Prepares `command` to run confined by `policy`: its working directory and `TMPDIR` are the
@@ -69,15 +71,12 @@ pub fn confine_with(
     command.current_dir(&policy.scratch);
     command.env("TMPDIR", &policy.scratch);
     let ruleset = if layers.has(Layer::Landlock) {
-        Some(
-            rules::ruleset(policy, layers.landlock_abi)
-                .map_err(|e| ContainmentError::Setup(e.to_string()))?,
-        )
+        Some(rules::ruleset(policy, layers.landlock_abi).map_err(ContainmentError::Rules)?)
     } else {
         None
     };
     let filters = if layers.has(Layer::Seccomp) {
-        filter::programs(policy).map_err(ContainmentError::Setup)?
+        filter::programs(policy).map_err(ContainmentError::Filter)?
     } else {
         vec![]
     };

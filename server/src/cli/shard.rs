@@ -14,12 +14,17 @@ pub struct Shard {
     pub count: u32,
 }
 
+/// A `--shard` value that is not `i/n` with 1 ≤ i ≤ n (as written).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a shard: write i/n with 1 ≤ i ≤ n (`--shard 2/4`)")]
+pub struct NotAShard(String);
+
 impl std::str::FromStr for Shard {
-    type Err = String;
+    type Err = NotAShard;
 
     /// `i/n`, 1 ≤ i ≤ n.
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("`{s}` is not a shard: write i/n with 1 ≤ i ≤ n (`--shard 2/4`)");
+    fn from_str(s: &str) -> Result<Shard, NotAShard> {
+        let bad = || NotAShard(s.to_owned());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (i, n): (u32, u32) = (
             i.trim().parse().map_err(|_| bad())?,

@@ -47,7 +47,7 @@ pub enum Event {
     },
     Export {
         directory: Option<PathBuf>,
-        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, String>>,
+        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, super::generate::ExportError>>,
     },
     Explored {
         uri: Uri,

@@ -39,13 +39,18 @@ enum Header {
     /// `Content-Length: n`, after `skipped` bytes of garbage before it on the same line.
     Length {
         skipped: usize,
-        length: Result<u64, String>,
+        length: Result<u64, NotALength>,
     },
     /// Another header (`Content-Type: …`).
     Other,
     /// Not a header at all.
     Garbage,
 }
+
+/// A `Content-Length` header whose value is not a number of bytes (as written).
+#[derive(Debug, PartialEq, thiserror::Error)]
+#[error("`Content-Length: {0}` is not a number of bytes")]
+struct NotALength(String);
 
 fn parse_header(line: &[u8]) -> Header {
     const NAME: &[u8] = b"content-length";
@@ -64,10 +69,7 @@ fn parse_header(line: &[u8]) -> Header {
                     .and_then(|v| v.parse::<u64>().ok())
                     .unwrap_or(u64::MAX))
             } else {
-                Err(format!(
-                    "`Content-Length: {}` is not a number of bytes",
-                    String::from_utf8_lossy(value)
-                ))
+                Err(NotALength(String::from_utf8_lossy(value).into_owned()))
             };
             return Header::Length {
                 skipped: start,
@@ -187,7 +189,7 @@ async fn read<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     let mut line = Vec::new();
     loop {
         // The header block: `Content-Length` (required) and other headers, then an empty line.
-        let mut length: Option<Result<u64, String>> = None;
+        let mut length: Option<Result<u64, NotALength>> = None;
         let mut garbage = 0usize;
         loop {
             let consumed = match read_line(&mut reader, &mut line, MAX_HEADER_LINE).await {

@@ -13,8 +13,8 @@ use lacuna_analysis::diagnostic::Evidence;
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::explore::exploration::Exploration;
 use lacuna_analysis::generation::{self, ExplorationTarget, Facts, ImportMemo};
+use lacuna_analysis::guidance::Guidance;
 use lacuna_analysis::guidance::dependence::Declarations;
-use lacuna_analysis::guidance::{self, Guidance};
 use lacuna_analysis::imports::ImportFailure;
 use lacuna_analysis::{emit, explain};
 use rustc_hash::FxHashMap;
@@ -24,7 +24,8 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use tower_lsp_server::ls_types::Uri;
 
-pub type Writers = FxHashMap<(String, String), Vec<String>>;
+/// Who writes each field of the project's classes, as the database computed it for the job.
+pub type Writers = Arc<lacuna_analysis::model::class::FieldWriters>;
 
 /// The version each open document is at, shared with the owner: a job whose version is behind
 /// is stale.
@@ -62,8 +63,19 @@ pub enum Request {
         targets: Vec<(ExplorationTarget, u64)>,
         writers: Writers,
         dir: PathBuf,
-        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, String>>,
+        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, ExportError>>,
     },
+}
+
+/// Why the generated tests could not be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("generation is off (untrusted workspace or static mode): nothing to export")]
+    GenerationOff,
+    #[error(transparent)]
+    Interpreter(#[from] lacuna_analysis::agent::interpreter::InterpreterError),
+    #[error("cannot write tests to {}: {error}", dir.display())]
+    Write { dir: PathBuf, error: std::io::Error },
 }
 
 pub struct Generator {
@@ -170,28 +182,25 @@ impl Generator {
                 .take()
                 .filter(|(root, python, _)| *root == config.root && *python == config.python)
                 .map(|(_, _, found)| found);
-            let (pool, refused) = generation::start_pool_with(&granted, found)?;
-            let layers = lacuna_analysis::sandbox::Layers::current();
-            self.outbox.log(format!("Lacuna: sandbox: {layers}"));
-            if !layers.complete() {
-                self.outbox.warn(format!(
-                    "Lacuna: the sandbox is weaker here: {}",
-                    layers.missing()
-                ));
-            }
-            for message in refused {
-                self.outbox.warn(format!("Lacuna: {message}"));
-            }
-            let text = std::fs::read_to_string(&config.guidance).unwrap_or_default();
-            (self.guidance, self.declarations) = match guidance::load(&pool, config) {
-                Ok(g) => (Arc::new(g), Declarations::parse(&text)),
-                Err(e) => {
-                    self.outbox.warn(format!(
-                        "Lacuna: {e}; generating without its mocks and factories"
-                    ));
-                    Default::default()
+            let started = generation::start(&granted, found)?;
+            for notice in started.notices() {
+                match notice {
+                    generation::Notice::Info(message) => {
+                        self.outbox.log(format!("Lacuna: {message}"));
+                    }
+                    generation::Notice::Warning(message) => {
+                        self.outbox.warn(format!("Lacuna: {message}"));
+                    }
                 }
-            };
+            }
+            let pool = started.pool;
+            let loaded = started.guidance.unwrap_or_else(|e| {
+                self.outbox.warn(format!(
+                    "Lacuna: {e}; generating without its mocks and factories"
+                ));
+                generation::LoadedGuidance::default()
+            });
+            (self.guidance, self.declarations) = (loaded.guidance, loaded.declarations);
             let _ = self.events.send(Event::Interpreter {
                 likely: super::results::interpreter_of(config),
                 probed: pool.interpreter().display().to_string(),
@@ -403,7 +412,7 @@ impl Generator {
         targets: Vec<(ExplorationTarget, u64)>,
         writers: &Writers,
         dir: &std::path::Path,
-    ) -> Result<Vec<PathBuf>, String> {
+    ) -> Result<Vec<PathBuf>, ExportError> {
         let total = targets.len();
         let mut keys = vec![];
         for (i, (target, fingerprint)) in targets.into_iter().enumerate() {
@@ -436,14 +445,17 @@ impl Generator {
             lacuna_analysis::config::Grants::user_level()
                 .unwrap_or_default()
                 .allow_unconfined,
-        )
-        .map_err(|e| e.to_string())?
+        )?
         .path;
         let mut granted = (**config).clone();
         granted.grants = lacuna_analysis::config::Grants::user_level().unwrap_or_default();
         let (sandbox, _) = granted.sandbox_policy(&std::env::temp_dir());
-        let emitted = emit::emit_project(&functions, &python, &config.src, dir, &sandbox)
-            .map_err(|e| format!("cannot write tests to {}: {e}", dir.display()))?;
+        let emitted = emit::emit_project(&functions, &python, &config.src, dir, &sandbox).map_err(
+            |error| ExportError::Write {
+                dir: dir.to_owned(),
+                error,
+            },
+        )?;
         Ok(emitted.files.iter().map(|f| dir.join(&f.name)).collect())
     }
 }

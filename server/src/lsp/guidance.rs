@@ -279,17 +279,15 @@ impl<'g> Factory<'g> {
         self.anchors().is_ok()
     }
 
-    fn anchors(&self) -> Result<Anchors<'g>, String> {
+    fn anchors(&self) -> Result<Anchors<'g>, NotExtendable> {
         let f = self.function;
-        let name = &f.name;
         if f.star_params {
-            return Err(format!(
-                "`{name}` takes `*` parameters: add the new ones by hand"
-            ));
+            return Err(NotExtendable::StarParameters(f.name.clone()));
         }
-        let closing = f.final_return.as_ref().ok_or_else(|| {
-            format!("`{name}` does not end by returning a variable: add the calls by hand")
-        })?;
+        let closing = f
+            .final_return
+            .as_ref()
+            .ok_or_else(|| NotExtendable::NoFinalReturn(f.name.clone()))?;
         Ok(Anchors {
             params_end: f.last_param_end.unwrap_or(f.params.start),
             params_empty: f.last_param_end.is_none(),
@@ -301,7 +299,7 @@ impl<'g> Factory<'g> {
     /// The insertions that extend it with calls of `writers`: one parameter each at the end
     /// of its parameters, and their calls just before its last `return <variable>`. An error
     /// when it is not written that way (it then stays as it is).
-    pub fn extend(&self, writers: &[Writer<'_>]) -> Result<Vec<Insertion>, String> {
+    pub fn extend(&self, writers: &[Writer<'_>]) -> Result<Vec<Insertion>, NotExtendable> {
         let a = self.anchors()?;
         let (mut params, mut code) = (String::new(), String::new());
         for w in writers {
@@ -325,6 +323,15 @@ impl<'g> Factory<'g> {
             },
         ])
     }
+}
+
+/// Why a factory of the guidance module cannot be extended with more calls.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotExtendable {
+    #[error("`{0}` takes `*` parameters: add the new ones by hand")]
+    StarParameters(String),
+    #[error("`{0}` does not end by returning a variable: add the calls by hand")]
+    NoFinalReturn(String),
 }
 
 /// Where a top-level import of `name` from `module` goes: merged into an existing

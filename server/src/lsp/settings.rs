@@ -43,13 +43,18 @@ pub struct DiagnosticSettings {
     pub assertions: Option<String>,
 }
 
+/// Settings the client sent that do not have the types the server reads.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid `lacuna` settings: {0}")]
+pub struct InvalidSettings(serde_json::Error);
+
 impl Settings {
     /// Reads settings from a JSON value; unknown keys are ignored, a wrong type is an error.
-    pub fn from_json(value: &serde_json::Value) -> Result<Settings, String> {
+    pub fn from_json(value: &serde_json::Value) -> Result<Settings, InvalidSettings> {
         if value.is_null() {
             return Ok(Settings::default());
         }
-        serde_json::from_value(value.clone()).map_err(|e| format!("invalid `lacuna` settings: {e}"))
+        serde_json::from_value(value.clone()).map_err(InvalidSettings)
     }
 
     pub fn generate_on_save(&self) -> bool {

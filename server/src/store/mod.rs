@@ -228,8 +228,8 @@ impl Store {
     /// directory out of version control. A store that cannot be read is moved aside to
     /// `store.redb.corrupt` and a new one started: the second value says so. A `.lacuna`
     /// (or store) that is a symbolic link is refused.
-    pub fn open(root: &Path) -> Result<(Store, Option<String>), String> {
-        Store::open_dir(&root.join(".lacuna")).map_err(|e| e.to_string())
+    pub fn open(root: &Path) -> Result<(Store, Option<String>), OpenError> {
+        Store::open_dir(&root.join(".lacuna"))
     }
 
     /// Opens (or creates) `<dir>/store.redb`, as [`Store::open`] does; another process having
@@ -686,7 +686,7 @@ mod tests {
         std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(".lacuna")).unwrap();
         let error = Store::open(dir.path()).err().expect("refused");
         assert_eq!(
-            error,
+            error.to_string(),
             format!(
                 "{} is a symbolic link, which Lacuna does not follow",
                 dir.path().join(".lacuna").display()

@@ -19,7 +19,6 @@ use std::time::Instant;
 pub(super) fn generate(
     workspace: &Workspace,
     sources: &[lacuna_analysis::db::SourceFile],
-    project: &[lacuna_analysis::db::SourceFile],
     checked: &mut [CheckedFile],
     emit: Option<&Path>,
     scope: &Scope<'_>,
@@ -30,20 +29,16 @@ pub(super) fn generate(
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
     let started = Instant::now();
-    let (pool, refused) = generation::start_pool(&config).map_err(anyhow::Error::msg)?;
-    let layers = lacuna_analysis::sandbox::Layers::current();
-    if !quiet {
-        eprintln!("lacuna: sandbox: {layers}");
+    let run = generation::start(&config, None).map_err(anyhow::Error::msg)?;
+    for notice in run.notices() {
+        match notice {
+            generation::Notice::Info(message) if !quiet => eprintln!("lacuna: {message}"),
+            generation::Notice::Info(_) => {}
+            generation::Notice::Warning(message) => eprintln!("lacuna: warning: {message}"),
+        }
     }
-    if !layers.complete() {
-        eprintln!(
-            "lacuna: warning: the sandbox is weaker here: {}",
-            layers.missing()
-        );
-    }
-    for message in refused {
-        eprintln!("lacuna: warning: {message}");
-    }
+    let guidance = run.guidance?.guidance;
+    let pool = run.pool;
     let agent_start = started.elapsed();
     let (mut targets, mut skipped) = generation::targets(db, sources);
     if let Some(shard) = shard {
@@ -53,10 +48,9 @@ pub(super) fn generate(
         targets.retain(|t| owned(t.file, &t.function));
         skipped.retain(|s| owned(s.file, &s.function));
     }
-    let guidance = lacuna_analysis::guidance::load(&pool, &config)?;
     let mut facts = generation::Facts {
-        writers: generation::writers(db, project),
-        guidance: guidance.into(),
+        writers: lacuna_analysis::db::field_writers(db, workspace.project).clone(),
+        guidance,
         suite: Default::default(),
         watch: None,
     };

@@ -73,8 +73,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         &args.extend_select,
         &args.ignore,
         |key| format!("--{key}"),
-    )
-    .map_err(anyhow::Error::msg)?;
+    )?;
     let selection = Arc::new(config.selection.clone().then(cli));
     let show_suspicious = config.suspicious.show;
     let mut workspace = Workspace::new(Database::default(), config);
@@ -128,7 +127,6 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Some(generate::generate(
             &workspace,
             &sources,
-            &all,
             &mut checked,
             emit.as_deref(),
             &Scope {

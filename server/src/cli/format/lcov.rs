@@ -75,18 +75,23 @@ pub fn tracefile(files: &[FileCoverage], test_name: &str, format: LcovFormat) ->
     out
 }
 
+/// A line of a tracefile that is not a record [`write`] writes.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not a record `lacuna check --lcov` writes: `{0}`")]
+pub struct UnknownRecord(String);
+
 /// Reads a tracefile this module wrote (either format) back: its test name, its files, and its
 /// format. Records other writers add are refused, not guessed at.
-pub fn read(text: &str) -> Result<(String, Vec<FileCoverage>, LcovFormat), String> {
+pub fn read(text: &str) -> Result<(String, Vec<FileCoverage>, LcovFormat), UnknownRecord> {
     use super::coverage::{Branch, ConditionOutcome, FunctionCoverage};
     let mut test_name = String::new();
     let mut files: Vec<FileCoverage> = vec![];
     let mut format = LcovFormat::V2;
-    let bad = |line: &str| format!("not a record `lacuna check --lcov` writes: `{line}`");
+    let bad = |line: &str| UnknownRecord(line.to_owned());
     for line in text.lines() {
         let (kind, rest) = line.split_once(':').unwrap_or((line, ""));
         let fields: Vec<&str> = rest.split(',').collect();
-        let num = |i: usize| -> Result<u64, String> {
+        let num = |i: usize| -> Result<u64, UnknownRecord> {
             fields
                 .get(i)
                 .and_then(|f| f.parse().ok())

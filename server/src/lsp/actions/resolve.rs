@@ -68,8 +68,8 @@ pub enum Refusal {
         writers: Vec<String>,
     },
     /// The factory is not written in a way calls can be added to.
-    #[error("{0}")]
-    NotExtendable(String),
+    #[error(transparent)]
+    NotExtendable(#[from] crate::lsp::guidance::NotExtendable),
 }
 
 /// The edit of an action offered earlier, or why it is refused.

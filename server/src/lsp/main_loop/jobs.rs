@@ -4,11 +4,11 @@
 
 use super::{Owner, path_of};
 use crate::lsp::cursor;
-use crate::lsp::generate::{Job, Request};
+use crate::lsp::generate::{ExportError, Job, Request};
 use crate::lsp::outbox::Status;
 use crate::lsp::results;
 use crate::lsp::scheduler::Wanted;
-use lacuna_analysis::db::{SourceFile, static_report};
+use lacuna_analysis::db::{SourceFile, field_writers, static_report};
 use lacuna_analysis::explore::coverage::FunctionUnderTest;
 use lacuna_analysis::generation;
 use std::path::PathBuf;
@@ -70,7 +70,6 @@ impl Owner {
             return;
         };
         // Which methods write which fields: computed once per call, and only when needed.
-        let mut writers = None;
         for uri in uris {
             let Some(doc) = self.docs.get(uri) else {
                 continue;
@@ -117,12 +116,7 @@ impl Owner {
                 version,
                 config: self.config.clone(),
                 targets: planned.targets,
-                writers: writers
-                    .get_or_insert_with(|| {
-                        let db = &self.workspace.db;
-                        generation::writers(db, self.workspace.project.files(db))
-                    })
-                    .clone(),
+                writers: field_writers(&self.workspace.db, self.workspace.project).clone(),
                 reload: std::mem::take(&mut self.disk_changed),
             };
             // Generation has the processor: a run of the suite under way stops.
@@ -141,12 +135,10 @@ impl Owner {
     pub(super) fn export(
         &mut self,
         directory: Option<PathBuf>,
-        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, String>>,
+        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, ExportError>>,
     ) {
         let Some(generator) = self.generator.clone() else {
-            let _ = reply.send(Err(
-                "generation is off (untrusted workspace or static mode): nothing to export".into(),
-            ));
+            let _ = reply.send(Err(ExportError::GenerationOff));
             return;
         };
         let dir = match directory {
@@ -156,7 +148,7 @@ impl Owner {
         };
         let db = &self.workspace.db;
         let project: Vec<SourceFile> = (**self.workspace.project.files(db)).clone();
-        let writers = generation::writers(db, &project);
+        let writers = field_writers(db, self.workspace.project).clone();
         let (targets, _) = generation::targets(db, &project);
         let mut with_fingerprints = vec![];
         for target in targets {

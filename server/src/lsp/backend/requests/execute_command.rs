@@ -62,9 +62,9 @@ pub(crate) async fn handle(
                 Ok(Ok(files)) => Ok(Some(serde_json::json!({
                     "written": files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>()
                 }))),
-                Ok(Err(message)) => Err(Error {
+                Ok(Err(why)) => Err(Error {
                     code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803),
-                    message: message.into(),
+                    message: why.to_string().into(),
                     data: None,
                 }),
                 Err(_) => Err(Error::internal_error()),

@@ -27,7 +27,7 @@ pub(crate) async fn handle(
     // is trusted: a missing option, `null`, `"true"` or `1` is not trust.
     let trusted = options.get("trusted") == Some(&Value::Bool(true));
     let settings = Settings::from_json(options.get("settings").unwrap_or(&Value::Null))
-        .map_err(Error::invalid_params)?;
+        .map_err(|e| Error::invalid_params(e.to_string()))?;
     let caps = &params.capabilities;
     let utf8 = caps
         .general
