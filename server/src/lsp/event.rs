@@ -47,7 +47,7 @@ pub enum Event {
     },
     Export {
         directory: Option<PathBuf>,
-        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, super::generate::ExportError>>,
+        reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, ExportError>>,
     },
     Explored {
         uri: Uri,
@@ -91,4 +91,15 @@ pub enum Event {
         action: CodeAction,
         reply: tokio::sync::oneshot::Sender<Result<CodeAction, super::actions::Refusal>>,
     },
+}
+
+/// Why the generated tests could not be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("generation is off (untrusted workspace or static mode): nothing to export")]
+    GenerationOff,
+    #[error(transparent)]
+    Interpreter(#[from] lacuna_analysis::agent::interpreter::InterpreterError),
+    #[error("cannot write tests to {}: {error}", dir.display())]
+    Write { dir: PathBuf, error: std::io::Error },
 }

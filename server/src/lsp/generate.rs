@@ -4,7 +4,7 @@
 //! of the job when it is not; each function's outcome goes back to the owner as soon as it is
 //! known. Explorations are kept for exporting the generated tests.
 
-use super::event::Event;
+use super::event::{Event, ExportError};
 use super::outbox::{Outbox, Status};
 use super::outcome::{FunctionOutcome, StoredDiagnostic};
 use lacuna_analysis::agent::Pool;
@@ -65,17 +65,6 @@ pub enum Request {
         dir: PathBuf,
         reply: tokio::sync::oneshot::Sender<Result<Vec<PathBuf>, ExportError>>,
     },
-}
-
-/// Why the generated tests could not be exported.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    #[error("generation is off (untrusted workspace or static mode): nothing to export")]
-    GenerationOff,
-    #[error(transparent)]
-    Interpreter(#[from] lacuna_analysis::agent::interpreter::InterpreterError),
-    #[error("cannot write tests to {}: {error}", dir.display())]
-    Write { dir: PathBuf, error: std::io::Error },
 }
 
 pub struct Generator {

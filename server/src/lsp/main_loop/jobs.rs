@@ -4,7 +4,8 @@
 
 use super::{Owner, path_of};
 use crate::lsp::cursor;
-use crate::lsp::generate::{ExportError, Job, Request};
+use crate::lsp::event::ExportError;
+use crate::lsp::generate::{Job, Request};
 use crate::lsp::outbox::Status;
 use crate::lsp::results;
 use crate::lsp::scheduler::Wanted;
