@@ -47,18 +47,26 @@ fn node<'db>(db: &'db Database, ws: &Workspace, path: &str, id: &str) -> Functio
         .unwrap()
 }
 
-#[test]
-fn editing_one_body_reexecutes_only_its_queries_and_callers_fingerprints() {
+/// A workspace at `/project` holding `files` (names relative to it), with salsa's events logged.
+fn logged_workspace(files: &[(&str, &str)]) -> (Workspace, EventLog, PathBuf) {
     let log = EventLog::default();
     let root = PathBuf::from("/project");
     let mut ws = Workspace::new(
         Database::with_event_log(log.clone()),
         Config::defaults(&root),
     );
-    ws.add_files(vec![
-        (root.join("a.py"), text(A)),
-        (root.join("b.py"), text(B)),
-    ]);
+    ws.add_files(
+        files
+            .iter()
+            .map(|(name, source)| (root.join(name), text(source)))
+            .collect(),
+    );
+    (ws, log, root)
+}
+
+#[test]
+fn editing_one_body_reexecutes_only_its_queries_and_callers_fingerprints() {
+    let (mut ws, log, root) = logged_workspace(&[("a.py", A), ("b.py", B)]);
     let files: Vec<_> = ["a.py", "b.py"]
         .iter()
         .map(|f| ws.lookup(&root.join(f)).unwrap())
@@ -163,16 +171,7 @@ class Stack:
 
 #[test]
 fn the_writers_of_each_field_are_computed_once_per_revision_of_the_project() {
-    let log = EventLog::default();
-    let root = PathBuf::from("/project");
-    let mut ws = Workspace::new(
-        Database::with_event_log(log.clone()),
-        Config::defaults(&root),
-    );
-    ws.add_files(vec![
-        (root.join("stack.py"), text(STACK)),
-        (root.join("a.py"), text(A)),
-    ]);
+    let (mut ws, log, root) = logged_workspace(&[("stack.py", STACK), ("a.py", A)]);
     let writers = |ws: &Workspace| -> Vec<((String, String), Vec<String>)> {
         let mut all: Vec<_> = field_writers(&ws.db, ws.project)
             .iter()

@@ -18,13 +18,14 @@ const ACTIONABLE: [&str; 3] = ["LCN101", "LCN102", "LCN103"];
 type Side = (String, u64, String);
 
 fn side_of(uri: &str, d: &Value) -> Side {
-    let side = d["message"]
-        .as_str()
-        .unwrap_or_default()
-        .split_whitespace()
-        .next()
-        .unwrap_or_default()
-        .to_owned();
+    // "true side …", "false side …", or a loop's "loop never entered: …" / "loop never ran
+    // out of items: …" (both sides of one loop are on one line).
+    let message = d["message"].as_str().unwrap_or_default();
+    let side = match message.split_whitespace().next().unwrap_or_default() {
+        "loop" if message.starts_with("loop never entered") => "loop entered".to_owned(),
+        "loop" => "loop ran out".to_owned(),
+        word => word.to_owned(),
+    };
     let file = uri.rsplit('/').next().unwrap_or(uri).to_owned();
     (file, d["range"]["start"]["line"].as_u64().unwrap(), side)
 }

@@ -11,6 +11,7 @@ use crate::guidance::{self, Guidance, GuidanceError};
 use crate::sandbox::Layers;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A started run: its pool, what confines the workers, and the guidance module as they read it.
 pub struct Started {
@@ -21,6 +22,8 @@ pub struct Started {
     pub refused: Vec<String>,
     /// The guidance module's mocks and factories, or why it could not be imported.
     pub guidance: Result<LoadedGuidance, GuidanceError>,
+    /// How long the pool took to start, before the guidance module was read.
+    pub pool_started_in: Duration,
 }
 
 /// The guidance module read: what the agent imported, and its declarations as written (what
@@ -65,18 +68,19 @@ pub fn start(
     config: &Config,
     found: Option<interpreter::Interpreter>,
 ) -> Result<Started, StartError> {
+    let started = Instant::now();
     let (pool, refused) = start_pool_with(config, found)?;
+    let pool_started_in = started.elapsed();
     let guidance = guidance::load(&pool, config).map(|g| LoadedGuidance {
         guidance: Arc::new(g),
-        declarations: Declarations::parse(
-            &std::fs::read_to_string(&config.guidance).unwrap_or_default(),
-        ),
+        declarations: Declarations::read(&config.guidance),
     });
     Ok(Started {
         pool,
         layers: Layers::current(),
         refused,
         guidance,
+        pool_started_in,
     })
 }
 

@@ -37,6 +37,12 @@ impl Declarations {
         Declarations::of(&Declared::read(text))
     }
 
+    /// The declarations of the project's guidance module as its file on disk has them (none
+    /// when there is no such file).
+    pub fn read(guidance: &std::path::Path) -> Declarations {
+        Declarations::parse(&std::fs::read_to_string(guidance).unwrap_or_default())
+    }
+
     /// The declarations of a guidance module already read.
     pub fn of(declared: &Declared) -> Declarations {
         let mut by_subject: BTreeMap<String, Vec<u64>> = BTreeMap::new();

@@ -6,7 +6,7 @@
 //! before exploring and to write after, so that runs in parallel (shards, a language server)
 //! take turns; one that stays busy (a language server has it open) is run without.
 
-use crate::store::{FailureContext, Store, StoredExploration, config_key, declarations};
+use crate::store::{FailureContext, Store, StoredExploration, config_key};
 use lacuna_analysis::config::Config;
 use lacuna_analysis::guidance::dependence::Declarations;
 use std::path::{Path, PathBuf};
@@ -25,11 +25,13 @@ pub struct Cache {
 const WAIT: Duration = Duration::from_secs(10);
 
 impl Cache {
-    pub fn new(dir: PathBuf, config: &Config) -> Cache {
+    /// The store in `dir` for a run under `config`, with the guidance module's `declarations`
+    /// as the run's workers read them.
+    pub fn new(dir: PathBuf, config: &Config, declarations: Declarations) -> Cache {
         Cache {
             dir,
             key: format!("{}|{}", config_key(config), build()),
-            declarations: declarations(config),
+            declarations,
         }
     }
 
@@ -53,32 +55,9 @@ impl Cache {
         format!("{module}|{function}")
     }
 
-    /// Opens the store, waiting while another process has it open; none (with a warning)
-    /// when it cannot be opened.
+    /// Opens the store ([`open_store`]).
     pub fn open(&self) -> Option<Store> {
-        let started = Instant::now();
-        let mut pause = Duration::from_millis(20);
-        loop {
-            match Store::open_dir(&self.dir) {
-                Ok((store, notice)) => {
-                    if let Some(notice) = notice {
-                        eprintln!("lacuna: warning: {notice}");
-                    }
-                    return Some(store);
-                }
-                Err(crate::store::OpenError::Busy) if started.elapsed() < WAIT => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(500));
-                }
-                Err(e) => {
-                    eprintln!(
-                        "lacuna: warning: the results store in {} is not used: {e}",
-                        self.dir.display()
-                    );
-                    return None;
-                }
-            }
-        }
+        open_store(&self.dir)
     }
 
     /// The stored exploration of a function, when it was computed for `fingerprint` and the
@@ -140,4 +119,32 @@ fn build() -> String {
                 .unwrap_or_else(|_| env!("CARGO_PKG_VERSION").to_owned())
         })
         .clone()
+}
+
+/// Opens the store in `dir`, waiting while another process has it open; none (with a warning)
+/// when it cannot be opened.
+pub fn open_store(dir: &Path) -> Option<Store> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(20);
+    loop {
+        match Store::open_dir(dir) {
+            Ok((store, notice)) => {
+                if let Some(notice) = notice {
+                    eprintln!("lacuna: warning: {notice}");
+                }
+                return Some(store);
+            }
+            Err(crate::store::OpenError::Busy) if started.elapsed() < WAIT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(500));
+            }
+            Err(e) => {
+                eprintln!(
+                    "lacuna: warning: the results store in {} is not used: {e}",
+                    dir.display()
+                );
+                return None;
+            }
+        }
+    }
 }

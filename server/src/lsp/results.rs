@@ -63,7 +63,7 @@ pub fn suite_key(config: &Config) -> String {
     format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
 }
 
-pub use crate::store::{config_key, declarations};
+pub use crate::store::config_key;
 
 /// The interpreter `config`'s workers run, told without running it.
 pub fn interpreter_of(config: &Config) -> String {
@@ -105,7 +105,7 @@ impl Results {
             config_key: config_key(config),
             interpreter: String::new(),
             probed: None,
-            declarations: declarations(config),
+            declarations: Declarations::read(&config.guidance),
             suite,
             suite_key,
             observations,

@@ -51,11 +51,6 @@ pub fn config_key(config: &Config) -> String {
     format!("{:016x}", lacuna_grammar::ids::fnv1a(text.as_bytes()))
 }
 
-/// The guidance module's declarations as its file on disk has them.
-pub fn declarations(config: &Config) -> Declarations {
-    Declarations::parse(&std::fs::read_to_string(&config.guidance).unwrap_or_default())
-}
-
 /// One function's exploration as `lacuna check` keeps it.
 #[derive(Serialize, Deserialize)]
 pub struct StoredExploration {

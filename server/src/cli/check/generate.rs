@@ -28,7 +28,6 @@ pub(super) fn generate(
     } = *scope;
     let db = &workspace.db;
     let config = workspace.project.config(db).clone();
-    let started = Instant::now();
     let run = generation::start(&config, None).map_err(anyhow::Error::msg)?;
     for notice in run.notices() {
         match notice {
@@ -37,9 +36,12 @@ pub(super) fn generate(
             generation::Notice::Warning(message) => eprintln!("lacuna: warning: {message}"),
         }
     }
-    let guidance = run.guidance?.guidance;
+    let generation::LoadedGuidance {
+        guidance,
+        declarations,
+    } = run.guidance?;
     let pool = run.pool;
-    let agent_start = started.elapsed();
+    let agent_start = run.pool_started_in;
     let (mut targets, mut skipped) = generation::targets(db, sources);
     if let Some(shard) = shard {
         let owned = |file: lacuna_analysis::db::SourceFile, id: &lacuna_grammar::FunctionId| {
@@ -71,7 +73,8 @@ pub(super) fn generate(
         environment: &environment,
     };
     let cache = scope.cache.map(|dir| {
-        crate::cli::cache::Cache::new(dir.to_owned(), &config).for_interpreter(pool.interpreter())
+        crate::cli::cache::Cache::new(dir.to_owned(), &config, declarations)
+            .for_interpreter(pool.interpreter())
     });
     let at_revision = scope
         .changed_since

@@ -237,10 +237,7 @@ fn shard_part(
     }
     let times = cache
         .filter(|_| !functions.is_empty())
-        .and_then(|dir| {
-            let config = workspace.project.config(db);
-            super::cache::Cache::new(dir.to_owned(), config).open()
-        })
+        .and_then(super::cache::open_store)
         .map(|store| {
             let keys: Vec<String> = functions.iter().map(|f| f.2.clone()).collect();
             store.times(&keys)

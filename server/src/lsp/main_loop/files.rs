@@ -4,6 +4,7 @@
 use super::{Owner, path_of};
 use crate::lsp::results;
 use lacuna_analysis::config::Config;
+use lacuna_analysis::guidance::dependence::Declarations;
 use lacuna_analysis::workspace::FileContents;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -29,7 +30,7 @@ impl Owner {
         let config = Arc::new(self.settings.apply(self.base_config.clone()));
         if self
             .results
-            .set_declarations(results::declarations(&config))
+            .set_declarations(Declarations::read(&config.guidance))
         {
             // Jobs already queued explore with the declarations they started with.
             self.scheduler.forget_queued();
