@@ -330,3 +330,15 @@ def test_a_string_utf8_cannot_hold_is_observed_by_its_length():
     first, second = function["exit"]["samples"]
     assert "text" not in first and first["len(text)"] == {"kind": "int", "value": "2"}
     assert second["text"] == {"kind": "str", "value": "é"}
+
+
+def test_a_callable_input_is_a_function_as_the_emitted_test_passes_it():
+    from lacuna_agent.values import InputFunction
+
+    o = observer(invocations=True)
+    o.begin_test("generated")
+    frame = sys._getframe()
+    o.enter(frame, frame.f_code)
+    o.exit(frame, frame.f_code, InputFunction("key", [0]), None)
+    (invocation,) = o.invocations()
+    assert invocation["exit"]["type(return)"] == {"kind": "str", "value": "function"}

@@ -178,6 +178,41 @@ impl Property {
         }
     }
 
+    /// What it says about one variable, whatever the variable is rooted at: `len(·) lower
+    /// bound` for `len(return) > 0` and for `len(items) >= 1`, `· one of` for `return in {…}`
+    /// and `n in {…}` (see [`measure`]); a set of texts says which lengths they have too
+    /// (`return in {'b', 'bytes'}`: `len(·) one of`), as an input text or bytes is observed by
+    /// its length. None for a relation between two variables, which is about what the code
+    /// computes from its input rather than about one value.
+    pub fn forms(&self) -> Vec<String> {
+        let (kind, var) = match self {
+            Property::OneOf { var, values } => {
+                let mut forms = vec![format!("{} one of", measure(var))];
+                if !var.starts_with("type(")
+                    && !values.is_empty()
+                    && values.iter().all(|v| matches!(v, Variable::Str(_)))
+                {
+                    forms.push(format!("len({}) one of", measure(var)));
+                }
+                return forms;
+            }
+            Property::Bound { var, relation, .. } => (
+                match relation {
+                    Relation::Gt | Relation::Ge => "lower bound",
+                    Relation::Lt | Relation::Le => "upper bound",
+                    Relation::Eq => "equal",
+                    Relation::Ne => "not equal",
+                }
+                .to_owned(),
+                var,
+            ),
+            Property::Text { var, form } => (format!("text {form:?}"), var),
+            Property::Finite { var } => ("finite".to_owned(), var),
+            Property::Compare { .. } => return vec![],
+        };
+        vec![format!("{} {kind}", measure(var))]
+    }
+
     /// Whether `sample` satisfies it; `None` when a variable is absent or not a number.
     pub fn holds(&self, sample: &Sample) -> Option<bool> {
         match self {
@@ -705,3 +740,21 @@ pub fn infer_function(
 
 #[cfg(test)]
 mod tests;
+
+/// A variable with its root (a parameter, `self` or `return`) left out: what it measures of
+/// the value — `len(·)` of `len(items)`, `type(·)` of `type(return)`, `·.real` of `x.real`,
+/// `· is None` of `key is None`, `·` of `n`.
+pub fn measure(var: &str) -> String {
+    let mut prefix = String::new();
+    let mut rest = var;
+    for f in ["len(", "type("] {
+        while let Some(inner) = rest.strip_prefix(f) {
+            prefix.push_str(f);
+            rest = inner;
+        }
+    }
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    format!("{prefix}·{}", &rest[end..])
+}

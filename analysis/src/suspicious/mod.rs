@@ -160,6 +160,9 @@ pub struct Ranking {
     /// Generated runs whose input had a type the suite never passed at the function's entry
     /// (an entry invariant `type(x) is …` broken): their exit violations are not counted.
     pub ill_typed: usize,
+    /// Exit violations left out because the same run's input broke an entry invariant of the
+    /// same form (`len(return) > 0` after `len(items) > 0`).
+    pub carried: usize,
 }
 
 /// Jaccard similarity of two profiles (two empty ones are the same).
@@ -196,6 +199,9 @@ struct RunCheck<'a> {
     similarity: f64,
     /// The input had a type the suite never passed at the entry: its exit is not checked.
     ill_typed: bool,
+    /// Exit invariants broken in the form the run's input already broke at the entry (an
+    /// empty result of an empty input, where the suite passed none): left out of `broken`.
+    carried: usize,
     /// The invariants broken (those the user accepted left out), each with whether the run
     /// is comparable to the suite's (its profile similar enough to one of theirs).
     broken: Vec<(&'a Invariant, bool)>,
@@ -242,10 +248,31 @@ fn check_run<'a>(
             i.property.holds(sample) == Some(false)
         })
         .map(|i| (i, similarity >= settings.similarity))
+        .collect::<Vec<_>>();
+    // What the suite's exits showed, they showed for inputs like its own: a result unlike
+    // theirs in the way the input is already unlike theirs (`len(return) > 0` broken by the
+    // empty result of an empty list, where every call of the suite passed a non-empty one and
+    // `len(items) > 0` is broken too) is the input's doing, not an anomaly of the code. An
+    // exit invariant about one value is left out when an entry invariant of one of its forms
+    // (`Property::forms`: the same kind over the same measure) is broken by the same run; a
+    // relation between the input and the result (`items >= return`) always counts.
+    let unusual: BTreeSet<String> = broken
+        .iter()
+        .filter(|(i, _)| i.point == Point::Entry)
+        .flat_map(|(i, _)| i.property.forms())
+        .collect();
+    let carried_over = |i: &Invariant| {
+        i.point == Point::Exit && i.property.forms().iter().any(|f| unusual.contains(f))
+    };
+    let carried = broken.iter().filter(|(i, _)| carried_over(i)).count();
+    let broken = broken
+        .into_iter()
+        .filter(|(i, _)| !carried_over(i))
         .collect();
     RunCheck {
         similarity,
         ill_typed,
+        carried,
         broken,
     }
 }
@@ -308,6 +335,7 @@ pub fn rank(
         ranking.checked += 1;
         let check = check_run(seen, invariants, run, settings, &t.function);
         ranking.ill_typed += usize::from(check.ill_typed);
+        ranking.carried += check.carried;
         ranking.violations += check.broken.len();
         if check.broken.iter().any(|(i, _)| i.point == Point::Entry) {
             unusual.insert((t.function.as_str(), t.test));

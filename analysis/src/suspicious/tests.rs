@@ -260,3 +260,55 @@ fn jaccard_of_profiles() {
     assert_eq!(jaccard(&a, &b), 0.5);
     assert_eq!(jaccard(&BTreeSet::new(), &BTreeSet::new()), 1.0);
 }
+
+/// Every call of the suite passed a positive `items` and got a positive result: a generated
+/// run passing a negative count and getting it back breaks `return > 0` as its input broke
+/// `items > 0` (a lower bound of the value itself), which is the input's doing; the same
+/// result of an ordinary input is suspicious, and so is a broken relation between input and
+/// result (`items >= return` for `pages(0, 1) == 1`).
+#[test]
+fn a_result_unlike_the_suites_where_the_input_is_unlike_theirs_in_the_same_measure_is_no_violation()
+{
+    let mut seen = observations();
+    let exit = seen.functions[0].exit.clone();
+    seen.functions[0].entry = ProgramPoint {
+        samples: exit
+            .samples
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .filter(|(k, _)| *k != "return")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .collect(),
+        ..exit
+    };
+    let settings = Settings::of(&Suspicious::default());
+    let ranking = rank(
+        &seen,
+        &[
+            run(1, -3, -3, vec![IF]),
+            run(2, 5, 0, vec![IF]),
+            run(3, 0, 1, vec![IF]),
+        ],
+        &NearRuns::new(),
+        &settings,
+    );
+    let tests: Vec<usize> = ranking.assertions.iter().map(|s| s.test).collect();
+    assert_eq!(tests, [2, 3]);
+    assert!(ranking.carried >= 1, "{}", ranking.carried);
+    assert_eq!(crate::invariants::measure("len(return)"), "len(·)");
+    assert_eq!(
+        crate::invariants::measure("len(self._items)"),
+        "len(·._items)"
+    );
+    assert_eq!(crate::invariants::measure("type(ret.real)"), "type(·.real)");
+    assert_eq!(crate::invariants::measure("key is None"), "· is None");
+    assert_eq!(crate::invariants::measure("n"), "·");
+    let texts = crate::invariants::Property::OneOf {
+        var: "return".into(),
+        values: vec![Variable::Str("b".into()), Variable::Str("bytes".into())],
+    };
+    assert_eq!(texts.forms(), ["· one of", "len(·) one of"]);
+}

@@ -164,20 +164,34 @@ pub(super) fn suspicious_assertions(
             ranking.invariants,
             ranking.violations,
             ranking.comparable,
-            if ranking.ill_typed > 0 {
-                format!(
-                    "; {} with an input of a type your tests never passed",
-                    ranking.ill_typed
-                )
-            } else {
-                String::new()
-            }
+            set_aside(&ranking)
         );
     } else if ranking.checked > 0 {
         eprintln!(
-            "lacuna: suspicious assertions: none ({} generated tests checked against {} invariants of your tests)",
-            ranking.checked, ranking.invariants
+            "lacuna: suspicious assertions: none ({} generated tests checked against {} invariants of your tests{})",
+            ranking.checked,
+            ranking.invariants,
+            set_aside(&ranking)
         );
     }
     Ok(out)
+}
+
+/// What the check set aside, for the summary line: runs whose input had a type the suite never
+/// passed, and exit violations that repeat what the run's input broke at the entry.
+fn set_aside(ranking: &lacuna_analysis::suspicious::Ranking) -> String {
+    let mut out = String::new();
+    if ranking.ill_typed > 0 {
+        out.push_str(&format!(
+            "; {} with an input of a type your tests never passed",
+            ranking.ill_typed
+        ));
+    }
+    if ranking.carried > 0 {
+        out.push_str(&format!(
+            "; {} results unlike your tests' where the input was unlike theirs in the same way",
+            ranking.carried
+        ));
+    }
+    out
 }
