@@ -209,6 +209,12 @@ fn state_a_method_sets_is_built_by_calling_it_first_and_coverage_confirms_it() {
         ]),
         "{stopwatch}"
     );
+    // Only `take()` empties the free list, so reaching its empty side calls `take()` first.
+    let slots = read(&run, "test_lacuna_clock_slots.py");
+    assert!(
+        slots.contains(".take()\n    with pytest.raises(LookupError):\n        slots.take()"),
+        "{slots}"
+    );
     insta::assert_snapshot!(run.missing);
 }
 

@@ -314,9 +314,11 @@ impl Search<'_> {
     }
 
     /// Once the solver and the choices are spent with sides uncovered: the kept inputs (and the
-    /// defaults) with one call of a method that writes a field of an object input made after
-    /// its construction — state no constructor argument sets, such as a field holding `None`
-    /// until `start()` sets it, which no model can ask for.
+    /// defaults) with calls of a method that writes a field of an object input made after
+    /// its construction (one, then several in a row) — state no constructor argument sets, such as a field holding `None`
+    /// until `start()` sets it, which no model can ask for. The function itself is one of them
+    /// when it writes such a field (a pool's `acquire()` before the `acquire()` that finds no
+    /// slot free).
     pub(super) fn call_sequences(&mut self) -> bool {
         if self.sequences_tried {
             return false;
@@ -342,7 +344,7 @@ impl Search<'_> {
                     .writers
                     .iter()
                     .any(|((class, _), ws)| *class == object.class && ws.contains(method));
-                if writes && *method != self.f.qualname.rsplit('.').next().unwrap_or_default() {
+                if writes {
                     writers.push((path.clone(), m));
                 }
             }
@@ -350,13 +352,21 @@ impl Search<'_> {
         let mut bases = self.recent_bases();
         bases.push(self.base());
         let mut added = false;
-        for base in &bases {
-            for (path, m) in &writers {
-                let mut c = base.clone();
-                c.calls.entry(path.clone()).or_default().push(*m);
-                if self.seen_candidates.insert(c.key()) {
-                    self.frontier.push((0, c));
-                    added = true;
+        // A state may need the same call several times (a pool of four slots empties after
+        // four `acquire()`s): each writer once on every base, then twice, four and eight
+        // times in a row.
+        for repeat in [1, 2, 4, 8] {
+            for base in &bases {
+                for (path, m) in &writers {
+                    let mut c = base.clone();
+                    c.calls
+                        .entry(path.clone())
+                        .or_default()
+                        .extend(std::iter::repeat_n(*m, repeat));
+                    if self.seen_candidates.insert(c.key()) {
+                        self.frontier.push((0, c));
+                        added = true;
+                    }
                 }
             }
         }

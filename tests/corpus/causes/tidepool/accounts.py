@@ -55,7 +55,7 @@ class Account:
     def statement(self) -> str:
         lines = ["%s (%s)" % (self.owner, self.currency)]
         for entry in self._history:
-            sign = "+" if entry > 0 else "-"  # lacuna: true=covered false=object-creation[Account._history]
+            sign = "+" if entry > 0 else "-"  # lacuna: both=covered
             lines.append("%s%d" % (sign, abs(entry)))
         if len(self._history) > 40:  # lacuna: true=object-creation[Account._history]
             lines.append("(more than 40 operations)")
