@@ -50,6 +50,29 @@ fn observations() -> Observations {
     }
 }
 
+/// [`observations`] with an entry point too: each exit sample without its `return`, passed
+/// through `entry`.
+fn with_entry(entry: impl Fn(Sample) -> Sample) -> Observations {
+    let mut seen = observations();
+    let exit = seen.functions[0].exit.clone();
+    seen.functions[0].entry = ProgramPoint {
+        samples: exit
+            .samples
+            .iter()
+            .map(|s| {
+                entry(
+                    s.iter()
+                        .filter(|(k, _)| *k != "return")
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                )
+            })
+            .collect(),
+        ..exit
+    };
+    seen
+}
+
 fn run(test: usize, items: i64, ret: i64, sides: Vec<ProfileSide>) -> ObservedTest {
     ObservedTest {
         function: "shop:pages".into(),
@@ -199,24 +222,7 @@ fn an_input_of_a_type_the_suite_never_passed_is_no_violation() {
         sample.insert("type(items)".into(), Variable::Str(t.into()));
         sample
     };
-    let mut seen = observations();
-    let exit = seen.functions[0].exit.clone();
-    seen.functions[0].entry = ProgramPoint {
-        samples: exit
-            .samples
-            .iter()
-            .map(|s| {
-                typed(
-                    s.iter()
-                        .filter(|(k, _)| *k != "return")
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                    "int",
-                )
-            })
-            .collect(),
-        ..exit
-    };
+    let seen = with_entry(|s| typed(s, "int"));
     let settings = Settings::of(&Suspicious::default());
     let mut ill_typed = run(1, 0, 1, vec![IF]);
     let entry = &mut ill_typed.invocations[0].entry;
@@ -269,21 +275,7 @@ fn jaccard_of_profiles() {
 #[test]
 fn a_result_unlike_the_suites_where_the_input_is_unlike_theirs_in_the_same_measure_is_no_violation()
 {
-    let mut seen = observations();
-    let exit = seen.functions[0].exit.clone();
-    seen.functions[0].entry = ProgramPoint {
-        samples: exit
-            .samples
-            .iter()
-            .map(|s| {
-                s.iter()
-                    .filter(|(k, _)| *k != "return")
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect()
-            })
-            .collect(),
-        ..exit
-    };
+    let seen = with_entry(|s| s);
     let settings = Settings::of(&Suspicious::default());
     let ranking = rank(
         &seen,
