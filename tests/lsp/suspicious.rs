@@ -3,7 +3,7 @@
 //! the server publishes `LCN300` with the function's generated diagnostics, hover shows the
 //! invariant and a table of values; its code actions add the generated test to the suite as a
 //! strict xfail and accept the behaviour in the guidance module (which clears it); fixing the
-//! code clears it on the next save.
+//! code clears it on the next save, with nothing else suspicious.
 
 use super::client::Server;
 use super::example::{python, suspicious_project};
@@ -157,9 +157,10 @@ fn a_suspicious_assertion_is_published_explained_and_cleared_by_the_fix() {
         "{again}"
     );
 
-    // The fix, saved: the function is generated again and the assertion about
-    // `items >= return` is gone (the correct `page_count(0, 1) == 0` is below anything the
-    // suite tried, `return > 0`: that one is the suite's gap, and says so).
+    // The fix, saved: the function is generated again and no assertion is suspicious. The
+    // correct `page_count(0, 1) == 0` is below anything the suite tried (`return > 0`), but
+    // so is its input (`items > 0` held at the entry): the suite's gap, set aside.
+    server.discard_pending();
     std::fs::write(&module, &pristine).unwrap();
     server.notify(
         "textDocument/didChange",
@@ -172,30 +173,19 @@ fn a_suspicious_assertion_is_published_explained_and_cleared_by_the_fix() {
         "textDocument/didSave",
         json!({"textDocument": {"uri": uri}}),
     );
-    let after = server
-        .wait_for(|m| {
-            m["method"] == "textDocument/publishDiagnostics"
-                && m["params"]["uri"] == uri.as_str()
-                && m["params"]["version"] == 2
-                && m["params"]["diagnostics"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|d| d["code"] == "LCN300")
-        })
-        .unwrap();
-    let messages: Vec<&str> = after["params"]["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == "LCN300")
-        .map(|d| d["message"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        messages,
-        [
-            "generated test `test_page_count_2` asserts `page_count(0, 1) == 0`, but in 6 calls from your tests `return > 0` held (here return = 0): is this result intended?"
-        ]
-    );
+    let mut started = false;
+    loop {
+        let status = server
+            .wait_for(|m| m["method"] == "lacuna/status")
+            .expect("generation settles");
+        match status["params"]["state"].as_str() {
+            Some("generating") => started = true,
+            Some("idle") if started => break,
+            Some("error") => panic!("generation failed: {status}"),
+            _ => {}
+        }
+    }
+    let after = server.latest_diagnostics(&uri);
+    assert!(suspicious(&after).is_empty(), "{after:#?}");
     server.shutdown();
 }
