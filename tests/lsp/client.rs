@@ -29,6 +29,23 @@ impl Server {
         self.pending.clear();
     }
 
+    /// Waits until the generation started by the last notifications is done: a `generating`
+    /// status, then `idle`.
+    pub fn settle(&mut self) {
+        let mut started = false;
+        loop {
+            let status = self
+                .wait_for(|m| m["method"] == "lacuna/status")
+                .expect("generation settles");
+            match status["params"]["state"].as_str() {
+                Some("generating") => started = true,
+                Some("idle") if started => return,
+                Some("error") => panic!("generation failed: {status}"),
+                _ => {}
+            }
+        }
+    }
+
     pub fn latest_diagnostics(&self, uri: &str) -> Vec<Value> {
         self.notifications
             .iter()

@@ -60,24 +60,6 @@ fn offered(server: &mut Server, uri: &str, d: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// Waits until the generation started by the last notifications is done: a `generating`
-/// status, then `idle`.
-fn settle(server: &mut Server) {
-    let mut started = false;
-    loop {
-        let status = server
-            .wait_for(|m| m["method"] == "lacuna/status")
-            .expect("generation settles");
-
-        match status["params"]["state"].as_str() {
-            Some("generating") => started = true,
-            Some("idle") if started => return,
-            Some("error") => panic!("generation failed: {status}"),
-            _ => {}
-        }
-    }
-}
-
 /// The outcome of fixing one diagnostic: its side, the actions applied in order, and whether
 /// the side is covered after them.
 struct Row {
@@ -102,7 +84,7 @@ fn fix_every_diagnostic(
     for path in modules {
         uris.push(server.open(path, 1));
     }
-    settle(&mut server);
+    server.settle();
     for uri in &uris {
         current.push((uri.clone(), server.latest_diagnostics(uri)));
     }
@@ -172,7 +154,7 @@ fn fix_every_diagnostic(
                 "textDocument/didSave",
                 json!({"textDocument": {"uri": uri}}),
             );
-            settle(&mut server);
+            server.settle();
             for (u, diagnostics) in current.iter_mut() {
                 *diagnostics = server.latest_diagnostics(u);
             }
@@ -337,7 +319,7 @@ fn a_factory_lacking_a_writer_is_extended_and_covers_the_side() {
     let mut server = Server::start(&home(&dir), &[]);
     server.initialize(&root, json!({"trusted": true}));
     let uri = server.open(&module, 1);
-    settle(&mut server);
+    server.settle();
     let roles_line = 25;
     let d = server
         .latest_diagnostics(&uri)
@@ -368,7 +350,7 @@ fn a_factory_lacking_a_writer_is_extended_and_covers_the_side() {
         "{text}"
     );
     server.files_changed(&changed);
-    settle(&mut server);
+    server.settle();
     assert!(
         !server
             .latest_diagnostics(&uri)

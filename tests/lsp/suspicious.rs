@@ -173,18 +173,7 @@ fn a_suspicious_assertion_is_published_explained_and_cleared_by_the_fix() {
         "textDocument/didSave",
         json!({"textDocument": {"uri": uri}}),
     );
-    let mut started = false;
-    loop {
-        let status = server
-            .wait_for(|m| m["method"] == "lacuna/status")
-            .expect("generation settles");
-        match status["params"]["state"].as_str() {
-            Some("generating") => started = true,
-            Some("idle") if started => break,
-            Some("error") => panic!("generation failed: {status}"),
-            _ => {}
-        }
-    }
+    server.settle();
     let after = server.latest_diagnostics(&uri);
     assert!(suspicious(&after).is_empty(), "{after:#?}");
     server.shutdown();
