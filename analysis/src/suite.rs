@@ -115,9 +115,9 @@ pub struct ProgramPoint {
     /// How many calls gave each sample, in the same order (missing: one).
     #[serde(default)]
     pub counts: Vec<u64>,
-    /// Whether every distinct sample of its calls is kept: a point with more than the agent
-    /// keeps is incomplete, and no invariant is learned from it (a sample left out could
-    /// break it).
+    /// Whether its samples stand for the calls read: no invariant is learned from a point
+    /// that says otherwise (observations kept by builds that marked a full point so). The
+    /// agent keeps a sample of a full point's calls and counts only those as read.
     #[serde(default)]
     pub complete: bool,
     /// How many of its calls were read (the agent reads a function's first thousand calls,
@@ -261,7 +261,8 @@ impl Observations {
     /// ran again (by node id), whose earlier samples go. A function every test of which ran
     /// again (any function whose code changed: all the tests that reached it are stale) is
     /// replaced whole; for the others, samples are merged (at most the number the agent keeps,
-    /// the newer first; beyond it the point is incomplete) and profile and call-sequence counts added, so that after a partial run
+    /// the newer first; beyond it the older are left out, with the calls they stood for) and
+    /// profile and call-sequence counts added, so that after a partial run
     /// those counts are upper bounds.
     pub fn merge_rerun(&mut self, newer: Observations, rerun: impl Fn(&str) -> bool) {
         let only_rerun =
@@ -302,8 +303,11 @@ impl Observations {
                 };
                 for i in kept {
                     if merged.samples.len() >= SAMPLES {
-                        merged.complete = false;
-                        break;
+                        // Not kept: its calls are no longer among those read (as the agent
+                        // leaves out a sample past its share).
+                        let read = merged.read_calls().saturating_sub(mine.weight(i));
+                        merged.read = Some(read);
+                        continue;
                     }
                     merged.samples.push(mine.samples[i].clone());
                     merged.tests.push(mine.tests.get(i).cloned().flatten());

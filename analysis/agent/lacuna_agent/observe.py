@@ -9,8 +9,8 @@
   `read` counts the calls read and `calls` every call. Bounds: `SAMPLES` distinct samples and
   `POINT_VARIABLES` variables per point, `TOTAL_VARIABLES` over all points and
   `TEST_VARIABLES` for the test under way, so memory stays bounded whatever a test does. A
-  point that had to leave a sample out says it is incomplete, and no invariant is learned from
-  it (the sample left out could break it); its later calls are only counted, not read;
+  point that holds its share keeps a fair sample of its calls in which what is rare still
+  shows (`retain`): a new sample replaces a kept one, or is not kept and its call not read;
 - the coverage profile of each invocation (the branch sides it took), distinct profiles with
   counts;
 - call sequences on objects of project classes (Palus's dynamic model): the constructor with its
@@ -34,17 +34,19 @@ import fractions
 import random
 import weakref
 
+from . import retain
 from .codemap import CodeMap, frame_key
 from .values import STD_VALUES, InputFunction, instance_fields as _fields
 
 SAMPLES = 1000        # distinct samples kept per program point
 # Variables kept over all the samples of all points, and buffered for the test under way: what
 # bounds the worker's memory, whatever the suite's size and the size of its objects.
-TOTAL_VARIABLES = 300000
+TOTAL_VARIABLES = 600000
 TEST_VARIABLES = 100000
 # Variables kept for one point: a point whose calls carry large objects (hundreds of fields
-# each) would otherwise take the whole run's share before most points were reached.
-POINT_VARIABLES = 500
+# each) would otherwise take the whole run's share before most points were reached. Past it
+# the point keeps a sample of its calls (`retain`).
+POINT_VARIABLES = 3000
 PROFILES = 64         # distinct coverage profiles kept per function
 SEQUENCES = 20        # distinct call sequences kept per class
 SEQUENCE_CALLS = 30   # calls kept per sequence
@@ -158,6 +160,8 @@ class Observer:
         self._seen = {}
         self._objects_seen = {}
         self._draw = random.Random(SAMPLE_SEED).random
+        # Draws of which samples a full point keeps (`retain`), apart from the calls' draws.
+        self._keep_draw = random.Random(SAMPLE_SEED + 1).random
 
     # -- one test ---------------------------------------------------------------------------
 
@@ -181,7 +185,7 @@ class Observer:
                 point = self.points.get(key)
                 if point is None:
                     point = self.points[key] = _point()
-                _merge_point(point, mine, name, self.kept)
+                _merge_point(point, mine, name, self.kept, self._keep_draw)
             for (function, profile), count in test["profiles"].items():
                 profiles = self.profiles.setdefault(function, {})
                 if profile in profiles or len(profiles) < PROFILES:
@@ -201,21 +205,15 @@ class Observer:
             kept[key] = [seq, 1]
 
     def _wanted(self, test, key, read):
-        """The test's point `key`, or None when a sample of it would be of no use: the call
-        is not one sampling reads (`read` false: it is only counted), or the point is
-        incomplete already (no invariant is learned from it), so its calls are only counted."""
+        """The test's point `key`, or None when the call is not one sampling reads (`read`
+        false: it is only counted)."""
         mine = test["points"].get(key)
         if mine is None:
-            mine = test["points"][key] = _point()
+            mine = test["points"][key] = _point(own=True)
         if not read:
             mine["calls"] += 1
             return None
         mine["read"] += 1
-        point = self.points.get(key)
-        if not mine["complete"] or (point is not None and not point["complete"]):
-            mine["calls"] += 1
-            mine["complete"] = False
-            return None
         return mine
 
     def _sampled(self, seen, key):
@@ -276,7 +274,7 @@ class Observer:
             mine = self._wanted(test, (function, "entry"), read)
             if mine is not None:
                 sample = self._variables(params)
-                _count(mine, sample, (), test["buffered"])
+                _count(mine, sample, (), test["buffered"], self._keep_draw)
         receiver = params[0][1] if params and params[0][0] == "self" else None
         self._frames[frame_key(frame)] = (function, set(), sample, receiver, read)
         if receiver is not None:
@@ -315,7 +313,8 @@ class Observer:
             return
         mine = self._wanted(test, (function, "exit"), read)
         if mine is not None:
-            _count(mine, self._exit_sample(frame, code, value, exception), profile, test["buffered"])
+            _count(mine, self._exit_sample(frame, code, value, exception), profile,
+                   test["buffered"], self._keep_draw)
 
     def _exit_sample(self, frame, code, value, exception):
         variables = _parameters(frame, code)
@@ -552,9 +551,15 @@ def _field_path(path, name):
     return full
 
 
-def _point():
-    return {"calls": 0, "read": 0, "samples": [], "tests": [], "sides": [], "counts": [],
-            "index": {}, "complete": True, "variables": 0}
+def _point(own=False):
+    """A program point: the suite's, or (`own`) one test's, whose samples are indexed to count
+    a repeated one. `offered`: the distinct samples offered (reservoir sampling's count);
+    `features`: what the kept samples show, once the point is full (`retain.Features`)."""
+    point = {"calls": 0, "read": 0, "samples": [], "tests": [], "sides": [], "counts": [],
+             "complete": True, "variables": 0, "offered": 0, "features": None}
+    if own:
+        point["index"] = {}
+    return point
 
 
 # Variables as kept, each once: most samples repeat the variables of others (`type(x)`,
@@ -568,48 +573,39 @@ def _interned(items):
     return tuple([_ITEMS.setdefault(item, item) for item in items])
 
 
-def _count(point, sample, profile, buffered):
+def _room(used, limit):
+    """`room` for `retain.offer`: whether `used[0]` can grow by `size` within `limit`."""
+    def room(size):
+        if used[0] + size > limit:
+            return False
+        used[0] += size
+        return True
+    return room
+
+
+def _count(point, sample, profile, buffered, draw):
     """Counts a call of a test's program point as it comes: a sample the test gave before adds
-    to its count; a new one is kept, or, past the bounds (`SAMPLES` for the point,
-    `TEST_VARIABLES` for the test), marks the point incomplete."""
+    to its count; a new one is offered to the point (`retain.offer`: kept while the point and
+    the test have room, then in place of a kept one, or not at all, and then not read)."""
     point["calls"] += 1
     items = tuple(sample.items())
-    key = (items, profile)
-    i = point["index"].get(key)
+    i = point["index"].get((items, profile))
     if i is not None:
         point["counts"][i] += 1
-    elif len(point["samples"]) < SAMPLES and buffered[0] + len(items) <= TEST_VARIABLES \
-            and point["variables"] + len(items) <= POINT_VARIABLES:
-        buffered[0] += len(items)
-        point["variables"] += len(items)
-        items = _interned(items)
-        point["index"][(items, profile)] = len(point["samples"])
-        point["samples"].append(items)
-        point["sides"].append(profile)
-        point["counts"].append(1)
-    else:
-        point["complete"] = False
+        return
+    share = (SAMPLES, POINT_VARIABLES, _room(buffered, TEST_VARIABLES))
+    retain.offer(point, _interned(items), profile, 1, share, draw)
 
 
-def _merge_point(point, mine, test, kept):
-    """Adds a passing test's point (`_count`ed) to the suite's: each of its samples is kept with
-    its test and count, within `SAMPLES` for the point and `TOTAL_VARIABLES` over all points;
-    a point that cannot keep one, or whose test could not, is incomplete."""
+def _merge_point(point, mine, test, kept, draw):
+    """Adds a passing test's point (`_count`ed) to the suite's: each of its samples is offered
+    with its test and count (`retain.offer`), within `SAMPLES` and `POINT_VARIABLES` for the
+    point and `TOTAL_VARIABLES` over all points."""
     point["calls"] += mine["calls"]
     point["read"] += mine["read"]
-    if not mine["complete"]:
-        point["complete"] = False
+    share = (SAMPLES, POINT_VARIABLES, _room(kept, TOTAL_VARIABLES))
     for sample, sides, count in zip(mine["samples"], mine["sides"], mine["counts"]):
-        if len(point["samples"]) < SAMPLES and kept[0] + len(sample) <= TOTAL_VARIABLES \
-                and point["variables"] + len(sample) <= POINT_VARIABLES:
-            kept[0] += len(sample)
-            point["variables"] += len(sample)
-            point["samples"].append(sample)
-            point["tests"].append(test)
-            point["sides"].append(sides)
-            point["counts"].append(count)
-        else:
-            point["complete"] = False
+        retain.offer(point, sample, sides, count, share, draw, test)
 
 
 def _wire_sample(sample):

@@ -64,6 +64,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/recorder.py"),
     ),
     (
+        "lacuna_agent/retain.py",
+        include_str!("../../agent/lacuna_agent/retain.py"),
+    ),
+    (
         "lacuna_agent/sandbox.py",
         include_str!("../../agent/lacuna_agent/sandbox.py"),
     ),
