@@ -26,7 +26,7 @@ use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::{Exploration, Outcome};
 use crate::explore::search::AnomalyCheck;
 use crate::guidance::declared::Declared;
-use crate::invariants::{self, Invariant, Point, Support};
+use crate::invariants::{self, Invariant, Point, Property, Support};
 use crate::suite::{FunctionObservations, Invocation, Observations, ProfileSide};
 use lacuna_grammar::TextRange;
 use std::collections::{BTreeMap, BTreeSet};
@@ -254,15 +254,39 @@ fn check_run<'a>(
     // empty result of an empty list, where every call of the suite passed a non-empty one and
     // `len(items) > 0` is broken too) is the input's doing, not an anomaly of the code. An
     // exit invariant about one value is left out when an entry invariant of one of its forms
-    // (`Property::forms`: the same kind over the same measure) is broken by the same run; a
-    // relation between the input and the result (`items >= return`) always counts.
-    let unusual: BTreeSet<String> = broken
-        .iter()
-        .filter(|(i, _)| i.point == Point::Entry)
+    // (`Property::forms`: the same kind over the same measure) is broken by the same run. A
+    // relation between an input and the result counts when that input is the unusual one
+    // (`items >= return` for `pages(0, 1) == 1`, where the suite never passed 0 items: how the
+    // result follows `items` is what it checks); it is left out when another input, not in
+    // the relation, is unusual in the measure the relation takes of the result
+    // (`len(return) > len(separator)` broken by the empty result of an empty `string`, where
+    // every call of the suite passed a non-empty one: the relation held because `string` was
+    // never empty, and says nothing of an empty one).
+    let entry_broken = || broken.iter().filter(|(i, _)| i.point == Point::Entry);
+    let unusual: BTreeSet<String> = entry_broken()
         .flat_map(|(i, _)| i.property.forms())
         .collect();
+    let unusual_inputs: BTreeSet<&str> = entry_broken()
+        .filter(|(i, _)| !i.property.forms().is_empty())
+        .flat_map(|(i, _)| i.property.variables())
+        .collect();
     let carried_over = |i: &Invariant| {
-        i.point == Point::Exit && i.property.forms().iter().any(|f| unusual.contains(f))
+        if i.point != Point::Exit {
+            return false;
+        }
+        if i.property.forms().iter().any(|f| unusual.contains(f)) {
+            return true;
+        }
+        let Property::Compare { .. } = i.property else {
+            return false;
+        };
+        let vars = i.property.variables();
+        vars.iter().filter(|v| v.contains("return")).any(|result| {
+            let m = invariants::measure(result);
+            unusual_inputs
+                .iter()
+                .any(|input| !vars.contains(input) && invariants::measure(input) == m)
+        })
     };
     let carried = broken.iter().filter(|(i, _)| carried_over(i)).count();
     let broken = broken
