@@ -245,6 +245,31 @@ impl Property {
         }
     }
 
+    /// The same property of another variable (`self.years > 0` of `return.years > 0`); None
+    /// for a relation between two variables.
+    pub fn over(&self, other: &str) -> Option<Property> {
+        let var = other.to_owned();
+        Some(match self {
+            Property::OneOf { values, .. } => Property::OneOf {
+                var,
+                values: values.clone(),
+            },
+            Property::Bound {
+                relation, bound, ..
+            } => Property::Bound {
+                var,
+                relation: *relation,
+                bound: *bound,
+            },
+            Property::Text { form, .. } => Property::Text {
+                var,
+                form: form.clone(),
+            },
+            Property::Finite { .. } => Property::Finite { var },
+            Property::Compare { .. } => return None,
+        })
+    }
+
     /// The values of its variables in `sample`: `return = 1, items = 0`.
     pub fn values_in(&self, sample: &Sample) -> String {
         self.variables()

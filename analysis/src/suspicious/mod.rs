@@ -26,8 +26,10 @@ use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::{Exploration, Outcome};
 use crate::explore::search::AnomalyCheck;
 use crate::guidance::declared::Declared;
-use crate::invariants::{self, Invariant, Point, Property, Support};
-use crate::suite::{FunctionObservations, Invocation, Observations, ProfileSide};
+use crate::invariants::{self, Invariant, Number, Point, Property, Relation, Support};
+use crate::suite::{
+    FunctionObservations, Invocation, Observations, ProfileSide, ProgramPoint, Sample,
+};
 use lacuna_grammar::TextRange;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -274,7 +276,9 @@ fn check_run<'a>(
         if i.point != Point::Exit {
             return false;
         }
-        if i.property.forms().iter().any(|f| unusual.contains(f)) {
+        if i.property.forms().iter().any(|f| unusual.contains(f))
+            || unlike_supporting_inputs(i, &seen.exit, &run.exit)
+        {
             return true;
         }
         let Property::Compare { .. } = i.property else {
@@ -299,6 +303,63 @@ fn check_run<'a>(
         carried,
         broken,
     }
+}
+
+/// The exit samples of the calls that support `i`: those that took its branch side and kept it.
+fn supporting<'a>(i: &Invariant, exit: &'a ProgramPoint) -> Vec<&'a Sample> {
+    (0..exit.samples.len())
+        .filter(|&j| i.applies(exit.sides.get(j).map_or(&[][..], |s| &s[..])))
+        .map(|j| &exit.samples[j])
+        .filter(|s| i.property.holds(s) == Some(true))
+        .collect()
+}
+
+/// Whether `p`, a property of one input, held in every one of `supporting` that has its
+/// variable (at least one does) and the run's sample breaks it.
+fn broken_only_by_the_run(p: &Property, supporting: &[&Sample], run: &Sample) -> bool {
+    let var = p.variables()[0];
+    p.holds(run) == Some(false)
+        && supporting.iter().any(|s| s.contains_key(var))
+        && supporting.iter().all(|s| p.holds(s) != Some(false))
+}
+
+/// The inputs of a run (variables of its exit sample that are not the result) measured as
+/// `result` is (`self.years`, `other.years` for `return.years`).
+fn inputs_measured_as<'a>(result: &str, run: &'a Sample) -> impl Iterator<Item = &'a str> {
+    let measure = invariants::measure(result);
+    run.keys()
+        .map(String::as_str)
+        .filter(|v| !v.contains("return") && *v != "type(exception)")
+        .filter(move |v| invariants::measure(v) == measure)
+}
+
+/// Whether the input of a run that breaks the exit invariant `i` is unlike the inputs of the
+/// calls that support `i` (`supporting`), as the entry rule asks of every call: for a property
+/// of one value of the result, a parameter measured the same way (`self.years` for
+/// `return.years > 0`) kept the same property in every such call (`self.years > 0`) and the
+/// run's does not (the sum of two durations of zero years, where every call of your tests that
+/// returned a duration added some); for a relation, another input measured as its result side
+/// kept a sign (`other.years > 0`) the run's does not. The entry's invariants speak of every
+/// call; this speaks of the calls `i` was learned from (those that took its branch side, those
+/// that returned a value with that field).
+fn unlike_supporting_inputs(i: &Invariant, exit: &ProgramPoint, run: &Sample) -> bool {
+    let vars = i.property.variables();
+    let supporting = supporting(i, exit);
+    vars.iter().filter(|v| v.contains("return")).any(|result| {
+        inputs_measured_as(result, run)
+            .filter(|input| !vars.contains(input))
+            .any(|input| match i.property.over(input) {
+                Some(p) => broken_only_by_the_run(&p, &supporting, run),
+                None => [Relation::Gt, Relation::Ge, Relation::Lt, Relation::Le]
+                    .into_iter()
+                    .map(|relation| Property::Bound {
+                        var: input.to_owned(),
+                        relation,
+                        bound: Number::Int(0),
+                    })
+                    .any(|p| broken_only_by_the_run(&p, &supporting, run)),
+            })
+    })
 }
 
 /// By function (`module:qualname`), then invariant (its key): how many runs near the suite's

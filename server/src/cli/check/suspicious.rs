@@ -189,8 +189,13 @@ fn set_aside(ranking: &lacuna_analysis::suspicious::Ranking) -> String {
     }
     if ranking.carried > 0 {
         out.push_str(&format!(
-            "; {} results unlike your tests' where the input was unlike theirs in the same way",
-            ranking.carried
+            "; {} {} unlike your tests' where the input was unlike theirs in the same way",
+            ranking.carried,
+            if ranking.carried == 1 {
+                "result"
+            } else {
+                "results"
+            }
         ));
     }
     out
