@@ -386,7 +386,7 @@ fn a_newcomer_project_gets_a_full_and_repeatable_account() {
     let run = pytest(&p, home.path(), &[]);
     assert!(run.status.success(), "{}", text(&run));
     assert!(
-        String::from_utf8_lossy(&run.stdout).contains("26 passed"),
+        String::from_utf8_lossy(&run.stdout).contains("27 passed"),
         "{}",
         text(&run)
     );

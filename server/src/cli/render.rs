@@ -35,9 +35,20 @@ pub fn print(files: &[CheckedFile]) {
         }
         let _ = writeln!(out, "{}", file.display.display());
         let mut without_decisions = 0;
+        // Of those, how many got a generated test (None: no generation, as with `--static`).
+        let mut tested: Option<usize> = None;
         for f in file.functions() {
             if f.model.decisions == 0 && f.model.handlers == 0 {
                 without_decisions += 1;
+                if let Some(g) = file
+                    .generated(&f.id)
+                    .filter(|g| g.stopped_by != StoppedBy::SuiteOnly)
+                {
+                    let with_test = tested.get_or_insert(0);
+                    if g.failure.is_none() && g.tests > 0 {
+                        *with_test += 1;
+                    }
+                }
                 continue;
             }
             let figures = file.figures(f);
@@ -102,11 +113,15 @@ pub fn print(files: &[CheckedFile]) {
         if without_decisions > 0 {
             let _ = writeln!(
                 out,
-                "  {without_decisions} {} without decisions",
+                "  {without_decisions} {} without decisions{}",
                 if without_decisions == 1 {
                     "function"
                 } else {
                     "functions"
+                },
+                match tested {
+                    Some(with_test) => format!(" ({with_test} with a generated test)"),
+                    None => String::new(),
                 }
             );
         }
