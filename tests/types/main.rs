@@ -1,6 +1,6 @@
 //! Types as declared: every kind of annotation `typing` can write (abstract collections,
-//! `TypeVar` bounds and constraints, `Type[C]`, `Literal`, unions, `Annotated`, `NewType`,
-//! named tuples, `TypedDict`), the standard value types (`Decimal`, `Fraction`, dates with
+//! iterators, `TypeVar` bounds and constraints, `Type[C]`, `Literal`, unions, `Annotated`,
+//! `NewType`, named tuples, `TypedDict`), the standard value types (`Decimal`, `Fraction`, dates with
 //! every day of the month), classes reached through re-exports and late annotations — each
 //! built through its real constructor by the real binary, emitted as pytest tests that pass,
 //! and confirmed by coverage.py; an annotation that cannot be read is reported.
@@ -126,6 +126,33 @@ fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it(
     assert!(later.contains("= Item("), "{later}");
 
     // Under real pytest and coverage.py: every branch of every explored function is taken.
+    insta::assert_snapshot!(run.missing);
+}
+
+#[test]
+fn iterators_are_passed_as_iterators_and_coverage_confirms_it() {
+    let run = run("iterators", "streams");
+    insta::assert_snapshot!(run.table);
+    let emitted = read(&run, "test_lacuna_streams_consume.py");
+    // `Iterator[Any]`, `Iterator[int]`, `Generator[int, None, None]` and a parameter `next()`
+    // is called on: real iterators, the empty one too (`StopIteration` at the first `next()`),
+    // never a list (`next([])` raises TypeError).
+    assert!(emitted.contains("sep_inserter(iter([])"), "{emitted}");
+    assert!(emitted.contains("first_or(iter([])"), "{emitted}");
+    for function in [
+        "sep_inserter",
+        "count_above",
+        "largest",
+        "total",
+        "first_or",
+    ] {
+        assert!(
+            !emitted.contains(&format!("{function}([")),
+            "{function} is passed a list:\n{emitted}"
+        );
+    }
+    insta::assert_snapshot!("iterators_emitted", emitted);
+    // Under real pytest and coverage.py: every line and branch.
     insta::assert_snapshot!(run.missing);
 }
 

@@ -105,6 +105,10 @@ _ABSTRACT = {
 }
 
 
+# Abstract iterators: a value of one is built as an iterator over a list of chosen values.
+_ITERATORS = (collections.abc.Iterator, collections.abc.Generator)
+
+
 def _abstract(t, origin, args, sub):
     """The tree of an abstract collection (`Iterable[int]`, `Mapping[str, int]`, bare
     `Sequence`), or None."""
@@ -233,6 +237,10 @@ def type_tree(t, is_project_class, depth=0):
         return {"kind": "union", "of": [sub(a) for a in members]}
     if origin is typing.Literal:
         return _literal(args)
+    if any((origin if origin is not None else t) is i for i in _ITERATORS):
+        # `Iterator[int]`, `Generator[int, None, None]`: an iterator over values of the first
+        # argument, which `next()` consumes (a list is no iterator: `next([])` raises).
+        return {"kind": "iterator", "of": sub(args[0]) if args else {"kind": "any"}}
     abstract = _abstract(t, origin, args, sub)
     if abstract is not None:
         return abstract
@@ -801,9 +809,10 @@ def _kinds_from_uses(func, params, is_project_class):
     of its `any` tree, tried first: an instance of each class `isinstance(p, C)` (or
     `type(p) in (C, D)`, `type(p) is C`) tests for (a project class through its constructor),
     a tuple of as many items as `a, b = p` unpacks,
-    a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads — and
-    the kinds the same uses ask for in a project function the parameter is passed to
-    (`inc, exc = _norm_args(other)`, which tests `type(other) in (set, frozenset)`)."""
+    a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads, an
+    iterator for `next(p)` — and the kinds the same uses ask for in a project function the
+    parameter is passed to (`inc, exc = _norm_args(other)`, which tests `type(other) in (set,
+    frozenset)`)."""
     untyped = {p["name"]: p for p in params if p["type"] == {"kind": "any"}}
     if not untyped:
         return
@@ -864,6 +873,11 @@ def _kinds_in(func, untyped, is_project_class, depth):
             classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
             for c in classes:
                 add(node.args[0].id, _instance_tree(c, globalns, is_project_class))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "next" and "next" not in globalns and node.args \
+                and is_param(node.args[0]):
+            # `next(p)`: an iterator (`next` of a list raises TypeError).
+            add(node.args[0].id, {"kind": "iterator", "of": {"kind": "any"}})
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 \
                 and isinstance(node.left, ast.Call) and isinstance(node.left.func, ast.Name) \
                 and node.left.func.id == "type" and len(node.left.args) == 1 \

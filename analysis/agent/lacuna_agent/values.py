@@ -1,8 +1,8 @@
 """Decoding value trees (the inputs the generator chose) into Python values: scalars,
-containers, enum members, instances built through their constructors and method calls, objects
-made by factories of the project's guidance module, callables that return values the generator
-chose, and references to existing functions and classes (`builtins:dict`). Nodes with a `sym`
-name become symbolic (see `objects.wrap`)."""
+containers, iterators over chosen items, enum members, instances built through their
+constructors and method calls, objects made by factories of the project's guidance module,
+callables that return values the generator chose, and references to existing functions and
+classes (`builtins:dict`). Nodes with a `sym` name become symbolic (see `objects.wrap`)."""
 
 import datetime
 import decimal
@@ -107,11 +107,15 @@ def decode(tree, is_project_object):
     value = _decode(tree, is_project_object)
     name = tree.get("sym")
     if name is not None and tree.get("kind") == "object" and type(value) in _VALUE_TYPES:
-        value = _reading_arguments(value, tree, name)
-    elif name is not None:
+        return _reading_arguments(value, tree, name)
+    if name is not None:
         value = objects.wrap(value, name, is_project_object)
-        if value is not None and type(value) is not bool:
-            named_inputs[id(value)] = (value, name)
+    if tree.get("kind") == "iterator":
+        # Over the (symbolic) list of its items: each `next()` records whether the length
+        # exceeds the items taken so far, so the solver can ask for an empty or a longer one.
+        value = iter(value)
+    if name is not None and value is not None and type(value) is not bool:
+        named_inputs[id(value)] = (value, name)
     return value
 
 
@@ -170,6 +174,9 @@ def _decode(tree, is_project_object):
         return tuple(sub(t) for t in tree.get("items", []))
     if kind == "set":
         return set(sub(t) for t in tree.get("items", []))
+    if kind == "iterator":
+        # Its items; `decode` makes the iterator over them.
+        return [sub(t) for t in tree.get("items", [])]
     if kind == "dict":
         return {_key(sub(k)): sub(v) for k, v in tree.get("items", [])}
     if kind == "enum":

@@ -268,3 +268,34 @@ def test_a_parameter_of_an_abstract_class_is_one_of_its_concrete_subclasses():
     tree = described["params"][0]["type"]
     assert tree["kind"] == "union"
     assert [t["class"] for t in tree["of"]] == [describe._name(Overriding), describe._name(Counting)]
+
+
+def test_an_iterator_or_a_generator_is_an_iterator_over_its_items_and_an_iterable_is_not():
+    import collections.abc
+    import sys
+    import typing
+
+    of_int = {"kind": "iterator", "of": {"kind": "int"}}
+    declared = [typing.Iterator[int], typing.Generator[int, None, None]]
+    if sys.version_info >= (3, 9):
+        declared.append(collections.abc.Iterator[int])
+    for t in declared:
+        assert describe.type_tree(t, in_this_module, 0) == of_int, t
+    for t in (typing.Iterator, collections.abc.Iterator, collections.abc.Generator):
+        assert describe.type_tree(t, in_this_module, 0) == {
+            "kind": "iterator", "of": {"kind": "any"}}, t
+    # A list is an iterable: `Iterable[int]` is built as before, a list or a set.
+    assert describe.type_tree(typing.Iterable[int], in_this_module, 0)["kind"] == "union"
+
+
+def first_or(items, default):
+    try:
+        return next(items)
+    except StopIteration:
+        return default
+
+
+def test_a_parameter_next_is_called_on_is_an_iterator_first():
+    described = describe.describe(first_or, None, in_this_module)
+    kinds = {p["name"]: p["type"].get("instances") for p in described["params"]}
+    assert kinds == {"items": [{"kind": "iterator", "of": {"kind": "any"}}], "default": None}

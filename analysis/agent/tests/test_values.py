@@ -4,7 +4,7 @@ bounds, never text that Lacuna would have to trust."""
 import math
 
 from lacuna_agent import values
-from lacuna_agent.sym import SymInt
+from lacuna_agent.sym import SymInt, concrete
 
 
 def test_scalars_and_containers_are_typed_trees():
@@ -219,3 +219,29 @@ def test_a_raising_call_raises_the_exception_class_chosen_or_refuses_the_input()
         with pytest.raises(values.InputError):
             values.decode({"kind": "callable", "sym": "g", "returns": [
                 {"kind": "raise", "exception": name}]}, lambda obj: False)
+
+
+def test_an_iterator_input_is_consumed_by_next_and_each_step_is_a_condition_on_its_length():
+    """`Iterator[int]`: `next()` takes its items (`next` of a list raises TypeError), and each
+    step records whether its length exceeds the items taken so far, so that the solver can
+    ask for an empty one (`StopIteration` at once) or a longer one."""
+    import pytest
+
+    from lacuna_agent import recorder
+
+    values.clear()
+    it = values.decode({"kind": "iterator", "sym": "it", "items": [
+        {"kind": "int", "value": "4", "sym": "it[0]"}]}, lambda obj: False)
+    rec = recorder.start(lambda code: True)
+    try:
+        assert concrete(next(it)) == 4
+        with pytest.raises(StopIteration):
+            next(it)
+    finally:
+        recorder.stop()
+    length = ["var", "it.__len__", "int"]
+    assert [(e["expr"], e["value"]) for e in rec.events if e["k"] == "constraint"] == [
+        ([">", length, ["int", "0"]], True), ([">", length, ["int", "1"]], False)]
+    assert values.named_inputs[id(it)] == (it, "it"), "a type test on it names the input"
+    empty = values.decode({"kind": "iterator", "items": []}, lambda obj: False)
+    assert iter(empty) is empty and next(empty, "none") == "none"

@@ -53,6 +53,10 @@ pub enum Value {
     Set {
         items: Vec<ValueTree>,
     },
+    /// An iterator over its items, in order (`iter([...])`).
+    Iterator {
+        items: Vec<ValueTree>,
+    },
     Dict {
         items: Vec<(ValueTree, ValueTree)>,
     },
@@ -125,9 +129,10 @@ impl ValueTree {
             trees.for_each(|t| t.walk(visit));
         };
         match &self.value {
-            Value::List { items } | Value::Tuple { items } | Value::Set { items } => {
-                all(&mut items.iter())
-            }
+            Value::List { items }
+            | Value::Tuple { items }
+            | Value::Set { items }
+            | Value::Iterator { items } => all(&mut items.iter()),
             Value::Dict { items } => all(&mut items.iter().flat_map(|(k, v)| [k, v])),
             Value::Object {
                 args,

@@ -287,15 +287,15 @@ impl Builder<'_> {
                     None => ValueTree::new(Value::None),
                 }
             }
-            Shape::List(item) | Shape::Set(item) => {
+            Shape::List(item) | Shape::Set(item) | Shape::Iterator(item) => {
                 let n = self.length(path);
                 let items = (0..n)
                     .map(|i| self.build(item, &format!("{path}[{i}]")))
                     .collect();
-                let value = if matches!(shape, Shape::Set(_)) {
-                    Value::Set { items }
-                } else {
-                    Value::List { items }
+                let value = match shape {
+                    Shape::Set(_) => Value::Set { items },
+                    Shape::Iterator(_) => Value::Iterator { items },
+                    _ => Value::List { items },
                 };
                 ValueTree::named(value, path)
             }
@@ -532,5 +532,12 @@ mod tests {
         assert_eq!(json["items"][0]["sym"], "xs[0]");
         let t = b.build(&Shape::Optional(Box::new(Shape::Int)), "o");
         assert_eq!(serde_json::to_value(&t).unwrap()["kind"], "none");
+        // An iterator's items are a list's: its length and elements are variables.
+        let t = b.build(&Shape::Iterator(Box::new(Shape::Int)), "xs");
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["kind"], "iterator");
+        assert_eq!(json["sym"], "xs");
+        assert_eq!(json["items"][1]["value"], "7");
+        assert_eq!(json["items"][0]["sym"], "xs[0]");
     }
 }

@@ -1,5 +1,5 @@
 //! The shapes of a function's inputs, as the agent's `describe` gives them (or as the
-//! annotation text and uses suggest when it has none): scalars, containers, choices
+//! annotation text and uses suggest when it has none): scalars, containers, iterators, choices
 //! (`Optional`, unions, enums, literals), callables and objects with their constructor
 //! arguments, methods and the domains of a value type's arguments. Plain data read from the
 //! agent's typed description (`agent::description`): no candidates, no solver.
@@ -30,6 +30,10 @@ pub enum Shape {
     Union(Vec<Shape>),
     List(Box<Shape>),
     Set(Box<Shape>),
+    /// An iterator over items of the shape (`Iterator[int]`, `Generator[int, None, None]`, a
+    /// parameter `next()` is called on): built as a list's items are, its length a variable
+    /// as a list's, and passed as `iter([...])`.
+    Iterator(Box<Shape>),
     Tuple(Vec<Shape>),
     Dict(Box<Shape>, Box<Shape>),
     Literal(Vec<Json>),
@@ -192,6 +196,7 @@ impl Shape {
             "union" => Shape::Union(t.of.many().iter().map(Shape::from_describe).collect()),
             "list" => Shape::List(sub(t.of.one())),
             "set" => Shape::Set(sub(t.of.one())),
+            "iterator" => Shape::Iterator(sub(t.of.one())),
             "tuple" => Shape::Tuple(t.items.iter().map(Shape::from_describe).collect()),
             "dict" => Shape::Dict(sub(t.key()), sub(t.value())),
             "literal" => Shape::Literal(t.values.clone()),
@@ -443,6 +448,16 @@ mod tests {
         assert_eq!(
             Shape::from_describe(&read(t)),
             Shape::Optional(Box::new(Shape::List(Box::new(Shape::Int))))
+        );
+        let t = json!({"kind": "iterator", "of": {"kind": "int"}});
+        assert_eq!(
+            Shape::from_describe(&read(t)),
+            Shape::Iterator(Box::new(Shape::Int))
+        );
+        // An iterator of nothing said: of any items.
+        assert_eq!(
+            Shape::from_describe(&read(json!({"kind": "iterator"}))),
+            Shape::Iterator(Box::new(Shape::Any))
         );
     }
 }

@@ -178,7 +178,7 @@ impl Shape {
             (Shape::Union(members), _) => {
                 members.iter().find_map(|m| m.domain_at(steps, factories))
             }
-            (Shape::List(item) | Shape::Set(item), PathStep::Index(_)) => {
+            (Shape::List(item) | Shape::Set(item) | Shape::Iterator(item), PathStep::Index(_)) => {
                 item.domain_at(rest, factories)
             }
             (Shape::Tuple(items), PathStep::Index(i)) => items

@@ -1,4 +1,5 @@
 use super::*;
+use crate::agent::protocol::{Value, ValueTree};
 
 #[test]
 fn assertions_are_found_and_marked_where_they_are_rendered() {
@@ -152,4 +153,21 @@ fn names_from_the_worker_are_dotted_identifiers() {
     assert_eq!(imports.name("shop:Stock"), Some("Stock".into()));
     assert_eq!(imports.name("os; import shutil:x"), None);
     assert_eq!(imports.name("m:__import__('os')"), None);
+}
+
+#[test]
+fn an_iterator_input_is_passed_as_an_iterator_over_its_items() {
+    let mut imports = Imports::default();
+    let mut writer = Writer {
+        imports: &mut imports,
+        setup: vec![],
+        used: BTreeSet::new(),
+    };
+    let int = |v: &str| ValueTree::new(Value::Int { value: v.into() });
+    let iterator = |items| ValueTree::new(Value::Iterator { items });
+    assert_eq!(
+        writer.expr(&iterator(vec![int("1"), int("-2")])),
+        Some("iter([1, -2])".to_owned())
+    );
+    assert_eq!(writer.expr(&iterator(vec![])), Some("iter([])".to_owned()));
 }

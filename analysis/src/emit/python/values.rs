@@ -103,6 +103,7 @@ impl Writer<'_> {
             Value::Tuple { items } => format!("({})", self.list(items)?),
             Value::Set { items } if items.is_empty() => "set()".to_owned(),
             Value::Set { items } => format!("{{{}}}", self.list(items)?),
+            Value::Iterator { items } => format!("iter([{}])", self.list(items)?),
             Value::Dict { items } => {
                 let mut parts = vec![];
                 for (k, v) in items {

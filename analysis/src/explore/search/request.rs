@@ -111,15 +111,20 @@ pub(super) fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> 
             out.insert(s.clone());
             if matches!(
                 t.value,
-                Value::List { .. } | Value::Tuple { .. } | Value::Set { .. } | Value::Dict { .. }
+                Value::List { .. }
+                    | Value::Tuple { .. }
+                    | Value::Set { .. }
+                    | Value::Iterator { .. }
+                    | Value::Dict { .. }
             ) {
                 out.insert(format!("{s}.__len__"));
             }
         }
         match &t.value {
-            Value::List { items } | Value::Tuple { items } | Value::Set { items } => {
-                items.iter().for_each(|i| walk(i, out))
-            }
+            Value::List { items }
+            | Value::Tuple { items }
+            | Value::Set { items }
+            | Value::Iterator { items } => items.iter().for_each(|i| walk(i, out)),
             Value::Dict { items } => items.iter().for_each(|(k, v)| {
                 walk(k, out);
                 walk(v, out)

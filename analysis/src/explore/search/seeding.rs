@@ -711,7 +711,7 @@ fn collect_choices(shape: &Shape, path: &str, calls: &dyn Fn(&str) -> usize, out
     if count > 1 && !out.counts.iter().any(|(p, _)| p == path) {
         out.counts.push((path.to_owned(), count.min(8)));
         for (k, variant) in shape.variants().iter().enumerate().take(8) {
-            if let Shape::List(_) | Shape::Set(_) | Shape::Dict(..) = variant {
+            if let Shape::List(_) | Shape::Set(_) | Shape::Iterator(_) | Shape::Dict(..) = variant {
                 out.containers.push((path.to_owned(), k));
             }
         }
