@@ -18,7 +18,8 @@ scripts/bench_suspicious_faults.json. Each fault replaces exactly one line.
         VARIANTS, its `[tool.lacuna.suspicious]` settings appended to the project's own
         pyproject.toml: `similarity0` (the similarity filter off), `unconditional` (no
         conditional invariants), `plain` (plain anomaly detection: every violation, unranked,
-        no filter, no conditional invariants). Writes DIR/results.json and prints a Markdown
+        no filter, no conditional invariants); `neighbours` (inputs near your tests' tried
+        once coverage is done, `neighbours = 64`). Writes DIR/results.json and prints a Markdown
         summary.
 """
 
@@ -265,8 +266,10 @@ VARIANTS = {
     "similarity0": "similarity = 0.0\n",
     "unconditional": "conditional = false\n",
     "plain": "similarity = 0.0\nconditional = false\nrank = false\n",
+    "neighbours": "neighbours = 64\n",
 }
-SUFFIX = {"default": "", "similarity0": "-sim0", "unconditional": "-uncond", "plain": "-plain"}
+SUFFIX = {"default": "", "similarity0": "-sim0", "unconditional": "-uncond", "plain": "-plain",
+          "neighbours": "-near"}
 
 
 def measure(work: Path, data: dict, lacuna: str, lib_name: str, fault: dict | None, budget: float | None,
