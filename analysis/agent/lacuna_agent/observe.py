@@ -11,6 +11,7 @@
   `TEST_VARIABLES` for the test under way, so memory stays bounded whatever a test does. A
   point that holds its share keeps a fair sample of its calls in which what is rare still
   shows (`retain`): a new sample replaces a kept one, or is not kept and its call not read;
+  its later calls are read in a falling share (`FULL_READS`), decided before they are read;
 - the coverage profile of each invocation (the branch sides it took), distinct profiles with
   counts;
 - call sequences on objects of project classes (Palus's dynamic model): the constructor with its
@@ -47,6 +48,10 @@ TEST_VARIABLES = 100000
 # each) would otherwise take the whole run's share before most points were reached. Past it
 # the point keeps a sample of its calls (`retain`).
 POINT_VARIABLES = 3000
+# Calls of a full point read whole; past them the n-th is read with a chance of
+# FULL_READS / n, so that a point called a million times costs what a few thousand calls do
+# (about FULL_READS · ln(n) read) while a later rare call still has its chance.
+FULL_READS = 10
 PROFILES = 64         # distinct coverage profiles kept per function
 SEQUENCES = 20        # distinct call sequences kept per class
 SEQUENCE_CALLS = 30   # calls kept per sequence
@@ -160,8 +165,10 @@ class Observer:
         self._seen = {}
         self._objects_seen = {}
         self._draw = random.Random(SAMPLE_SEED).random
-        # Draws of which samples a full point keeps (`retain`), apart from the calls' draws.
+        # Draws of which samples a full point keeps (`retain`) and of which of its calls are
+        # read, apart from the calls' draws; calls of each point once it was full.
         self._keep_draw = random.Random(SAMPLE_SEED + 1).random
+        self._after_full = {}
 
     # -- one test ---------------------------------------------------------------------------
 
@@ -206,15 +213,24 @@ class Observer:
 
     def _wanted(self, test, key, read):
         """The test's point `key`, or None when the call is not one sampling reads (`read`
-        false: it is only counted)."""
+        false, or, once the point is full, not drawn: `FULL_READS`): it is only counted. The
+        draw is made before the call's values are described, so that a full point's calls
+        cost what counting them does."""
         mine = test["points"].get(key)
         if mine is None:
             mine = test["points"][key] = _point(own=True)
+        if read and (mine["features"] is not None or self._full(key)):
+            n = self._after_full[key] = self._after_full.get(key, 0) + 1
+            read = n <= FULL_READS or self._keep_draw() * n < FULL_READS
         if not read:
             mine["calls"] += 1
             return None
         mine["read"] += 1
         return mine
+
+    def _full(self, key):
+        point = self.points.get(key)
+        return point is not None and point["features"] is not None
 
     def _sampled(self, seen, key):
         """Whether the next invocation (object) `key` of `seen` is read whole."""

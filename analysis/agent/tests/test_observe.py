@@ -90,6 +90,7 @@ def test_a_rare_value_past_the_bound_is_kept(monkeypatch):
     replaces a kept sample that shows nothing only it shows: an invariant it breaks
     (`return == value`) is not learned."""
     monkeypatch.setattr(observe, "SAMPLES", 20)
+    monkeypatch.setattr(observe, "FULL_READS", 10 ** 6)   # every call read
     o = observer()
     run_test(o, "t.py::in_range", range(0, 256))
     run_test(o, "t.py::negative", [-20])
@@ -103,6 +104,27 @@ def test_a_rare_value_past_the_bound_is_kept(monkeypatch):
     run_test(o, "t.py::one", list(range(0, 256)) + [-20] + list(range(0, 100)))
     values = {int(s["value"]["value"]) for s in exit_point(o)["samples"]}
     assert {-20, 0, 255} <= values
+
+
+def test_a_full_points_later_calls_are_read_in_a_falling_share(monkeypatch):
+    """Once a point is full, its first `FULL_READS` calls are read, then the n-th with a chance
+    of `FULL_READS / n`, decided before the call is described: 100,000 calls past the bound
+    cost what a few dozen do, and every call is still counted."""
+    monkeypatch.setattr(observe, "SAMPLES", 20)
+    described = [0]
+
+    def concrete(value):
+        described[0] += 1
+        return value
+
+    o = observer(concrete=concrete)
+    run_test(o, "t.py::many", range(100000))
+    wire = exit_point(o)
+    assert wire["calls"] == 100000
+    assert sum(wire["counts"]) == wire["read"]
+    # `SAMPLE_START` calls read whole, then a tenth and a hundredth of the function's calls:
+    # the full point reads about FULL_READS · (1 + ln(n / FULL_READS)) of those.
+    assert described[0] < 5 * (observe.SAMPLE_START + 20 * observe.FULL_READS)
 
 
 def test_the_bound_over_all_points_leaves_the_next_point_a_sample(monkeypatch):
@@ -125,6 +147,7 @@ def test_a_test_with_many_calls_holds_no_more_than_the_bounds(monkeypatch):
     """The samples of the test under way are counted as they come: 100,000 calls with distinct
     values leave at most `SAMPLES` samples buffered, and every call is counted."""
     monkeypatch.setattr(observe, "SAMPLES", 50)
+    monkeypatch.setattr(observe, "FULL_READS", 10 ** 6)   # every call read
     o = observer()
     o.begin_test("t.py::many")
     for v in range(100000):
