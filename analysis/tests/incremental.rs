@@ -174,6 +174,7 @@ fn the_writers_of_each_field_are_computed_once_per_revision_of_the_project() {
     let (mut ws, log, root) = logged_workspace(&[("stack.py", STACK), ("a.py", A)]);
     let writers = |ws: &Workspace| -> Vec<((String, String), Vec<String>)> {
         let mut all: Vec<_> = field_writers(&ws.db, ws.project)
+            .methods
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();

@@ -357,3 +357,20 @@ fn inputs_follow_none_defaults_text_methods_except_clauses_and_failing_calls() {
     // Under real pytest and coverage.py: every line and branch.
     insta::assert_snapshot!(run.missing);
 }
+
+#[test]
+fn a_field_a_constructor_argument_sets_is_tested_both_ways_and_coverage_confirms_it() {
+    // `self.names is None` reads a constructor argument whose `None` has no symbol: the object
+    // is built again with a dict (then one holding an item, which `self.names.get(text)` finds
+    // or not), while the search is still busy with the loop over `text`.
+    let run = run("fields", "names");
+    insta::assert_snapshot!(run.table, @r"
+    names/table.py Names.full 8/8
+    names/table.py Names.prefixed 2/2
+    ");
+    let emitted = read(&run, "test_lacuna_names_table.py");
+    assert!(emitted.contains("names = Names(None, "), "{emitted}");
+    assert!(emitted.contains("names = Names({}, "), "{emitted}");
+    // Under real pytest and coverage.py: every line and branch.
+    insta::assert_snapshot!(run.missing);
+}

@@ -4,7 +4,7 @@
 use super::{Db, Project, SourceFile};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::calls::{CallTarget, absolute_module, call_targets};
-use crate::model::class::{ClassModel, FieldWriters};
+use crate::model::class::{Assignable, ClassModel, FieldWriters};
 use crate::model::function::FunctionModel;
 use crate::workspace::{FileContents, module_name};
 use lacuna_grammar::{
@@ -230,17 +230,24 @@ pub fn field_writers(db: &dyn Db, project: Project) -> Arc<FieldWriters> {
             let model = class_model(db, class);
             for field in &model.fields {
                 let methods: Vec<String> = field.writers.iter().map(|(m, _)| m.clone()).collect();
-                if methods.is_empty() {
-                    continue;
-                }
+                let param = match &field.assignable {
+                    Some(Assignable::Constructor { param }) => Some(param.clone()),
+                    _ => None,
+                };
                 let class = format!("{module}:{}", model.qualname);
                 // A private field as the running code names it too (`self.__order` is
                 // `_TLRUCache__order` at run time).
                 let name = model.qualname.rsplit('.').next().unwrap_or_default();
-                if let Some(mangled) = lacuna_grammar::mangling::mangled(name, &field.name) {
-                    out.insert((class.clone(), mangled), methods.clone());
+                let mangled = lacuna_grammar::mangling::mangled(name, &field.name);
+                for key in mangled.into_iter().chain([field.name.clone()]) {
+                    let key = (class.clone(), key);
+                    if let Some(param) = &param {
+                        out.constructor.insert(key.clone(), param.clone());
+                    }
+                    if !methods.is_empty() {
+                        out.methods.insert(key, methods.clone());
+                    }
                 }
-                out.insert((class, field.name.clone()), methods);
             }
         }
     }

@@ -7,10 +7,18 @@
 use lacuna_grammar::{ClassKind, ClassSyntax, FieldWriteKind, FunctionSyntax, ParamKind};
 use rustc_hash::FxHashMap;
 
-/// Which methods write each field, for every class of a project, keyed by
-/// `("module:Qual", field)` (a private field also by its mangled name, as the running code
-/// names it): what an exploration calls to put an object input into a state.
-pub type FieldWriters = FxHashMap<(String, String), Vec<String>>;
+/// How each field is written, for every class of a project, keyed by `("module:Qual", field)`
+/// (a private field also by its mangled name, as the running code names it): the methods
+/// that write it, which an exploration calls to put an object input into a state, and the
+/// constructor parameter stored into it as is, which an exploration passes of another kind
+/// to turn a test of the field (`self.namespaces is None`) the other way.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldWriters {
+    /// The methods (other than `__init__`) that write the field, in source order.
+    pub methods: FxHashMap<(String, String), Vec<String>>,
+    /// The `__init__` parameter the field holds (`self.namespaces = namespaces`).
+    pub constructor: FxHashMap<(String, String), String>,
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Assignable {

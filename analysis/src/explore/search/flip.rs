@@ -17,6 +17,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 impl Search<'_> {
     /// Negates the steps of an observed path, targets first, and queues the models.
     pub(super) fn expand(&mut self, candidate: &Candidate, observed: &Observed) {
+        self.other_kind_of_field(candidate, observed);
         let controllable = controllable_names(&self.request(candidate));
         let path = &observed.path;
         let mut flips: Vec<(u32, usize)> = vec![];

@@ -278,6 +278,7 @@ impl<'a> Search<'a> {
         // others, and the exploration is what the store keeps for every function.
         search.out.writers = signature
             .writers
+            .methods
             .iter()
             .filter(|((class, _), _)| search.out.object_classes.values().any(|c| c == class))
             .map(|(key, methods)| (key.clone(), methods.clone()))

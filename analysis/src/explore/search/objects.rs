@@ -1,10 +1,13 @@
 //! Object inputs: what a variable no input sets stands for (an external call's return, a field
 //! of an object input, reached through constructor and factory arguments), the writer calls
-//! or factory arguments that give a field the value a model wants, and the calls that set up
-//! the state a writer call needs when it raised.
+//! or factory arguments that give a field the value a model wants, the constructor argument
+//! of another kind that turns a test of a field no symbol stands for (`self.namespaces is
+//! None`) the other way, and the calls that set up the state a writer call needs when it
+//! raised.
 
 use super::Search;
 use crate::agent::protocol::Execution;
+use crate::explore::coverage::Observed;
 use crate::explore::exploration::Dependency;
 use crate::explore::inputs::{Candidate, constructor_choice, factory_param};
 use crate::explore::shape::{ObjectShape, Shape};
@@ -41,6 +44,7 @@ impl Search<'_> {
                 let writers = self
                     .signature
                     .writers
+                    .methods
                     .get(&(object.class.clone(), field.clone()))
                     .cloned()
                     .unwrap_or_default();
@@ -171,8 +175,80 @@ impl Search<'_> {
             && self
                 .signature
                 .writers
+                .methods
                 .get(&(object.class.clone(), field))
                 .is_some_and(|w| !w.is_empty())
+    }
+
+    /// A condition evaluated without a symbol that tests a field of an object input for
+    /// `None` or for its truth (`self.namespaces is None`, `not self.force_list`), with a side
+    /// or a value of it not seen yet: the field holds a constructor argument of a kind no
+    /// model can ask for (`None` has no symbol), so the object is built again with that
+    /// argument of the other kind — each other alternative of its choice when it was `None`
+    /// (a dict, a list…, a container also holding one item: once it has a symbol, the solver
+    /// takes over), `None` when it was not.
+    pub(super) fn other_kind_of_field(&mut self, candidate: &Candidate, observed: &Observed) {
+        let mut tests: Vec<(usize, u16)> = observed.concrete_only.iter().copied().collect();
+        tests.sort_unstable();
+        for (d, c) in tests {
+            let open = !self.out.covered.contains_key(&(d, true))
+                || !self.out.covered.contains_key(&(d, false))
+                || !self.all_conditions.contains(&(d, c, true))
+                || !self.all_conditions.contains(&(d, c, false));
+            if !open {
+                continue;
+            }
+            let decision = &self.f.syntax.decisions[d];
+            let Some(condition) = decision.conditions.iter().find(|k| k.index == c) else {
+                continue;
+            };
+            let Some((root, field)) = field_test(&condition.text) else {
+                continue;
+            };
+            let Some(object) = self.object_input(root) else {
+                continue;
+            };
+            if self.factory(candidate, &object.class, root).is_some() {
+                continue; // built through its factory, whose parameters are not the fields
+            }
+            let key = (object.class.clone(), field.to_owned());
+            let Some(param) = self.signature.writers.constructor.get(&key) else {
+                continue;
+            };
+            let Some((_, shape)) = object.init.iter().find(|(n, _)| n == param) else {
+                continue;
+            };
+            let variants = shape.variants();
+            if !variants.contains(&Shape::None) {
+                continue;
+            }
+            let path = format!("{root}.__init__.{param}");
+            let current = candidate.choices.get(&path).copied().unwrap_or(0);
+            let was_none = variants.get(current) == Some(&Shape::None);
+            let others: Vec<usize> = (0..variants.len().min(8))
+                .filter(|&k| (variants[k] == Shape::None) != was_none)
+                .collect();
+            for k in others {
+                let mut next = candidate.clone();
+                next.choices.insert(path.clone(), k);
+                // A container also holding one item, as widening tries it: what the code
+                // reads of it (`self.names.get(key)`) may be concrete to the solver.
+                let holding_one = matches!(
+                    variants[k],
+                    Shape::List(_) | Shape::Set(_) | Shape::Iterator(_) | Shape::Dict(..)
+                )
+                .then(|| {
+                    let mut one = next.clone();
+                    one.vars
+                        .insert(format!("{path}.__len__"), ModelValue::Int("1".into()));
+                    one
+                });
+                self.push(3, next);
+                if let Some(one) = holding_one {
+                    self.push(3, one);
+                }
+            }
+        }
     }
 
     /// The method calls that would give an object input's field the value a model wants:
@@ -196,6 +272,7 @@ impl Search<'_> {
         let writers = self
             .signature
             .writers
+            .methods
             .get(&(shape.class.clone(), field.to_owned()))?;
         let method = shape
             .methods
@@ -239,7 +316,7 @@ impl Search<'_> {
                 continue;
             };
             // The fields the failing method changes, and the other methods changing them.
-            let writers = &self.signature.writers;
+            let writers = &self.signature.writers.methods;
             let changed = |m: &str| -> Vec<&String> {
                 writers
                     .iter()
@@ -309,3 +386,60 @@ impl Search<'_> {
 
 /// The methods tried before one that raised, at most.
 const SET_UP_CALLS: usize = 4;
+
+/// The object input and the field a condition tests for `None` or for its truth, from its
+/// text: `self.namespaces is None`, `self.namespaces is not None`, `self.force_list` (a `not`
+/// before it is the decision's), `self.a.b` (the field `a`, which holds `b`'s object); none for
+/// anything else.
+fn field_test(text: &str) -> Option<(&str, &str)> {
+    let text = text.trim();
+    let text = text.strip_prefix("not ").unwrap_or(text).trim();
+    let path = text
+        .strip_suffix(" is not None")
+        .or_else(|| text.strip_suffix(" is None"))
+        .unwrap_or(text)
+        .trim();
+    let mut names = path.split('.');
+    let root = names.next()?;
+    let field = names.next()?;
+    let identifier = |n: &str| {
+        n.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && n.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    let mut all = path.split('.');
+    all.all(identifier).then_some((root, field))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field_test;
+
+    #[test]
+    fn a_test_of_a_field_for_none_or_truth_names_its_object_and_field() {
+        for (text, want) in [
+            ("self.namespaces is None", Some(("self", "namespaces"))),
+            (
+                "self.postprocessor is not None",
+                Some(("self", "postprocessor")),
+            ),
+            ("self.force_list", Some(("self", "force_list"))),
+            ("not self.force_list", Some(("self", "force_list"))),
+            ("other.a.b is None", Some(("other", "a"))),
+            ("self.__order is None", Some(("self", "__order"))),
+        ] {
+            assert_eq!(field_test(text), want, "{text}");
+        }
+        for text in [
+            "namespaces is None",
+            "self.names.get(key)",
+            "self.count > 0",
+            "self.x is y",
+            "self[0] is None",
+            "self. is None",
+        ] {
+            assert_eq!(field_test(text), None, "{text}");
+        }
+    }
+}

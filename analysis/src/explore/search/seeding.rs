@@ -342,6 +342,7 @@ impl Search<'_> {
                 let writes = self
                     .signature
                     .writers
+                    .methods
                     .iter()
                     .any(|((class, _), ws)| *class == object.class && ws.contains(method));
                 if writes {
