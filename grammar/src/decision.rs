@@ -141,6 +141,20 @@ pub struct Condition {
     /// which no input changes; none for every other expression.
     #[serde(default)]
     pub literal: Option<bool>,
+    /// A test of a field of a name for `None` or for its truth; none for every other
+    /// expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_test: Option<FieldTest>,
+}
+
+/// A condition that tests a field of a name for `None` or for its truth: `self.names is None`,
+/// `self.names is not None`, `self.force_list` (a `not` before it is the decision's). For a
+/// deeper path (`self.a.b is None`) the field is the first one after the name (`a`, which
+/// holds `b`'s object).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct FieldTest {
+    pub root: CompactString,
+    pub field: CompactString,
 }
 
 /// One of the two ways a decision can go.

@@ -14,7 +14,7 @@ pub mod text;
 /// the hundreds of thousands of them a project has cost no allocation each.
 pub use compact_str::CompactString;
 pub use decision::{
-    BoolExpr, BranchSide, Condition, Decision, DecisionKind, MAX_CONDITIONS, Unmodelled,
+    BoolExpr, BranchSide, Condition, Decision, DecisionKind, FieldTest, MAX_CONDITIONS, Unmodelled,
 };
 pub use flow::{
     Arithmetic, CompareOp, FunctionFlow, ModuleFlow, NameRead, Operand, ScopedName, Statement,

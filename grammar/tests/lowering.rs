@@ -820,3 +820,53 @@ fn seeds_name_the_exception_types_of_the_except_clauses() {
         && u.count == 1));
     assert_eq!(seeds_of(text, "retry").handled, ["OSError"]);
 }
+
+/// A condition testing a field of a name for `None` or for its truth says which name and
+/// field (the search builds the object again with the constructor argument that field holds
+/// of the other kind); any other condition says nothing.
+#[test]
+fn a_condition_testing_a_field_for_none_or_truth_names_the_field() {
+    let text = r#"
+def f(self, other, key, y):
+    if self.namespaces is None: pass
+    if self.postprocessor is not None: pass
+    if not self.force_list: pass
+    if None is (other.a.b): pass
+    if self.__order is None and self.count > 0: pass
+    if namespaces is None: pass
+    if self.names.get(key): pass
+    if self.x is y: pass
+    if self[0] is None: pass
+"#;
+    let module = parse(text);
+    let f = module
+        .functions
+        .iter()
+        .find(|f| f.syntax.name == "f")
+        .unwrap();
+    let tests: Vec<String> = f
+        .syntax
+        .decisions
+        .iter()
+        .flat_map(|d| &d.conditions)
+        .map(|c| match &c.field_test {
+            Some(t) => format!("{}: {}.{}", c.text, t.root, t.field),
+            None => format!("{}: -", c.text),
+        })
+        .collect();
+    assert_eq!(
+        tests,
+        [
+            "self.namespaces is None: self.namespaces",
+            "self.postprocessor is not None: self.postprocessor",
+            "self.force_list: self.force_list",
+            "None is (other.a.b): other.a",
+            "self.__order is None: self.__order",
+            "self.count > 0: -",
+            "namespaces is None: -",
+            "self.names.get(key): -",
+            "self.x is y: -",
+            "self[0] is None: -",
+        ]
+    );
+}

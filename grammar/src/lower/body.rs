@@ -60,6 +60,7 @@ impl Lowerer<'_> {
                             .map(|b| TextRange::new(b.start - anchor, b.end - anchor))
                             .collect(),
                         literal: leaf.literal,
+                        field_test: leaf.field_test,
                     })
                     .collect();
                 (Some(lowered.expr), None, conditions)

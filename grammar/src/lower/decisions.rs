@@ -8,7 +8,7 @@
 
 use super::literal;
 use super::source::{Source, named_children, range, token_child};
-use crate::decision::{BoolExpr, DecisionKind, MAX_CONDITIONS, Unmodelled};
+use crate::decision::{BoolExpr, DecisionKind, FieldTest, MAX_CONDITIONS, Unmodelled};
 use crate::text::TextRange;
 use tree_sitter::Node;
 
@@ -38,6 +38,7 @@ pub(super) struct Leaf {
     pub text: String,
     pub branches: Vec<TextRange>,
     pub literal: Option<bool>,
+    pub field_test: Option<FieldTest>,
 }
 
 /// The decision `node` introduces, if any, given its tested expression. `structural` receives
@@ -208,6 +209,7 @@ fn for_loop(source: &Source<'_>, node: Node<'_>) -> Option<FoundDecision> {
                 text: iterable,
                 branches: vec![],
                 literal: None,
+                field_test: None,
             }],
         }),
         targets: [body, orelse],
@@ -337,6 +339,9 @@ impl Lowering<'_, '_> {
             return self.leaf(range(value), literal::truth(self.source, value));
         }
         let leaf = self.leaf(range(node), literal::truth(self.source, node));
+        if let Some(last) = self.conditions.last_mut() {
+            last.field_test = field_test(self.source, node);
+        }
         // `a if c else b` as a condition: CPython tests `a` and `b` directly.
         if node.kind() == "conditional_expression"
             && let [body, _, orelse] = named_children(node).as_slice()
@@ -376,6 +381,7 @@ impl Lowering<'_, '_> {
             text,
             branches: vec![],
             literal,
+            field_test: None,
         });
         BoolExpr::Condition(index)
     }
@@ -440,4 +446,43 @@ fn is_boolean(node: Node<'_>) -> bool {
         node.kind(),
         "comparison_operator" | "not_operator" | "boolean_operator" | "true" | "false"
     )
+}
+
+/// The field of a name that `node` tests for `None` (`x.f is None`, `x.f is not None`, `None is
+/// x.f`) or for its truth (`x.f`), through parentheses; for `x.f.g` the field `f`.
+fn field_test(source: &Source<'_>, node: Node<'_>) -> Option<FieldTest> {
+    let bare = super::readable::unparenthesized;
+    let node = bare(node);
+    let subject = match node.kind() {
+        "attribute" => node,
+        "comparison_operator" => {
+            let mut cursor = node.walk();
+            let operators: Vec<Node<'_>> = node
+                .children_by_field_name("operators", &mut cursor)
+                .collect();
+            let is = match operators.as_slice() {
+                [op] => matches!(op.kind(), "is" | "is not"),
+                [first, second] => first.kind() == "is" && second.kind() == "not",
+                _ => false,
+            };
+            let operands: Vec<Node<'_>> = named_children(node).into_iter().map(bare).collect();
+            match operands.as_slice() {
+                [left, right] if is && right.kind() == "none" => *left,
+                [left, right] if is && left.kind() == "none" => *right,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let mut field = None;
+    let mut n = subject;
+    while n.kind() == "attribute" {
+        field = Some(n.child_by_field_name("attribute")?);
+        n = bare(n.child_by_field_name("object")?);
+    }
+    (n.kind() == "identifier").then_some(())?;
+    Some(FieldTest {
+        root: source.text(n).into(),
+        field: source.text(field?).into(),
+    })
 }

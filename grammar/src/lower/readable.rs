@@ -129,7 +129,7 @@ pub(super) fn test(source: &Source<'_>, node: Node<'_>, leaf: TextRange) -> Opti
 }
 
 /// `node` without the parentheses around it.
-fn unparenthesized(mut node: Node<'_>) -> Node<'_> {
+pub(super) fn unparenthesized(mut node: Node<'_>) -> Node<'_> {
     while node.kind() == "parenthesized_expression" {
         match named_children(node).as_slice() {
             [inner] => node = *inner,

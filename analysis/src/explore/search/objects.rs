@@ -202,9 +202,10 @@ impl Search<'_> {
             let Some(condition) = decision.conditions.iter().find(|k| k.index == c) else {
                 continue;
             };
-            let Some((root, field)) = field_test(&condition.text) else {
+            let Some(test) = &condition.field_test else {
                 continue;
             };
+            let (root, field) = (test.root.as_str(), test.field.as_str());
             let Some(object) = self.object_input(root) else {
                 continue;
             };
@@ -386,60 +387,3 @@ impl Search<'_> {
 
 /// The methods tried before one that raised, at most.
 const SET_UP_CALLS: usize = 4;
-
-/// The object input and the field a condition tests for `None` or for its truth, from its
-/// text: `self.namespaces is None`, `self.namespaces is not None`, `self.force_list` (a `not`
-/// before it is the decision's), `self.a.b` (the field `a`, which holds `b`'s object); none for
-/// anything else.
-fn field_test(text: &str) -> Option<(&str, &str)> {
-    let text = text.trim();
-    let text = text.strip_prefix("not ").unwrap_or(text).trim();
-    let path = text
-        .strip_suffix(" is not None")
-        .or_else(|| text.strip_suffix(" is None"))
-        .unwrap_or(text)
-        .trim();
-    let mut names = path.split('.');
-    let root = names.next()?;
-    let field = names.next()?;
-    let identifier = |n: &str| {
-        n.chars()
-            .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_')
-            && n.chars().all(|c| c.is_alphanumeric() || c == '_')
-    };
-    let mut all = path.split('.');
-    all.all(identifier).then_some((root, field))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::field_test;
-
-    #[test]
-    fn a_test_of_a_field_for_none_or_truth_names_its_object_and_field() {
-        for (text, want) in [
-            ("self.namespaces is None", Some(("self", "namespaces"))),
-            (
-                "self.postprocessor is not None",
-                Some(("self", "postprocessor")),
-            ),
-            ("self.force_list", Some(("self", "force_list"))),
-            ("not self.force_list", Some(("self", "force_list"))),
-            ("other.a.b is None", Some(("other", "a"))),
-            ("self.__order is None", Some(("self", "__order"))),
-        ] {
-            assert_eq!(field_test(text), want, "{text}");
-        }
-        for text in [
-            "namespaces is None",
-            "self.names.get(key)",
-            "self.count > 0",
-            "self.x is y",
-            "self[0] is None",
-            "self. is None",
-        ] {
-            assert_eq!(field_test(text), None, "{text}");
-        }
-    }
-}
