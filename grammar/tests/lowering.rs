@@ -5,6 +5,15 @@
 use lacuna_grammar::{BoolExpr, Decision, LineIndex, Literal, Module, TextRange, parse};
 use std::fmt::Write;
 
+/// The module's function named `name`.
+fn function_named<'m>(module: &'m Module, name: &str) -> &'m lacuna_grammar::Function {
+    module
+        .functions
+        .iter()
+        .find(|f| f.syntax.name == name)
+        .unwrap()
+}
+
 fn render(text: &str) -> String {
     let module = parse(text);
     let index = LineIndex::new(text);
@@ -661,11 +670,7 @@ def f(level, n, m, xs, o, flag):
     return flag
 "#;
     let module = parse(text);
-    let function = module
-        .functions
-        .iter()
-        .find(|f| f.syntax.name == "f")
-        .unwrap();
+    let function = function_named(&module, "f");
     let f = &function.syntax;
     let names: Vec<&str> = f.bindings.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(
@@ -839,12 +844,7 @@ def f(self, other, key, y):
     if self[0] is None: pass
 "#;
     let module = parse(text);
-    let f = module
-        .functions
-        .iter()
-        .find(|f| f.syntax.name == "f")
-        .unwrap();
-    let tests: Vec<String> = f
+    let tests: Vec<String> = function_named(&module, "f")
         .syntax
         .decisions
         .iter()

@@ -26,7 +26,7 @@ class Features:
     one to show (a sample showing none can be replaced without losing any)."""
 
     def __init__(self, samples, sides):
-        self.kinds = {}     # (variable, kind) seen
+        self.kinds = set()  # (variable, kind) seen
         self.values = {}    # variable -> set of short values seen
         self.low = {}       # variable -> [number, index of the sample holding it]
         self.high = {}
@@ -63,7 +63,7 @@ class Features:
             if what == "profile":
                 self.profiles.add(name)
             elif what == "kind":
-                self.kinds[(name, value)] = True
+                self.kinds.add((name, value))
             elif what == "value":
                 self.values.setdefault(name, set()).add(value)
             else:

@@ -11,6 +11,17 @@ def observer(**kwargs):
     return observe.Observer(lambda cls: False, lambda code: False, **kwargs)
 
 
+def counting_observer():
+    """An observer, and how many values it has described so far (`described[0]`)."""
+    described = [0]
+
+    def concrete(value):
+        described[0] += 1
+        return value
+
+    return observer(concrete=concrete), described
+
+
 def observed(o, result):
     """Records the entry and exit of the function that calls it, returning `result`: that
     function stands for project code under observation."""
@@ -111,13 +122,7 @@ def test_a_full_points_later_calls_are_read_in_a_falling_share(monkeypatch):
     of `FULL_READS / n`, decided before the call is described: 100,000 calls past the bound
     cost what a few dozen do, and every call is still counted."""
     monkeypatch.setattr(observe, "SAMPLES", 20)
-    described = [0]
-
-    def concrete(value):
-        described[0] += 1
-        return value
-
-    o = observer(concrete=concrete)
+    o, described = counting_observer()
     run_test(o, "t.py::many", range(100000))
     wire = exit_point(o)
     assert wire["calls"] == 100000
@@ -170,13 +175,7 @@ def test_past_the_sample_start_a_share_of_calls_is_read_and_every_call_counted(m
     sampling): its first `SAMPLE_START` calls are read, then about one in ten; `read` says how
     many, the samples' counts add up to it, and `calls` counts them all."""
     monkeypatch.setattr(observe, "SAMPLE_START", 100)
-    described = [0]
-
-    def concrete(value):
-        described[0] += 1
-        return value
-
-    o = observer(concrete=concrete)
+    o, described = counting_observer()
     run_test(o, "t.py::a", [5] * 1000)
     wire = exit_point(o)
     assert wire["calls"] == 1000

@@ -220,6 +220,15 @@ impl Shape {
         }
     }
 
+    /// Whether it is a container whose length is an input (a list, a set, an iterator, a
+    /// dict): an alternative of a choice tried empty and holding one item.
+    pub fn is_container(&self) -> bool {
+        matches!(
+            self,
+            Shape::List(_) | Shape::Set(_) | Shape::Iterator(_) | Shape::Dict(..)
+        )
+    }
+
     /// The variants a choice at this shape selects between (`None` or the value for an
     /// `Optional`, …); empty when the shape has no choice.
     pub fn variants(&self) -> Vec<Shape> {

@@ -6,6 +6,7 @@
 //! raised.
 
 use super::Search;
+use super::seeding::choosing;
 use crate::agent::protocol::Execution;
 use crate::explore::coverage::Observed;
 use crate::explore::exploration::Dependency;
@@ -230,23 +231,8 @@ impl Search<'_> {
                 .filter(|&k| (variants[k] == Shape::None) != was_none)
                 .collect();
             for k in others {
-                let mut next = candidate.clone();
-                next.choices.insert(path.clone(), k);
-                // A container also holding one item, as widening tries it: what the code
-                // reads of it (`self.names.get(key)`) may be concrete to the solver.
-                let holding_one = matches!(
-                    variants[k],
-                    Shape::List(_) | Shape::Set(_) | Shape::Iterator(_) | Shape::Dict(..)
-                )
-                .then(|| {
-                    let mut one = next.clone();
-                    one.vars
-                        .insert(format!("{path}.__len__"), ModelValue::Int("1".into()));
-                    one
-                });
-                self.push(3, next);
-                if let Some(one) = holding_one {
-                    self.push(3, one);
+                for next in choosing(candidate, &path, k, variants[k].is_container()) {
+                    self.push(3, next);
                 }
             }
         }

@@ -273,15 +273,8 @@ impl Search<'_> {
         for base in bases {
             for (path, count) in &choices {
                 for k in 0..*count {
-                    let mut c = base.clone();
-                    c.choices.insert(path.clone(), k);
-                    let holding_one = containers.contains(&(path.clone(), k)).then(|| {
-                        let mut one = c.clone();
-                        one.vars
-                            .insert(format!("{path}.__len__"), ModelValue::Int("1".into()));
-                        one
-                    });
-                    for c in std::iter::once(c).chain(holding_one) {
+                    let container = containers.contains(&(path.clone(), k));
+                    for c in choosing(&base, path, k, container) {
                         if self.seen_candidates.insert(c.key()) {
                             self.frontier.push((0, c));
                             added = true;
@@ -712,7 +705,7 @@ fn collect_choices(shape: &Shape, path: &str, calls: &dyn Fn(&str) -> usize, out
     if count > 1 && !out.counts.iter().any(|(p, _)| p == path) {
         out.counts.push((path.to_owned(), count.min(8)));
         for (k, variant) in shape.variants().iter().enumerate().take(8) {
-            if let Shape::List(_) | Shape::Set(_) | Shape::Iterator(_) | Shape::Dict(..) = variant {
+            if variant.is_container() {
                 out.containers.push((path.to_owned(), k));
             }
         }
@@ -756,4 +749,19 @@ fn any_type(shape: &Shape) -> bool {
             .all(|kind| variants.contains(kind)),
         _ => false,
     }
+}
+
+/// `base` with alternative `k` of the choice at `path`, and, for a container alternative,
+/// the same holding one item: what the code reads of an empty one (`names.get(key)`) may stay
+/// concrete to the solver until it holds something.
+pub(super) fn choosing(base: &Candidate, path: &str, k: usize, container: bool) -> Vec<Candidate> {
+    let mut c = base.clone();
+    c.choices.insert(path.to_owned(), k);
+    let holding_one = container.then(|| {
+        let mut one = c.clone();
+        one.vars
+            .insert(format!("{path}.__len__"), ModelValue::Int("1".into()));
+        one
+    });
+    std::iter::once(c).chain(holding_one).collect()
 }
