@@ -62,6 +62,9 @@ pub struct Config {
     pub guidance: PathBuf,
     /// Where the project's own tests live, absolute.
     pub tests: Vec<PathBuf>,
+    /// Whether `tests` was configured; when not, it is where plain `pytest` run at the root
+    /// would look.
+    pub tests_configured: bool,
     /// Extra arguments for the run of the project's tests under pytest.
     pub pytest_args: Vec<String>,
     pub budget: Budget,
@@ -581,6 +584,7 @@ impl Config {
             guidance: abs(&table
                 .guidance
                 .unwrap_or_else(|| PathBuf::from("tests/lacuna_guidance.py"))),
+            tests_configured: table.tests.is_some(),
             tests: table
                 .tests
                 .unwrap_or_else(|| default_tests(root, testpaths))

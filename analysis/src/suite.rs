@@ -786,5 +786,9 @@ impl SuiteRuns {
     }
 }
 
+mod places;
+
+pub use places::{likely_tests, none_found};
+
 #[cfg(test)]
 mod tests;

@@ -237,7 +237,7 @@ pub struct ParamUse {
 pub enum UseKind {
     /// `p.get(…)`, `p.real`: an attribute of it read or a method called.
     Attribute(CompactString),
-    /// `p[0]`, `p[-1]`: indexed by a number.
+    /// `p[0]`, `p[-1]`, `p[1:]`: indexed by a number, or sliced.
     IndexedByNumber,
     /// `p["key"]`, `p[k]`: indexed by a text or a name.
     IndexedByKey,

@@ -778,6 +778,9 @@ class Rates:
             return math.isfinite(self.cache[country])
         return sorted(config, key=len)
 
+def pairs(attrs):
+    return dict(zip(attrs[0::2], attrs[1::2]))
+
 def clamp(x):
     return x if x < inf else 0.0
 "#;
@@ -797,6 +800,13 @@ def clamp(x):
         ]
     );
     assert!(rate.non_finite);
+    // Sliced: a sequence.
+    let pairs: Vec<String> = of("pairs")
+        .param_uses
+        .iter()
+        .map(|u| format!("{} {:?} x{}", u.param, u.kind, u.count))
+        .collect();
+    assert_eq!(pairs, ["attrs IndexedByNumber x2"]);
     assert!(of("clamp").non_finite);
 }
 

@@ -1567,6 +1567,76 @@ fn the_projects_suite_runs_under_pytest_as_plain_pytest_counts_it() {
     }));
 }
 
+/// What became of the user's tests is never silent: their counts when they ran; when none was
+/// found, where the run looked and which files look like tests, with the `tests` entry that
+/// would run them (a file pytest's default `python_files` does not collect, as pytimeparse
+/// ships its tests). With that entry the suite runs.
+#[test]
+fn a_run_finding_none_of_your_tests_says_where_it_looked_and_what_looks_like_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = dir.path().join("timeparse");
+    std::fs::create_dir_all(root.join("timeparse/tests")).unwrap();
+    std::fs::write(root.join("setup.py"), "").unwrap();
+    std::fs::write(root.join("timeparse/__init__.py"), "").unwrap();
+    std::fs::write(root.join("timeparse/tests/__init__.py"), "").unwrap();
+    std::fs::write(
+        root.join("timeparse/core.py"),
+        "def seconds(minutes: int) -> int:\n    if minutes < 0:\n        raise ValueError(minutes)\n    return minutes * 60\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("timeparse/tests/testcore.py"),
+        "from timeparse.core import seconds\n\n\ndef test_seconds():\n    assert seconds(2) == 120\n",
+    )
+    .unwrap();
+    let run = |root: &Path| {
+        example::isolate(
+            Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--format", "json"]),
+            home.path(),
+        )
+        .current_dir(root)
+        .output()
+        .unwrap()
+    };
+    let out = run(&root);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said: Vec<&str> = std::str::from_utf8(&out.stderr)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("lacuna: your tests"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "lacuna: your tests: none found: `tests` does not exist (where pytest run at the project root looks); `timeparse/tests/testcore.py` looks like tests: `[tool.lacuna] tests = [\"timeparse/tests/testcore.py\"]` runs it — suspicious assertions (LCN300) and the inputs your tests pass need them"
+        ]
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["suite"]["paths"], serde_json::json!(["tests"]));
+    assert_eq!(doc["suite"]["tests"], serde_json::json!([]));
+
+    // As it says: the entry runs them.
+    std::fs::write(
+        root.join("pyproject.toml"),
+        format!(
+            "[tool.lacuna]\npython = {:?}\ntests = [\"timeparse/tests/testcore.py\"]\n",
+            example::python()
+        ),
+    )
+    .unwrap();
+    let out = run(&root);
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("lacuna: your tests"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.starts_with("lacuna: your tests: 1 passed in "),
+        "{line}"
+    );
+}
+
 /// A hostile suite is contained as generated inputs are: a test deleting a file outside the
 /// scratch directory fails and the file survives, a spinning test fails after the test
 /// timeout, a test that kills its worker is reported as `crashed` and the run goes on without

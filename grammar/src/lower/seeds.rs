@@ -248,6 +248,8 @@ impl Lowerer<'_> {
                         .is_some_and(|a| a.kind() == "integer"))
                     .then_some(UseKind::IndexedByNumber),
                     "string" | "identifier" | "attribute" => Some(UseKind::IndexedByKey),
+                    // `attrs[0::2]`: a sequence, sliced.
+                    "slice" => Some(UseKind::IndexedByNumber),
                     _ => None,
                 });
                 if let (Some(value), Some(kind)) = (field("value"), kind) {

@@ -33,6 +33,8 @@ struct JsonSuiteRun<'a> {
     /// Tests by outcome (`passed`, `failed`, `error`, `skipped`, `xfailed`, `xpassed`,
     /// `crashed`), those with none left out.
     counts: std::collections::BTreeMap<&'static str, usize>,
+    /// Where the tests were looked for.
+    paths: &'a [String],
     tests: Vec<JsonTest<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     collection_errors: Vec<JsonCollectionError<'a>>,
@@ -436,6 +438,7 @@ pub fn print(
             }
             JsonSuiteRun {
                 counts,
+                paths: &s.paths,
                 tests: s
                     .tests
                     .iter()

@@ -345,13 +345,15 @@ pub struct RunStats {
     /// Functions unchanged since `--changed-since`'s revision the store had nothing for: not
     /// explored.
     pub unchanged: usize,
-    /// The project's own suite, run under pytest (absent when it has no test directory).
+    /// The project's own suite, run under pytest (or where it was looked for in vain).
     pub suite: Option<SuiteSummary>,
 }
 
 /// The project's own suite as the JSON document's `suite` section gives it.
 #[derive(Default)]
 pub struct SuiteSummary {
+    /// Where the run looked for the tests (`[tool.lacuna] tests`, or where pytest would look).
+    pub paths: Vec<String>,
     pub tests: Vec<lacuna_analysis::suite::TestResult>,
     pub collection_errors: Vec<lacuna_analysis::suite::CollectionError>,
     pub failure: Option<String>,

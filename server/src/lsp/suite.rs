@@ -77,6 +77,10 @@ fn execute(run: Run, outbox: &Outbox, stop: &AtomicBool) -> Ran {
     };
     if run.selection == Selection::All && !run.config.tests.iter().any(|p| p.exists()) {
         // No tests where the configuration says they are: an empty suite, run.
+        outbox.log(format!(
+            "Lacuna: your tests: {}",
+            lacuna_analysis::suite::none_found(&run.config)
+        ));
         out.ran = true;
         return out;
     }
@@ -102,6 +106,14 @@ fn execute(run: Run, outbox: &Outbox, stop: &AtomicBool) -> Ran {
     }
     if let Some(failure) = &runs.failure {
         outbox.log(format!("Lacuna: your tests: {failure}"));
+    } else if run.selection == Selection::All
+        && runs.tests.is_empty()
+        && runs.collection_errors.is_empty()
+    {
+        outbox.log(format!(
+            "Lacuna: your tests: {}",
+            lacuna_analysis::suite::none_found(&granted)
+        ));
     }
     // Sides covered, by test then function.
     let mut covered: BTreeMap<&str, BTreeMap<String, Sides>> = BTreeMap::new();

@@ -171,3 +171,17 @@ fn an_iterator_input_is_passed_as_an_iterator_over_its_items() {
     );
     assert_eq!(writer.expr(&iterator(vec![])), Some("iter([])".to_owned()));
 }
+
+#[test]
+fn no_variable_takes_the_name_of_a_builtin_a_test_calls() {
+    let mut imports = Imports::default();
+    let mut writer = Writer {
+        imports: &mut imports,
+        setup: vec![],
+        used: BTreeSet::new(),
+    };
+    // An `Iter` built before `iter([...])` is passed, a `Type` before a `type(result)` check.
+    assert_eq!(writer.unused("iter".into()), "iter_2");
+    assert_eq!(writer.unused("type".into()), "type_2");
+    assert_eq!(writer.unused("stock".into()), "stock");
+}

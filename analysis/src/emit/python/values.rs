@@ -2,6 +2,22 @@
 //! objects built in setup statements under fresh names.
 
 use super::{Imports, MODULES};
+
+/// The builtins an emitted test calls: no variable of a test takes their names.
+const BUILTINS: [&str; 12] = [
+    "bytes",
+    "delattr",
+    "dict",
+    "float",
+    "frozenset",
+    "iter",
+    "list",
+    "set",
+    "setattr",
+    "slice",
+    "tuple",
+    "type",
+];
 use crate::agent::protocol::{Literal, Value, ValueTree, wire_float};
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
@@ -29,7 +45,8 @@ impl Writer<'_> {
     }
 
     /// `base`, or `base_2`, `base_3`, … : a name neither the file imports nor a statement of
-    /// the test binds already.
+    /// the test binds already, nor a builtin a test calls (`iter = Iter()` before
+    /// `iter([1])`).
     pub(super) fn unused(&mut self, base: String) -> String {
         let mut name = base.clone();
         let mut n = 2;
@@ -37,6 +54,7 @@ impl Writer<'_> {
         // the file imports (`decimal = Decimal(0)` before `result == decimal.Decimal('0')`).
         while self.imports.from.iter().any(|(_, bound)| *bound == name)
             || MODULES.contains(&name.as_str())
+            || BUILTINS.contains(&name.as_str())
             || !self.used.insert(name.clone())
         {
             name = format!("{base}_{n}");

@@ -255,6 +255,11 @@ impl Search<'_> {
 
     /// The inputs of the last eight tests kept: the bases new combinations start from.
     fn recent_bases(&self) -> Vec<Candidate> {
+        // Before any input was kept (every run so far raised before the function decided
+        // anything: `attrs[0::2]` of an int), the choices are crossed with the first input.
+        if self.out.tests.is_empty() {
+            return vec![self.base()];
+        }
         let kept = self.out.tests.iter().rev().take(8);
         kept.map(|t| t.candidate.clone()).collect()
     }
@@ -344,7 +349,9 @@ impl Search<'_> {
             }
         }
         let mut bases = self.recent_bases();
-        bases.push(self.base());
+        if !self.out.tests.is_empty() {
+            bases.push(self.base());
+        }
         let mut added = false;
         // A state may need the same call several times (a pool of four slots empties after
         // four `acquire()`s): each writer once on every base, then twice, four and eight

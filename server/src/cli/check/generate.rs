@@ -167,6 +167,9 @@ pub(super) fn generate(
             configured.join(", ")
         );
     }
+    if !quiet && let Some(line) = super::suite::summary(&suite, &config, suite_ms) {
+        progress.suspend(|| eprintln!("lacuna: {line}"));
+    }
     facts.suite = generation::SuiteInputs::new(&suite.observations).into();
     if config.suspicious.enabled {
         let settings = lacuna_analysis::suspicious::Settings::of(&config.suspicious)
@@ -290,10 +293,12 @@ pub(super) fn generate(
         workers_started: pool_stats.started,
         timeouts: pool_stats.timeouts,
         crashes: pool_stats.crashes,
-        suite: (!suite.tests.is_empty()
-            || !suite.collection_errors.is_empty()
-            || suite.failure.is_some())
-        .then(|| SuiteSummary {
+        suite: Some(SuiteSummary {
+            paths: config
+                .tests
+                .iter()
+                .map(|p| display_path(p, cwd).display().to_string())
+                .collect(),
             tests: suite.tests.clone(),
             collection_errors: suite.collection_errors.clone(),
             failure: suite.failure.clone(),
@@ -327,9 +332,13 @@ pub(super) fn generate(
         };
         let report = explain::explain(&result.target, e, &config.mcdc);
         let obligations = report.obligations_covered();
+        // A function without branch sides is complete once it has a test: until then, every
+        // run raised or nothing was tried.
         let stopped_by = StoppedBy::of(
             &result.exploration,
-            report.covered >= report.total && obligations.0 >= obligations.1,
+            report.covered >= report.total
+                && obligations.0 >= obligations.1
+                && (report.total > 0 || !e.tests.is_empty()),
         );
         let stop_reason = matches!(
             stopped_by,

@@ -3,6 +3,7 @@
 
 mod emit;
 mod generate;
+mod suite;
 mod suspicious;
 
 use super::report::CheckedFile;
