@@ -253,6 +253,8 @@ pub enum UseKind {
     Called { tested: bool },
     /// `except p`, `except (p, OSError) as e`: the exception class(es) a handler catches.
     Caught,
+    /// `a, b = p`: unpacked into this many names (no starred one).
+    Unpacked(u8),
 }
 
 /// What the generator seeds a `def`'s inputs with, read from its code (and from the functions

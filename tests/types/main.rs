@@ -358,6 +358,8 @@ fn inputs_follow_none_defaults_text_methods_except_clauses_and_failing_calls() {
     // (`"<" + 0`, `0[0::2]`) are run with the other kinds until one returns.
     assert!(emitted.contains("result = stamp('')"), "{emitted}");
     assert!(emitted.contains("result = pairs([])"), "{emitted}");
+    // Unpacked into two names: a pair.
+    assert!(emitted.contains("result = swap((0, 0))"), "{emitted}");
     // Under real pytest and coverage.py: every line and branch.
     insta::assert_snapshot!(run.missing);
 }

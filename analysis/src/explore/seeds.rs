@@ -162,6 +162,8 @@ pub fn guess_from_uses(name: &str, uses: &[ParamUse]) -> Shape {
     // Weaker evidence, from how it is indexed, tested for membership and passed to builtins:
     // [dict, list].
     let mut containers = [0u32; 2];
+    // The most frequent unpacking, with its count.
+    let mut unpacked: Option<(u8, u32)> = None;
     for ParamUse { kind, count, .. } in uses.iter().filter(|u| u.param == name) {
         match kind {
             UseKind::Attribute(method) => {
@@ -183,7 +185,19 @@ pub fn guess_from_uses(name: &str, uses: &[ParamUse]) -> Shape {
                 _ => {}
             },
             UseKind::KeyFunction | UseKind::Called { .. } | UseKind::Caught => {}
+            UseKind::Unpacked(n) if unpacked.is_none_or(|(_, seen)| *count > seen) => {
+                unpacked = Some((*n, *count));
+            }
+            UseKind::Unpacked(_) => {}
         }
+    }
+    // `first, second = pair`: a tuple of that many items first, then every other kind.
+    if let Some((n, _)) = unpacked
+        && votes == [0, 0, 0]
+    {
+        let mut variants = vec![Shape::Tuple(vec![Shape::Any; usize::from(n)])];
+        variants.extend(super::shape::any_variants());
+        return Shape::Union(variants);
     }
     let by_methods = match votes.iter().enumerate().max_by_key(|(_, v)| **v) {
         Some((0, v)) if *v > 0 => Shape::Dict(Box::new(Shape::Str), Box::new(Shape::Any)),
@@ -321,6 +335,15 @@ mod tests {
         assert_eq!(guess(src, "region"), Shape::Any);
         let src = "def first(keys):\n    return keys[0]";
         assert!(matches!(guess(src, "keys"), Shape::Union(v) if matches!(v[0], Shape::List(..))),);
+        // Sliced: a sequence, a list first.
+        let src = "def pairs(attrs):\n    return dict(zip(attrs[0::2], attrs[1::2]))";
+        assert!(matches!(guess(src, "attrs"), Shape::Union(v) if matches!(v[0], Shape::List(..))),);
+        // Unpacked into two names: a pair first; not so with a starred name.
+        let src = "def swap(pair, rest):\n    first, second = pair\n    head, *tail = rest\n    return second, first";
+        assert!(
+            matches!(guess(src, "pair"), Shape::Union(v) if v[0] == Shape::Tuple(vec![Shape::Any, Shape::Any]))
+        );
+        assert_eq!(guess(src, "rest"), Shape::Any);
         let callable = |returns| Shape::Callable {
             returns: Box::new(returns),
             named: None,

@@ -274,6 +274,21 @@ impl Lowerer<'_> {
                     uses.push((function, UseKind::Called { tested: true }));
                 }
             }
+            // `first, second = pair`: a sequence of that many items.
+            "assignment" => {
+                if let (Some(left), Some(right)) = (field("left"), field("right"))
+                    && matches!(
+                        left.kind(),
+                        "pattern_list" | "tuple_pattern" | "list_pattern"
+                    )
+                {
+                    let names = source::named_children(left);
+                    let starred = names.iter().any(|n| n.kind() == "list_splat_pattern");
+                    if !starred && let Ok(n) = u8::try_from(names.len()) {
+                        uses.push((right, UseKind::Unpacked(n)));
+                    }
+                }
+            }
             "for_statement" | "for_in_clause" => {
                 if let Some(right) = field("right") {
                     uses.push((right, UseKind::Iterated));
