@@ -124,6 +124,11 @@ fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it(
     let later = read(&run, "test_lacuna_shop_later.py");
     assert!(later.contains("= Decimal("), "{later}");
     assert!(later.contains("= Item("), "{later}");
+    // Aliases imported only under `TYPE_CHECKING` are read, and `tuple[str, ...]` is passed
+    // as a tuple of any length, never a list.
+    let keys = read(&run, "test_lacuna_shop_keys.py");
+    assert!(keys.contains("result = parent(("), "{keys}");
+    assert!(!keys.contains("parent(["), "{keys}");
 
     // Under real pytest and coverage.py: every branch of every explored function is taken.
     insta::assert_snapshot!(run.missing);

@@ -122,8 +122,10 @@ def _abstract(t, origin, args, sub):
                           "value": sub(args[1]) if len(args) > 1 else {"kind": "any"}})
         else:
             of = sub(args[0]) if args else {"kind": "int"}
-            # A sequence tried as a tuple is a variable-length one: a list the tuple is built from.
-            trees.append({"kind": "set" if kind in ("set", "frozenset") else "list", "of": of})
+            # A sequence tried as a tuple is a variable-length one (`tuple_of`): built as a
+            # list's items are, passed as a tuple.
+            trees.append({"kind": {"set": "set", "frozenset": "set", "tuple": "tuple_of"}.get(
+                kind, "list"), "of": of})
     unique = []
     for tree in trees:
         if tree not in unique:
@@ -249,7 +251,9 @@ def type_tree(t, is_project_class, depth=0):
         return {"kind": kind, "of": sub(args[0]) if args else {"kind": "any"}}
     if origin in (tuple, typing.Tuple) or t is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
-            return {"kind": "list", "of": sub(args[0])}
+            # `tuple[str, ...]`: any length, built as a list's items are, passed as a tuple
+            # (`header + key[:-1]` of two such keys needs both to be tuples).
+            return {"kind": "tuple_of", "of": sub(args[0])}
         return {"kind": "tuple", "items": [sub(a) for a in args]}
     if origin in (dict, typing.Dict) or t is dict:
         return {"kind": "dict", "key": sub(args[0]) if args else {"kind": "str"},
@@ -699,7 +703,9 @@ def _type_checking_names(module_name):
     RetryCallState`), from the modules among them imported so far: its annotations name them,
     and once those modules are imported they are found without running anything new. The
     module's source is read once; the names are looked up each time (a module imported later
-    is found then)."""
+    is found then). A module of the same top-level package that nothing imported yet (tomli's
+    `from ._types import Pos`, where `Pos = int`) is imported here: it is the project's own
+    code, as the module under test is, and an alias module of this kind defines types only."""
     imports = _TYPE_CHECKING_IMPORTS.get(module_name)
     if imports is None and isinstance(module_name, str):
         imports = _TYPE_CHECKING_IMPORTS[module_name] = _type_checking_imports(
@@ -707,11 +713,23 @@ def _type_checking_names(module_name):
     out = {}
     for bound, source, attribute in imports or ():
         found = sys.modules.get(source)
+        if found is None and _same_package(source, module_name):
+            try:
+                found = importlib.import_module(source)
+            except Exception:  # it does not import: its names stay unresolved, with the reason
+                found = None
         if found is not None and attribute is not None:
             found = getattr(found, attribute, None)
         if found is not None:
             out[bound] = found
     return out
+
+
+def _same_package(source, module_name):
+    """Whether `source` is a module below the top-level package of `module_name` (not the
+    top-level module itself, which is imported already when `module_name` is)."""
+    top = module_name.partition(".")[0]
+    return "." in module_name and source.startswith(top + ".")
 
 
 def _type_checking_imports(module):

@@ -23,8 +23,9 @@ def _field_value(name, value, depth):
             field_values[name] = literal
 
 
-def wrap(value, name, is_project_object, depth=0):
-    """The symbolic version of an input value named `name` (an access path)."""
+def wrap(value, name, is_project_object, depth=0, any_length=False):
+    """The symbolic version of an input value named `name` (an access path); a tuple of
+    `any_length` (`tuple[str, ...]`) has its length as an input, as a list has."""
     if isinstance(value, Sym):
         return value
     t = type(value)
@@ -39,6 +40,10 @@ def wrap(value, name, is_project_object, depth=0):
         # Elements named by their position in the value tree the set was built from.
         _field_value(name + ".__len__", len(value), depth)
         return SymSet(list(value), ["var", name + ".__len__", "int"], name=name)
+    if t is tuple and any_length:
+        _field_value(name + ".__len__", len(value), depth)
+        items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]
+        return SymTuple(items, ["var", name + ".__len__", "int"], name=name)
     if t is tuple:
         # A tuple's length is fixed by its shape: its elements are inputs, its length is not.
         items = [wrap(x, "%s[%d]" % (name, i), is_project_object, depth) for i, x in enumerate(value)]

@@ -109,7 +109,8 @@ def decode(tree, is_project_object):
     if name is not None and tree.get("kind") == "object" and type(value) in _VALUE_TYPES:
         return _reading_arguments(value, tree, name)
     if name is not None:
-        value = objects.wrap(value, name, is_project_object)
+        value = objects.wrap(value, name, is_project_object,
+                             any_length=tree.get("kind") == "tuple-of")
     if tree.get("kind") == "iterator":
         # Over the (symbolic) list of its items: each `next()` records whether the length
         # exceeds the items taken so far, so the solver can ask for an empty or a longer one.
@@ -170,7 +171,7 @@ def _decode(tree, is_project_object):
             raise InputError("%s cannot be found: %s" % (tree["name"], e)) from e
     if kind == "list":
         return [sub(t) for t in tree.get("items", [])]
-    if kind == "tuple":
+    if kind in ("tuple", "tuple-of"):
         return tuple(sub(t) for t in tree.get("items", []))
     if kind == "set":
         return set(sub(t) for t in tree.get("items", []))

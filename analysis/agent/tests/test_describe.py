@@ -2,6 +2,7 @@
 
 import abc
 import dataclasses
+import sys
 
 from lacuna_agent import describe
 
@@ -254,6 +255,32 @@ def test_a_class_imported_only_for_type_checking_is_read_once_its_module_is_impo
     described = describe.describe(policy.exhausted, None, in_package)
     assert described["params"][0]["type"]["kind"] == "class"
     assert described["params"][0]["type"]["class"] == describe._name(state.State)
+
+
+def test_an_alias_of_a_module_of_the_package_that_only_type_checking_imports_is_read(
+        tmp_path, monkeypatch):
+    # tomli: `if TYPE_CHECKING: from ._types import Pos`, with `Pos = int` in `_types`, a module
+    # nothing else imports.
+    package = tmp_path / "aliaspkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .parser import skip\n")
+    (package / "_types.py").write_text("from typing import Tuple\nPos = int\nKey = Tuple[str, ...]\n")
+    (package / "parser.py").write_text(
+        "from __future__ import annotations\n\nTYPE_CHECKING = False\nif TYPE_CHECKING:\n"
+        "    from ._types import Key, Pos\n    from .missing import Absent\n\n\n"
+        "def skip(src: str, pos: Pos, key: Key, other: Absent) -> Pos:\n    return pos\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    parser = importlib.import_module("aliaspkg.parser")
+    assert "aliaspkg._types" not in sys.modules
+    described = describe.describe(parser.skip, None, lambda obj: False)
+    kinds = {p["name"]: p["type"] for p in described["params"]}
+    assert kinds["src"]["kind"] == "str"
+    assert kinds["pos"]["kind"] == "int"
+    assert kinds["key"] == {"kind": "tuple_of", "of": {"kind": "str"}}
+    # A module that does not import leaves its names unresolved, with the reason.
+    assert kinds["other"]["kind"] != "int"
 
 
 def takes_a_policy(policy: Policy, attempt: int) -> bool:

@@ -50,6 +50,10 @@ pub enum Value {
     Tuple {
         items: Vec<ValueTree>,
     },
+    /// A tuple of any length (`tuple[str, ...]`): its length is an input, as a list's is.
+    TupleOf {
+        items: Vec<ValueTree>,
+    },
     Set {
         items: Vec<ValueTree>,
     },
@@ -131,6 +135,7 @@ impl ValueTree {
         match &self.value {
             Value::List { items }
             | Value::Tuple { items }
+            | Value::TupleOf { items }
             | Value::Set { items }
             | Value::Iterator { items } => all(&mut items.iter()),
             Value::Dict { items } => all(&mut items.iter().flat_map(|(k, v)| [k, v])),

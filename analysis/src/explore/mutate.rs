@@ -48,9 +48,10 @@ fn slots(request: &ExecuteRequest) -> (Vec<(String, Slot)>, Vec<String>) {
                 Value::Float { value } => value.as_f64().map(Slot::Float),
                 Value::Str { value } => Some(Slot::Str(value.clone())),
                 Value::Bool { value } => Some(Slot::Bool(*value)),
-                Value::List { items } | Value::Set { items } | Value::Iterator { items } => {
-                    Some(Slot::Length(items.len()))
-                }
+                Value::List { items }
+                | Value::Set { items }
+                | Value::Iterator { items }
+                | Value::TupleOf { items } => Some(Slot::Length(items.len())),
                 Value::Dict { items } => Some(Slot::Length(items.len())),
                 _ => None,
             };

@@ -35,6 +35,9 @@ pub enum Shape {
     /// as a list's, and passed as `iter([...])`.
     Iterator(Box<Shape>),
     Tuple(Vec<Shape>),
+    /// A tuple of any length (`tuple[str, ...]`, a `Sequence` tried as a tuple): its items
+    /// built as a list's are, passed as a tuple.
+    TupleOf(Box<Shape>),
     Dict(Box<Shape>, Box<Shape>),
     Literal(Vec<Json>),
     Enum {
@@ -197,6 +200,7 @@ impl Shape {
             "list" => Shape::List(sub(t.of.one())),
             "set" => Shape::Set(sub(t.of.one())),
             "iterator" => Shape::Iterator(sub(t.of.one())),
+            "tuple_of" => Shape::TupleOf(sub(t.of.one())),
             "tuple" => Shape::Tuple(t.items.iter().map(Shape::from_describe).collect()),
             "dict" => Shape::Dict(sub(t.key()), sub(t.value())),
             "literal" => Shape::Literal(t.values.clone()),
@@ -225,7 +229,11 @@ impl Shape {
     pub fn is_container(&self) -> bool {
         matches!(
             self,
-            Shape::List(_) | Shape::Set(_) | Shape::Iterator(_) | Shape::Dict(..)
+            Shape::List(_)
+                | Shape::Set(_)
+                | Shape::Iterator(_)
+                | Shape::TupleOf(_)
+                | Shape::Dict(..)
         )
     }
 

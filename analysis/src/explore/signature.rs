@@ -178,9 +178,10 @@ impl Shape {
             (Shape::Union(members), _) => {
                 members.iter().find_map(|m| m.domain_at(steps, factories))
             }
-            (Shape::List(item) | Shape::Set(item) | Shape::Iterator(item), PathStep::Index(_)) => {
-                item.domain_at(rest, factories)
-            }
+            (
+                Shape::List(item) | Shape::Set(item) | Shape::Iterator(item) | Shape::TupleOf(item),
+                PathStep::Index(_),
+            ) => item.domain_at(rest, factories),
             (Shape::Tuple(items), PathStep::Index(i)) => items
                 .get(usize::try_from(*i).ok()?)?
                 .domain_at(rest, factories),

@@ -117,8 +117,10 @@ impl Writer<'_> {
                 format!("_Raises({class}('raised by a generated input'))")
             }
             Value::List { items } => format!("[{}]", self.list(items)?),
-            Value::Tuple { items } if items.len() == 1 => format!("({},)", self.list(items)?),
-            Value::Tuple { items } => format!("({})", self.list(items)?),
+            Value::Tuple { items } | Value::TupleOf { items } if items.len() == 1 => {
+                format!("({},)", self.list(items)?)
+            }
+            Value::Tuple { items } | Value::TupleOf { items } => format!("({})", self.list(items)?),
             Value::Set { items } if items.is_empty() => "set()".to_owned(),
             Value::Set { items } => format!("{{{}}}", self.list(items)?),
             Value::Iterator { items } => format!("iter([{}])", self.list(items)?),

@@ -113,6 +113,7 @@ pub(super) fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> 
                 t.value,
                 Value::List { .. }
                     | Value::Tuple { .. }
+                    | Value::TupleOf { .. }
                     | Value::Set { .. }
                     | Value::Iterator { .. }
                     | Value::Dict { .. }
@@ -123,6 +124,7 @@ pub(super) fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> 
         match &t.value {
             Value::List { items }
             | Value::Tuple { items }
+            | Value::TupleOf { items }
             | Value::Set { items }
             | Value::Iterator { items } => items.iter().for_each(|i| walk(i, out)),
             Value::Dict { items } => items.iter().for_each(|(k, v)| {
