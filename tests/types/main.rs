@@ -365,6 +365,11 @@ fn inputs_follow_none_defaults_text_methods_except_clauses_and_failing_calls() {
     assert!(emitted.contains("result = pairs([])"), "{emitted}");
     // Unpacked into two names: a pair.
     assert!(emitted.contains("result = swap((0, 0))"), "{emitted}");
+    // `table.get(key) is None` decided by the key's presence: a table holding the key.
+    assert!(
+        emitted.contains("result = lookup('missing', {'missing': 0})"),
+        "{emitted}"
+    );
     // Under real pytest and coverage.py: every line and branch.
     insta::assert_snapshot!(run.missing);
 }

@@ -291,6 +291,14 @@ class SymDict(dict, _Sized):
             return result
         return SymBool(result, terms[0] if len(terms) == 1 else ["or"] + terms, self._d + 1)
 
+    def get(self, key, default=None):
+        """`self.get(key)` decides whether `key` is present as `key in self` does, and records
+        it: the solver can ask for a key the dict holds (`if table.get(key) is None:` is decided
+        by it, though the `None` it returns carries no condition of its own)."""
+        if self.__contains__(key):
+            return dict.__getitem__(self, key)
+        return default
+
     def keys(self):
         return _View(self, dict.keys(self))
 

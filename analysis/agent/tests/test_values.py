@@ -191,6 +191,29 @@ def test_a_key_tested_against_keys_of_another_kind_is_a_type_test():
         {"name": "keys[0]", "value": False, "flip": ["str"], "equality": True}]
 
 
+def test_a_dicts_get_records_whether_the_key_is_present():
+    """`table.get(key) is None` is decided by the key's presence: `get` records it as `key in
+    table` does, so the solver can ask for a key the dict holds."""
+    from lacuna_agent import recorder
+    from lacuna_agent.containers import SymDict
+
+    values.clear()
+    key = values.decode({"kind": "str", "value": "x", "sym": "key"}, lambda obj: False)
+    present = values.decode({"kind": "str", "value": "k0", "sym": "table.__key0__"},
+                            lambda obj: False)
+    d = SymDict({present: 1}, ["var", "table.__len__", "int"])
+    rec = recorder.start(lambda code: True)
+    try:
+        assert d.get(key) is None
+        assert d.get(key, 7) == 7
+    finally:
+        recorder.stop()
+    assert d.get("k0") == 1
+    constraints = [e for e in rec.events if e["k"] == "constraint"]
+    assert [(e["value"], e["expr"]) for e in constraints] == [
+        (False, ["==", ["var", "key", "str"], ["var", "table.__key0__", "str"]])] * 2
+
+
 def test_a_callable_inputs_call_raises_where_the_generator_chose_it():
     fn = values.decode({"kind": "callable", "sym": "fn",
                         "returns": [{"kind": "raise"}, {"kind": "int", "value": "3"}]},

@@ -34,11 +34,11 @@ class TTLCache:
     def get(self, key: str) -> Optional[str]:
         trace("cache.get")
         entry = self._entries.get(key)
-        if entry is None:  # lacuna: false=object-creation[TTLCache._entries]
+        if entry is None:
             self._misses += 1
             return None
         expires_at, value = entry
-        if time.monotonic() >= expires_at:  # lacuna: both=object-creation[TTLCache._entries]
+        if time.monotonic() >= expires_at:  # lacuna: true=external-call[time.monotonic]
             log.debug("entry %r expired", key)
             del self._entries[key]
             self._misses += 1

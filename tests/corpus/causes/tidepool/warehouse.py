@@ -37,7 +37,7 @@ class Warehouse:
         trace("warehouse.reserve", sku=sku, qty=qty)
         if qty <= 0:  # lacuna: both=covered
             raise ValueError("reserved quantities are positive")
-        if self.available(sku) < qty:  # lacuna: true=covered false=object-creation[Warehouse._stock]
+        if self.available(sku) < qty:
             raise OutOfStock("%d of %s wanted" % (qty, sku))
         self._reserved[sku] = self._reserved.get(sku, 0) + qty
 

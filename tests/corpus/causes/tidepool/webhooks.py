@@ -69,6 +69,6 @@ class Dispatcher:
 
     def handlers_for(self, event: str) -> List[str]:
         found = self._handlers.get(event)
-        if found is None:  # lacuna: true=covered false=object-creation[Dispatcher._handlers]
+        if found is None:
             return []
         return list(found)
