@@ -370,6 +370,20 @@ fn inputs_follow_none_defaults_text_methods_except_clauses_and_failing_calls() {
         emitted.contains("result = lookup('missing', {'missing': 0})"),
         "{emitted}"
     );
+    // What a call changed is asserted: the receiver's field `record` set (not `attrs`, which
+    // `set_attrs([])` leaves as it was), and the list `push_all` appended to, bound to a
+    // variable first.
+    assert!(
+        emitted.contains(
+            "    result = tally.record(0)\n    assert result is None\n    assert tally.last == 0\n"
+        ),
+        "{emitted}"
+    );
+    assert!(!emitted.contains("assert element.attrs"), "{emitted}");
+    assert!(
+        emitted.contains("    stack = []\n    result = push_all(stack, [0])\n    assert result == 1\n    assert stack == [0]\n"),
+        "{emitted}"
+    );
     // Under real pytest and coverage.py: every line and branch.
     insta::assert_snapshot!(run.missing);
 }

@@ -359,8 +359,17 @@ class Runtime:
                             concrete=lambda v: concrete(interpose.unwrap(v)))
                         observer.begin_test()
                         self.tracer.set_observer(observer)
+                    before = _receiver_fields(receiver)
+                    arguments_before = _container_arguments(args, kwargs)
                     value = targets.invoke(resolved, receiver, args, kwargs)
                     observation = self.tracer.stop()
+                    changed = _changed_fields(before, _receiver_fields(receiver))
+                    if changed:
+                        result["receiver"] = {"fields": changed}
+                    changed = _changed_fields(arguments_before,
+                                              _container_arguments(args, kwargs))
+                    if changed:
+                        result["arguments"] = changed
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 self.sandbox.active = False
@@ -573,6 +582,39 @@ def _import_within(name, limit):
 def _qualified_type(value):
     t = type(value)
     return t.__qualname__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__qualname__)
+
+
+def _receiver_fields(receiver):
+    """The public fields of a method's receiver an emitted test can assert, as
+    `{name: tree}`, read without calling its code; None for no receiver or a class."""
+    if receiver is None or isinstance(receiver, type):
+        return None
+    fields = values.public_fields(concrete(interpose.unwrap(receiver)))
+    return None if fields is None else dict(fields)
+
+
+_CONTAINERS = (list, dict, set, bytearray)
+
+
+def _container_arguments(args, kwargs):
+    """The arguments that are lists, dicts, sets or bytearrays, as `{position or keyword:
+    tree}` of what a test can write of them; None when there are none."""
+    out = {}
+    for slot, arg in list(enumerate(args)) + list(kwargs.items()):
+        plain = concrete(interpose.unwrap(arg))
+        if isinstance(plain, _CONTAINERS):
+            tree = values.assertable(plain)
+            if tree is not None:
+                out[slot] = tree
+    return out or None
+
+
+def _changed_fields(before, after):
+    """The fields of `after` that the call set or changed (`[name, tree]` pairs, in the
+    object's order): what a test of a method that changes its object asserts."""
+    if before is None or not after:
+        return []
+    return [[name, tree] for name, tree in after.items() if before.get(name) != tree]
 
 
 def _describe_value(value):

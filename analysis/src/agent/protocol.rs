@@ -5,7 +5,7 @@ pub use super::literal::{
     LITERAL_MAX_DEPTH, LITERAL_MAX_DIGITS, LITERAL_MAX_NODES, LITERAL_MAX_TEXT, Literal,
     float_to_wire, wire_float,
 };
-use super::state::ObjectState;
+use super::state::{ChangedArguments, ObjectState};
 use crate::symbolic::Expr;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
@@ -527,6 +527,13 @@ pub struct Execution {
     pub returned: Option<ReturnValue>,
     #[serde(default)]
     pub exception: Option<RaisedException>,
+    /// A method's receiver after it returned: the public fields the call set or changed
+    /// (`timer.limit` after `timer.set_limit(5)`).
+    #[serde(default)]
+    pub receiver: ObjectState,
+    /// The container arguments the call changed, as they were after it returned.
+    #[serde(default)]
+    pub arguments: ChangedArguments,
     #[serde(default, deserialize_with = "bounded")]
     pub files: Vec<String>,
     #[serde(default, deserialize_with = "bounded")]
@@ -699,6 +706,8 @@ impl Execution {
             status,
             returned: None,
             exception: None,
+            receiver: ObjectState::default(),
+            arguments: ChangedArguments::default(),
             files: vec![],
             events: vec![],
             lines: BTreeMap::new(),

@@ -201,10 +201,104 @@ impl<'de> Deserialize<'de> for ObjectState {
     }
 }
 
+/// Where an argument was passed: its position, or its keyword.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Position(usize),
+    Keyword(String),
+}
+
+/// The container arguments (lists, dicts, sets) a call changed, as they were after it
+/// returned: what a test of a function that changes its argument in place asserts
+/// (`points == [(1, -2)]` after `transform.itransform(points)`). The wire form is
+/// `[[0, tree], ["key", tree]]`; anything malformed is left out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChangedArguments(pub Vec<(Slot, Assertable)>);
+
+impl ChangedArguments {
+    fn from_json(value: &serde_json::Value) -> Self {
+        let Some(pairs) = value.as_array() else {
+            return ChangedArguments::default();
+        };
+        ChangedArguments(
+            pairs
+                .iter()
+                .filter_map(|pair| {
+                    let [slot, tree] = pair.as_array()?.as_slice() else {
+                        return None;
+                    };
+                    let slot = match slot {
+                        serde_json::Value::Number(n) => {
+                            Slot::Position(usize::try_from(n.as_u64()?).ok()?)
+                        }
+                        serde_json::Value::String(k)
+                            if k.len() <= 100
+                                && k.chars().next()?.is_ascii_alphabetic()
+                                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                        {
+                            Slot::Keyword(k.clone())
+                        }
+                        _ => return None,
+                    };
+                    Some((slot, Assertable::from_json(tree)?))
+                })
+                .take(MAX_FIELDS)
+                .collect(),
+        )
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        self.0
+            .iter()
+            .map(|(slot, value)| match slot {
+                Slot::Position(i) => serde_json::json!([i, value.to_json()]),
+                Slot::Keyword(k) => serde_json::json!([k, value.to_json()]),
+            })
+            .collect()
+    }
+
+    /// The value the call left in the argument at `slot`, if it changed it.
+    pub fn at(&self, slot: &Slot) -> Option<&Assertable> {
+        self.0.iter().find(|(s, _)| s == slot).map(|(_, v)| v)
+    }
+}
+
+impl Serialize for ChangedArguments {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ChangedArguments {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        Ok(ChangedArguments::from_json(&value))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn changed_arguments_are_read_by_position_or_keyword_and_forged_ones_left_out() {
+        let int = |v: &str| json!({"kind": "int", "value": v});
+        let wire = json!([
+            [0, {"kind": "list", "items": [int("1")]}],
+            ["points", {"kind": "list", "items": []}],
+            ["not a name", int("1")],
+            [-1, int("1")],
+            [2, "__import__('os')"]
+        ]);
+        let read: ChangedArguments = serde_json::from_value(wire).unwrap();
+        assert_eq!(read.0.len(), 2);
+        assert!(read.at(&Slot::Position(0)).is_some());
+        assert!(read.at(&Slot::Keyword("points".into())).is_some());
+        let back: ChangedArguments =
+            serde_json::from_value(serde_json::to_value(&read).unwrap()).unwrap();
+        assert_eq!(back, read);
+    }
 
     #[test]
     fn only_known_constructors_with_their_arguments_are_read() {

@@ -5,7 +5,7 @@
 
 use super::inputs::Candidate;
 use crate::agent::protocol::{ExecuteRequest, Literal, Position, SideEffect, Status};
-use crate::agent::state::ObjectState;
+use crate::agent::state::{ChangedArguments, ObjectState};
 use crate::model::mcdc::{Independence, Obligation};
 use crate::symbolic::Expr;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -56,6 +56,13 @@ pub enum Outcome {
         /// For another value: the standard-library value it is, or its public fields.
         #[serde(default)]
         state: ObjectState,
+        /// The public fields of the method's receiver that the call set or changed, as they
+        /// were after it returned.
+        #[serde(default)]
+        receiver: ObjectState,
+        /// The container arguments the call changed, as they were after it returned.
+        #[serde(default)]
+        arguments: ChangedArguments,
     },
     Raised {
         type_name: String,

@@ -559,6 +559,8 @@ mod tests {
             literal: Some(Literal::Float(f64::NEG_INFINITY)),
             items: None,
             state: Default::default(),
+            receiver: Default::default(),
+            arguments: Default::default(),
         };
         let text = serde_json::to_string(&outcome).unwrap();
         assert_eq!(serde_json::from_str::<Outcome>(&text).unwrap(), outcome);

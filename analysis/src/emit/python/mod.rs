@@ -4,7 +4,7 @@ mod helpers;
 mod values;
 
 use crate::agent::protocol::{ExecuteRequest, Form, Literal, MAX_ITEMS};
-use crate::agent::state::{Assertable, StdValue};
+use crate::agent::state::{Assertable, Slot, StdValue};
 use crate::explore::exploration::{GeneratedTest, Outcome};
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
@@ -436,7 +436,18 @@ const MODULES: [&str; 12] = [
 /// The call a generated input makes, in Python: the statements that build its objects, and the
 /// call itself (`Order(...).add_line(...)`). For hover text, where imports go without saying.
 pub fn call_of(qualname: &str, request: &ExecuteRequest) -> Option<(Vec<String>, String)> {
-    call_source(qualname, request, &mut Imports::default())
+    call_source(qualname, request, &mut Imports::default(), &[]).map(|c| (c.setup, c.call))
+}
+
+/// The Python text of a generated input's call.
+struct CallSource {
+    /// The statements that build its objects.
+    setup: Vec<String>,
+    call: String,
+    /// The variable holding the method's receiver, when it has one (`timer`).
+    receiver: Option<String>,
+    /// The variables the arguments asked for were assigned to, by where they were passed.
+    bound: Vec<(Slot, String)>,
 }
 
 /// A qualified name as code outside the class reaches it: a `__private` method of `Stack` is
@@ -456,7 +467,8 @@ fn call_source(
     qualname: &str,
     request: &ExecuteRequest,
     imports: &mut Imports,
-) -> Option<(Vec<String>, String)> {
+    bind: &[Slot],
+) -> Option<CallSource> {
     let mut writer = Writer {
         imports,
         setup: vec![],
@@ -467,6 +479,7 @@ fn call_source(
     let call_form = &request.target.call;
     let path = mangled(call_form.through.as_deref().unwrap_or(qualname));
     let member = path.rsplit('.').next().unwrap_or(&path).to_owned();
+    let mut receiver_var = None;
     let callee = match &request.receiver {
         // The function around it called first, under the nested function's name:
         // `check = threshold(10)`, then `check(v)`.
@@ -496,13 +509,16 @@ fn call_source(
             if !is_identifier(&member) {
                 return None;
             }
+            if is_identifier(&object) {
+                receiver_var = Some(object.clone());
+            }
             format!("{object}.{member}")
         }
         None => writer
             .imports
             .name(&format!("{}:{}", request.target.module, path))?,
     };
-    let arguments = writer.arguments(&request.args, &request.kwargs)?;
+    let (arguments, bound) = writer.bound_arguments(&request.args, &request.kwargs, bind)?;
     let call = match call_form.form {
         Form::Plain | Form::Dispatch | Form::Construct | Form::Returned => {
             format!("{callee}({arguments})")
@@ -536,7 +552,12 @@ fn call_source(
             }
         }
     };
-    Some((writer.setup, call))
+    Some(CallSource {
+        setup: writer.setup,
+        call,
+        receiver: receiver_var,
+        bound,
+    })
 }
 
 fn test_source(
@@ -546,7 +567,17 @@ fn test_source(
     imports: &mut Imports,
 ) -> Option<(String, Option<String>)> {
     let (request, outcome) = (&test.request, &test.outcome);
-    let (mut setup, call) = call_source(qualname, request, imports)?;
+    // Arguments the call changed are bound to variables, to be asserted after it.
+    let changed: Vec<Slot> = match outcome {
+        Outcome::Returned { arguments, .. } => arguments.0.iter().map(|(s, _)| s.clone()).collect(),
+        _ => vec![],
+    };
+    let CallSource {
+        mut setup,
+        call,
+        receiver: receiver_var,
+        bound,
+    } = call_source(qualname, request, imports, &changed)?;
     if test.draws_random {
         // Seeded before the inputs are built, as the run was.
         setup.insert(0, format!("random.seed({})", request.random_seed));
@@ -605,6 +636,8 @@ fn test_source(
             type_name,
             items,
             state,
+            receiver,
+            arguments,
             ..
         } => {
             let _ = writeln!(out, "    result = {call}");
@@ -639,6 +672,24 @@ fn test_source(
                             imports.assertion(&format!("result.{field}"), value)
                         );
                     }
+                }
+            }
+            // What the method changed of its object: `timer.limit == 5` after
+            // `timer.set_limit(5)`, whose result is `None`.
+            if let Some(var) = &receiver_var {
+                for (field, value) in &receiver.fields {
+                    let _ = writeln!(
+                        out,
+                        "    {}",
+                        imports.assertion(&format!("{var}.{field}"), value)
+                    );
+                }
+            }
+            // What it left in the arguments it changed: `points == [(1, -2)]` after
+            // `transform.itransform(points)`.
+            for (slot, var) in &bound {
+                if let Some(value) = arguments.at(slot) {
+                    let _ = writeln!(out, "    {}", imports.assertion(var, value));
                 }
             }
         }

@@ -89,6 +89,8 @@ fn names_are_snake_case() {
         literal: Some(Literal::Int("1".into())),
         items: None,
         state: Default::default(),
+        receiver: Default::default(),
+        arguments: Default::default(),
     };
     assert_eq!(
         test_name("Stock.restock_plan", 2, &ok),

@@ -19,6 +19,7 @@ const BUILTINS: [&str; 12] = [
     "type",
 ];
 use crate::agent::protocol::{Literal, Value, ValueTree, wire_float};
+use crate::agent::state::Slot;
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
 use std::collections::BTreeSet;
@@ -177,17 +178,48 @@ impl Writer<'_> {
         args: &[ValueTree],
         kwargs: &std::collections::BTreeMap<String, ValueTree>,
     ) -> Option<String> {
+        self.bound_arguments(args, kwargs, &[])
+            .map(|(text, _)| text)
+    }
+
+    /// The arguments of a call, those at `bound` first assigned to variables of their own
+    /// (`points = [(1, 1)]`, then `t.itransform(points)`) so that the test can assert what the
+    /// call left in them; with the variable of each.
+    pub(super) fn bound_arguments(
+        &mut self,
+        args: &[ValueTree],
+        kwargs: &std::collections::BTreeMap<String, ValueTree>,
+        bound: &[Slot],
+    ) -> Option<(String, Vec<(Slot, String)>)> {
         let mut parts: Vec<String> = vec![];
-        for a in args {
-            parts.push(self.expr(a)?);
+        let mut vars = vec![];
+        let mut bind = |writer: &mut Self, slot: Slot, tree: &ValueTree, fallback: &str| {
+            let value = writer.expr(tree)?;
+            if !bound.contains(&slot) {
+                return Some(value);
+            }
+            let base = tree
+                .sym
+                .as_deref()
+                .filter(|s| is_identifier(s))
+                .unwrap_or(fallback)
+                .to_snake_case();
+            let var = writer.unused(base);
+            writer.setup.push(format!("{var} = {value}"));
+            vars.push((slot, var.clone()));
+            Some(var)
+        };
+        for (i, a) in args.iter().enumerate() {
+            parts.push(bind(self, Slot::Position(i), a, "argument")?);
         }
         for (k, v) in kwargs {
             if !is_identifier(k) {
                 return None;
             }
-            parts.push(format!("{k}={}", self.expr(v)?));
+            let value = bind(self, Slot::Keyword(k.clone()), v, k)?;
+            parts.push(format!("{k}={value}"));
         }
-        Some(parts.join(", "))
+        Some((parts.join(", "), vars))
     }
 }
 

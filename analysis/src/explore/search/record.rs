@@ -131,6 +131,8 @@ impl Search<'_> {
                     literal: r.literal,
                     items: r.items.filter(|i| matches!(i, Literal::Tuple(_))),
                     state: r.state,
+                    receiver: run.receiver.clone(),
+                    arguments: run.arguments.clone(),
                 }
             }
             Status::Raised => {

@@ -55,6 +55,8 @@ fn run(events: Vec<Event>) -> Execution {
         status: Status::Returned,
         returned: None,
         exception: None,
+        receiver: Default::default(),
+        arguments: Default::default(),
         files: vec!["m.py".into()],
         events,
         lines: BTreeMap::new(),
