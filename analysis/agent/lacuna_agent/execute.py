@@ -243,17 +243,27 @@ class Runtime:
         return targets.resolve(module, target)
 
     def describe(self, request):
+        limit = IMPORT_SECONDS
         self.sandbox.importing = True
         self.sandbox.active = True
         try:
-            resolved = self.resolve(request["target"], limit=IMPORT_SECONDS)
+            resolved = self.resolve(request["target"], limit=limit)
+            # Reading the annotations runs project code too: it imports the modules of the
+            # package that only `TYPE_CHECKING` imports and evaluates the annotations' text.
+            # Under the same sandbox and time limit as the import of the target's module.
+            return _within(limit, lambda: self._described(resolved))
         except TargetImportError as e:
             return {"error": str(e), "import_error": e.details}
         except targets.Unreachable as e:
             return {"error": str(e)}
+        except ImportTimedOut:
+            return {"error": "reading the function's annotations did not finish within %g s "
+                             "(a module they import runs that long)" % limit}
         finally:
             self.sandbox.active = False
             self.sandbox.importing = False
+
+    def _described(self, resolved):
         if resolved.form == "returned":
             return describing.describe_returned(resolved.definition, resolved.call,
                                                 self.is_project_class)
@@ -567,13 +577,18 @@ class ImportTimedOut(BaseException):
 def _import_within(name, limit):
     """`importlib.import_module(name)`, interrupted after `limit` seconds (`ImportTimedOut`,
     with the traceback of where the import was)."""
+    return _within(limit, lambda: importlib.import_module(name))
+
+
+def _within(limit, run):
+    """`run()`, interrupted after `limit` seconds by `ImportTimedOut` raised where it is."""
     def timed_out(signum, frame):
         raise ImportTimedOut("the import did not finish within %g s" % limit)
 
     previous = signal.signal(signal.SIGALRM, timed_out)
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        return importlib.import_module(name)
+        return run()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
