@@ -628,7 +628,7 @@ def _describe_class(cls, is_project_class, depth):
                 if is_project_class(cls):
                     # `SortedList(iterable=None)`: what its constructor does with an unannotated
                     # argument says what to build it with, as for a function's parameters.
-                    _kinds_from_uses(constructor(cls), init, is_project_class)
+                    _kinds_from_uses(constructor(cls), init, is_project_class, depth)
     except (TypeError, ValueError):
         init = []
     if dataclasses.is_dataclass(cls):
@@ -822,7 +822,7 @@ def _reference(value):
         return None
 
 
-def _kinds_from_uses(func, params, is_project_class):
+def _kinds_from_uses(func, params, is_project_class, level=0):
     """For each unannotated parameter, the kinds of values its uses ask for, as `instances`
     of its `any` tree, tried first: an instance of each class `isinstance(p, C)` (or
     `type(p) in (C, D)`, `type(p) is C`) tests for (a project class through its constructor),
@@ -834,7 +834,7 @@ def _kinds_from_uses(func, params, is_project_class):
     untyped = {p["name"]: p for p in params if p["type"] == {"kind": "any"}}
     if not untyped:
         return
-    for name, kinds in _kinds_in(func, set(untyped), is_project_class, 0).items():
+    for name, kinds in _kinds_in(func, set(untyped), is_project_class, 0, level).items():
         if kinds:
             untyped[name]["type"] = {"kind": "any", "instances": kinds}
 
@@ -856,8 +856,10 @@ _METHOD_KINDS = dict(
     + [(m, {"kind": "str"}) for m in ("startswith", "endswith", "lower", "upper", "isdigit")])
 
 
-def _kinds_in(func, untyped, is_project_class, depth):
-    """The kinds the uses of each name of `untyped` (parameters of `func`) ask for, by name."""
+def _kinds_in(func, untyped, is_project_class, depth, level):
+    """The kinds the uses of each name of `untyped` (parameters of `func`) ask for, by name;
+    `level` is how deep in a type tree the parameters are (a class they test for is described
+    one level deeper: `Color(color)` testing `isinstance(color, Color)` ends)."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(func))))
     except Exception:  # no source (a builtin, a lambda in an expression), or it does not parse
@@ -890,7 +892,7 @@ def _kinds_in(func, untyped, is_project_class, depth):
                 and node.func.id == "isinstance" and len(node.args) == 2 and is_param(node.args[0]):
             classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
             for c in classes:
-                add(node.args[0].id, _instance_tree(c, globalns, is_project_class))
+                add(node.args[0].id, _instance_tree(c, globalns, is_project_class, level))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id == "next" and "next" not in globalns and node.args \
                 and is_param(node.args[0]):
@@ -909,7 +911,7 @@ def _kinds_in(func, untyped, is_project_class, depth):
             else:
                 classes = []
             for c in classes:
-                add(node.left.args[0].id, _instance_tree(c, globalns, is_project_class))
+                add(node.left.args[0].id, _instance_tree(c, globalns, is_project_class, level))
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) \
                 and is_param(node.value.func):
@@ -946,7 +948,8 @@ def _kinds_in(func, untyped, is_project_class, depth):
         callee, parameter = _helper_parameter(globalns.get(callee_name), at, is_project_class)
         if callee is None or callee is func:
             continue
-        for kind in _kinds_in(callee, {parameter}, is_project_class, depth + 1).get(parameter, []):
+        kinds = _kinds_in(callee, {parameter}, is_project_class, depth + 1, level)
+        for kind in kinds.get(parameter, []):
             add(name, kind)
     for name, method in sorted(called):
         add(name, _METHOD_KINDS.get(method))
@@ -1029,7 +1032,7 @@ def _helper_parameter(callee, at, is_project_class):
     return callee, parameter.name
 
 
-def _instance_tree(node, globalns, is_project_class):
+def _instance_tree(node, globalns, is_project_class, level=0):
     """The type tree of the class an `isinstance` names (`Shape`, `collections.OrderedDict`,
     `bytes`), or None when it cannot be told or built."""
     from .interpose import real_type
@@ -1042,7 +1045,7 @@ def _instance_tree(node, globalns, is_project_class):
     cls = real_type(_unwrapped(cls))
     if not isinstance(cls, type) or cls is object or issubclass(cls, BaseException):
         return None
-    tree = type_tree(cls, is_project_class, 1)
+    tree = type_tree(cls, is_project_class, level + 1)
     if tree.get("kind") in ("any", "callable") or tree.get("external"):
         return None
     if tree.get("kind") == "class" and not tree.get("init") and not is_project_class(cls) \
@@ -1155,7 +1158,7 @@ def describe_returned(nested, outer, is_project_class):
     out["kind"] = "returned"
     try:
         init = parameters(outer, is_project_class, 1)
-        _kinds_from_uses(outer, init, is_project_class)
+        _kinds_from_uses(outer, init, is_project_class, 1)
     except (TypeError, ValueError):
         init = []
     out["owner"] = {"kind": "class", "class": _name(outer), "init": init, "methods": [],

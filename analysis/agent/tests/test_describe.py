@@ -326,3 +326,29 @@ def test_a_parameter_next_is_called_on_is_an_iterator_first():
     described = describe.describe(first_or, None, in_this_module)
     kinds = {p["name"]: p["type"].get("instances") for p in described["params"]}
     assert kinds == {"items": [{"kind": "iterator", "of": {"kind": "any"}}], "default": None}
+
+
+class Shade:
+    """colour's `Color`: a constructor that copies another instance of its own class."""
+
+    def __init__(self, color=None):
+        if isinstance(color, Shade):
+            self.web = color.web
+        else:
+            self.web = color if color else "black"
+
+    def lighter(self):
+        return self.web
+
+
+def test_a_constructor_that_tests_for_its_own_class_is_described_to_a_bounded_depth():
+    described = describe.describe(Shade.lighter, Shade, lambda c: c is Shade)
+
+    def nested(tree):
+        """How many `Shade`s are built one inside another, at most."""
+        kinds = [k for k in tree.get("instances", []) if k.get("class") == describe._name(Shade)]
+        return 1 + max((nested(k["init"][0]["type"]) for k in kinds), default=0)
+
+    owner = described["owner"]
+    assert owner["class"] == describe._name(Shade)
+    assert 2 <= nested(owner["init"][0]["type"]) <= describe.MAX_DEPTH
