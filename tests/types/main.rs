@@ -370,6 +370,12 @@ fn inputs_follow_none_defaults_text_methods_except_clauses_and_failing_calls() {
         emitted.contains("result = lookup('missing', {'missing': 0})"),
         "{emitted}"
     );
+    // `prices[item]` raising `KeyError` is decided by the key's presence too: the handler is
+    // left with a table of one key, the item.
+    assert!(
+        emitted.contains("result = price_of('k0', {'k0': 0})"),
+        "{emitted}"
+    );
     // What a call changed is asserted: the receiver's field `record` set (not `attrs`, which
     // `set_attrs([])` leaves as it was), and the list `push_all` appended to, bound to a
     // variable first.

@@ -269,7 +269,11 @@ class SymDict(dict, _Sized):
 
     def __contains__(self, key):
         """`key in self` for a symbolic key: whether it equals one of the keys present (of
-        its own type), so the solver can ask for a key the dict holds."""
+        its own type), so the solver can ask for a key the dict holds — for a dict without
+        keys, for a longer dict first."""
+        return self._member(key, True)
+
+    def _member(self, key, longer):
         result = dict.__contains__(self, key)
         e = expr_of(key)
         if not isinstance(key, Sym) or e is None:
@@ -288,6 +292,10 @@ class SymDict(dict, _Sized):
             # with each as `==` would, across kinds, and an input of any type is tried as one.
             if other is not None:
                 compared_across_kinds(key, other, result)
+            elif longer and self._e[0] != "int":
+                # No key at all: none can be present until the dict holds one, so the solver
+                # is asked for a longer dict first, then for the key.
+                return SymBool(result, [">", self._e, ["int", "0"]], self._d + 1)
             return result
         return SymBool(result, terms[0] if len(terms) == 1 else ["or"] + terms, self._d + 1)
 
@@ -299,6 +307,14 @@ class SymDict(dict, _Sized):
             return dict.__getitem__(self, key)
         return default
 
+    def __getitem__(self, key):
+        """`self[key]` of a symbolic key decides whether it is present as `key in self` does,
+        and records it: a `KeyError` handler (`try: table[key] except KeyError:`) can be taken
+        both ways."""
+        if isinstance(key, Sym) and not self.__contains__(key):
+            raise KeyError(key)
+        return dict.__getitem__(self, key)
+
     def keys(self):
         return _View(self, dict.keys(self))
 
@@ -309,7 +325,7 @@ class SymDict(dict, _Sized):
         return _View(self, dict.items(self))
 
     def __setitem__(self, key, value):
-        if key not in self:
+        if not self._member(key, False):
             self._grow(1)
         dict.__setitem__(self, key, value)
 

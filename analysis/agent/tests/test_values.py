@@ -2,6 +2,7 @@
 bounds, never text that Lacuna would have to trust."""
 
 import math
+import pytest
 
 from lacuna_agent import values
 from lacuna_agent.sym import SymInt, concrete
@@ -212,6 +213,61 @@ def test_a_dicts_get_records_whether_the_key_is_present():
     constraints = [e for e in rec.events if e["k"] == "constraint"]
     assert [(e["value"], e["expr"]) for e in constraints] == [
         (False, ["==", ["var", "key", "str"], ["var", "table.__key0__", "str"]])] * 2
+
+
+def test_a_dicts_item_records_whether_the_key_is_present():
+    """`table[key]` raising `KeyError` is decided by the key's presence, recorded as `key in
+    table` is: a handler of the `KeyError` can be reached, and left, by the solver's keys."""
+    from lacuna_agent import recorder
+    from lacuna_agent.containers import SymDict
+
+    values.clear()
+    key = values.decode({"kind": "str", "value": "x", "sym": "key"}, lambda obj: False)
+    same = values.decode({"kind": "str", "value": "k0", "sym": "key"}, lambda obj: False)
+    present = values.decode({"kind": "str", "value": "k0", "sym": "table.__key0__"},
+                            lambda obj: False)
+    d = SymDict({present: 1}, ["var", "table.__len__", "int"])
+    rec = recorder.start(lambda code: True)
+    try:
+        with pytest.raises(KeyError):
+            d[key]
+        assert d[same] == 1
+    finally:
+        recorder.stop()
+    assert d["k0"] == 1
+    constraints = [e for e in rec.events if e["k"] == "constraint"]
+    # Comparing two equal symbolic strings (when the dict hashes them) records their equality
+    # too: the same condition, once more.
+    assert {(e["value"], _ordered(e["expr"])) for e in constraints} == {
+        (False, ("==", ("var", "key", "str"), ("var", "table.__key0__", "str"))),
+        (True, ("==", ("var", "key", "str"), ("var", "table.__key0__", "str")))}
+    assert constraints[0]["value"] is False
+
+
+def test_an_empty_dicts_membership_asks_for_a_longer_dict():
+    """No key of an empty dict can equal the key looked up: the solver is asked for a dict that
+    holds one, then (through the test above) for that key."""
+    from lacuna_agent import recorder
+    from lacuna_agent.containers import SymDict
+
+    values.clear()
+    key = values.decode({"kind": "str", "value": "", "sym": "key"}, lambda obj: False)
+    d = SymDict({}, ["var", "table.__len__", "int"])
+    rec = recorder.start(lambda code: True)
+    try:
+        with pytest.raises(KeyError):
+            d[key]
+    finally:
+        recorder.stop()
+    constraints = [e for e in rec.events if e["k"] == "constraint"]
+    assert [(e["value"], e["expr"]) for e in constraints] == [
+        (False, [">", ["var", "table.__len__", "int"], ["int", "0"]])]
+
+
+def _ordered(expr):
+    """An `==` of two variables with its operands in order, as nested tuples."""
+    op, left, right = expr
+    return (op,) + tuple(sorted((tuple(left), tuple(right))))
 
 
 def test_a_callable_inputs_call_raises_where_the_generator_chose_it():
