@@ -235,7 +235,11 @@ const TEST_WORDS: &str =
 /// `lacuna check --suite-only` run at the root of a throw-away project that holds `files` and
 /// no configuration.
 fn suite_only(files: &[(&str, &str)], python: Interpreter) -> Output {
-    let dir = tempfile::tempdir().unwrap();
+    suite_only_in(tempfile::tempdir().unwrap().path(), files, python)
+}
+
+/// `suite_only` in `dir` (an empty directory), which is left for the caller to look into.
+fn suite_only_in(dir: &Path, files: &[(&str, &str)], python: Interpreter) -> Output {
     let home = tempfile::tempdir().unwrap();
     match python {
         Interpreter::Path => {}
@@ -246,25 +250,25 @@ fn suite_only(files: &[(&str, &str)], python: Interpreter) -> Output {
                 venv.join("pyvenv.cfg").exists(),
                 "LACUNA_TEST_PYTHON must be a venv's python"
             );
-            std::os::unix::fs::symlink(venv, dir.path().join(".venv")).unwrap();
+            std::os::unix::fs::symlink(venv, dir.join(".venv")).unwrap();
         }
         Interpreter::WithoutPytest => {
             let made = Command::new(example::python())
                 .args(["-m", "venv", "--without-pip", ".venv"])
-                .current_dir(dir.path())
+                .current_dir(dir)
                 .status()
                 .unwrap();
             assert!(made.success());
         }
     }
     for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
+        std::fs::write(dir.join(name), text).unwrap();
     }
     example::isolate(
         Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
         home.path(),
     )
-    .current_dir(dir.path())
+    .current_dir(dir)
     .output()
     .unwrap()
 }
@@ -291,6 +295,37 @@ fn test_files_beside_the_code_are_the_suite_by_default() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!(stdout(&out));
+}
+
+/// Plugins the project's environment loads and its `addopts` switches on, which cannot run
+/// observed: pytest-cov (its coverage.py would replace the tracer and write `.coverage` into
+/// the project) is switched off as `--no-cov` does, pytest-xdist's workers (other processes)
+/// are not started and the tests run in the worker, as `-n 0` runs them. The suite is observed
+/// as without them, and nothing is written into the project.
+#[test]
+fn coverage_and_worker_plugins_the_projects_options_ask_for_are_switched_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = suite_only_in(
+        dir.path(),
+        &[
+            ("words.py", WORDS),
+            ("test_words.py", TEST_WORDS),
+            (
+                "setup.cfg",
+                "[tool:pytest]\naddopts = --cov=words --cov-report=term-missing -n 2\n",
+            ),
+        ],
+        Interpreter::TestVenv,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    assert_contains!(stdout(&out), "plural:1  your tests take 1/2 branch sides");
+    let written: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".coverage"))
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
 }
 
 /// An interpreter without pytest: `--suite-only` fails and says how to install it, rather than
