@@ -241,6 +241,18 @@ fn suite_only(files: &[(&str, &str)], python: Interpreter) -> Output {
 /// `suite_only` in `dir` (an empty directory), which is left for the caller to look into.
 fn suite_only_in(dir: &Path, files: &[(&str, &str)], python: Interpreter) -> Output {
     let home = tempfile::tempdir().unwrap();
+    project_in(dir, files, python);
+    example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
+        home.path(),
+    )
+    .current_dir(dir)
+    .output()
+    .unwrap()
+}
+
+/// A throw-away project in `dir`: `files`, and the interpreter `python` as its `.venv`.
+fn project_in(dir: &Path, files: &[(&str, &str)], python: Interpreter) {
     match python {
         Interpreter::Path => {}
         Interpreter::TestVenv => {
@@ -264,13 +276,6 @@ fn suite_only_in(dir: &Path, files: &[(&str, &str)], python: Interpreter) -> Out
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
-    example::isolate(
-        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--suite-only"]),
-        home.path(),
-    )
-    .current_dir(dir)
-    .output()
-    .unwrap()
 }
 
 /// `--suite-only` where `tests` names nothing that exists says so and fails, instead of
@@ -320,6 +325,44 @@ fn coverage_and_worker_plugins_the_projects_options_ask_for_are_switched_off() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
     assert_contains!(stdout(&out), "plural:1  your tests take 1/2 branch sides");
+    let written: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".coverage"))
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
+}
+
+/// The same plugins are off in the check of emitted tests under pytest, which runs with the
+/// project's configuration: the tests are checked (xdist's workers would be refused by the
+/// sandbox and nothing checked), and nothing is written into the project.
+#[test]
+fn the_check_of_emitted_tests_switches_them_off_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    project_in(
+        dir.path(),
+        &[
+            ("words.py", WORDS),
+            (
+                "setup.cfg",
+                "[tool:pytest]\naddopts = --cov=words --cov-fail-under=100 -n 2\n",
+            ),
+        ],
+        Interpreter::TestVenv,
+    );
+    let out = example::isolate(
+        Command::new(env!("CARGO_BIN_EXE_lacuna")).args(["check", "--emit-tests", "generated"]),
+        home.path(),
+    )
+    .current_dir(dir.path())
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_contains!(
+        stderr(&out),
+        "checked under pytest: 2 as generated, 0 without their assertion, 0 left out"
+    );
     let written: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

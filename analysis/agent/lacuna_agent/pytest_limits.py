@@ -1,11 +1,14 @@
 """A pytest plugin for the runs Lacuna makes of pytest (the check of emitted tests): a test still
 running after LACUNA_TEST_TIMEOUT seconds fails with `TestTimeout` instead of hanging the run.
-The run as a whole has its own limit, enforced from outside by killing it."""
+The run as a whole has its own limit, enforced from outside by killing it. The plugins that
+cannot run there are switched off (`plugins_off`)."""
 
 import os
 import signal
 
 import pytest
+
+from .plugins_off import pytest_cmdline_main, pytest_load_initial_conftests  # noqa: F401 - hooks
 
 
 class TestTimeout(Exception):

@@ -83,31 +83,6 @@ class SuitePlugin:
             return f  # never registered: `run_suite` says pytest is missing
         return pytest.hookimpl(hookwrapper=True)(f)
 
-    # -- plugins of the project's environment that cannot run observed ------------------------
-
-    @_hookwrapper
-    def pytest_load_initial_conftests(self, early_config, parser, args):
-        # pytest-cov, asked for by the project's `addopts` (`--cov=pkg`): its coverage.py would
-        # take the place of the tracer and write `.coverage` into the project. Switched off as
-        # `--no-cov` does, before its own hook reads the options (a wrapper runs first).
-        options = early_config.known_args_namespace
-        if hasattr(options, "no_cov"):
-            options.no_cov = True
-        yield
-
-    @_hookwrapper
-    def pytest_cmdline_main(self, config):
-        # pytest-xdist (`-n auto` in `addopts`): its workers are other processes, which the
-        # sandbox does not start and whose tests the tracer would not see; the tests run here,
-        # as `-n 0` runs them.
-        if getattr(config.option, "numprocesses", None) is not None:
-            config.option.numprocesses = None
-        if getattr(config.option, "dist", "no") != "no":
-            config.option.dist = "no"
-        if getattr(config.option, "distload", False):
-            config.option.distload = False
-        yield
-
     # -- one test -----------------------------------------------------------------------------
 
     @_hookwrapper
@@ -261,7 +236,9 @@ def run_suite(runtime, request, send):
     exit_code = None
     crashed = None
     try:
-        exit_code = int(pytest.main(args, plugins=[plugin]))
+        from . import plugins_off
+
+        exit_code = int(pytest.main(args, plugins=[plugin, plugins_off]))
     except BaseException as e:  # pytest.main itself failed (a conftest's SystemExit…)
         crashed = "%s: %s" % (type(e).__name__, e)
     finally:

@@ -52,6 +52,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/observe.py"),
     ),
     (
+        "lacuna_agent/plugins_off.py",
+        include_str!("../../agent/lacuna_agent/plugins_off.py"),
+    ),
+    (
         "lacuna_agent/positions.py",
         include_str!("../../agent/lacuna_agent/positions.py"),
     ),
