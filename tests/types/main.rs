@@ -376,6 +376,14 @@ fn inputs_follow_none_defaults_text_methods_except_clauses_and_failing_calls() {
         emitted.contains("result = price_of('k0', {'k0': 0})"),
         "{emitted}"
     );
+    // `args: argparse.Namespace` holds the attributes `banner` reads, built as that class; a
+    // text where `upper()` is called on one.
+    for built in [
+        "namespace = Namespace(loud=0, title='')",
+        "namespace = Namespace(loud=2, title='')",
+    ] {
+        assert!(emitted.contains(built), "{built} in:\n{emitted}");
+    }
     // What a call changed is asserted: the receiver's field `record` set (not `attrs`, which
     // `set_attrs([])` leaves as it was), and the list `push_all` appended to, bound to a
     // variable first.

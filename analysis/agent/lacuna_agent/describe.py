@@ -832,11 +832,24 @@ def _kinds_from_uses(func, params, is_project_class, level=0):
     parameter is passed to (`inc, exc = _norm_args(other)`, which tests `type(other) in (set,
     frozenset)`)."""
     untyped = {p["name"]: p for p in params if p["type"] == {"kind": "any"}}
-    if not untyped:
+    # A parameter declared as a namespace (`args: argparse.Namespace`) is one holding the
+    # attributes the function reads (`args.bump`, `args.version`), built as that class.
+    namespaces = {p["name"]: p for p in params if p["type"].get("class") in _NAMESPACES
+                  and p["type"].get("external")}
+    if not untyped and not namespaces:
         return
-    for name, kinds in _kinds_in(func, set(untyped), is_project_class, 0, level).items():
-        if kinds:
+    found = _kinds_in(func, set(untyped) | set(namespaces), is_project_class, 0, level)
+    for name, param in namespaces.items():
+        held = next((k for k in found.get(name, ()) if k.get("class") == "types:SimpleNamespace"),
+                    {"kind": "class", "init": [], "methods": []})
+        param["type"] = dict(held, **{"class": param["type"]["class"]})
+    for name, kinds in found.items():
+        if name in untyped and kinds:
             untyped[name]["type"] = {"kind": "any", "instances": kinds}
+
+
+# Classes whose instances are whatever attributes they were built with.
+_NAMESPACES = ("argparse:Namespace", "types:SimpleNamespace")
 
 
 # How deep `_kinds_in` follows a parameter into the project functions it is passed to, and
@@ -873,6 +886,7 @@ def _kinds_in(func, untyped, is_project_class, depth, level):
     resumed = set()   # names a generator's methods are called on: `initialized.send(None)`
     iterated = []     # (parameter, the loop's target name): `for hdlr in hdlrs`
     names_called = set()
+    held_kinds = {}   # (parameter, attribute) -> the kind its method calls ask for, or None
     globalns = _plain_globals(func)
 
     def add(name, t):
@@ -930,6 +944,11 @@ def _kinds_in(func, untyped, is_project_class, depth, level):
                 and is_param(node.func.value):
             called.add((node.func.value.id, node.func.attr))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Attribute) and is_param(node.func.value.value):
+            # `args.title.upper()`: the attribute is of the kind only that method has.
+            held = (node.func.value.value.id, node.func.value.attr)
+            held_kinds.setdefault(held, _METHOD_KINDS.get(node.func.attr))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.attr in _RESUMING:
             resumed.add(node.func.value.id)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -974,7 +993,8 @@ def _kinds_in(func, untyped, is_project_class, depth, level):
             plain = [a for a in attrs if (name, a) not in called]
             if plain and len(plain) == len(attrs):
                 add(name, {"kind": "class", "class": "types:SimpleNamespace", "methods": [],
-                           "init": [{"name": a, "kind": "keyword_only", "type": {"kind": "any"}}
+                           "init": [{"name": a, "kind": "keyword_only",
+                                     "type": held_kinds.get((name, a)) or {"kind": "any"}}
                                     for a in plain[:8]]})
     return found
 

@@ -1,8 +1,10 @@
 """Describing methods: a class's description is made once per worker, not once per method."""
 
 import abc
+import argparse
 import dataclasses
 import sys
+import types
 
 from lacuna_agent import describe
 
@@ -352,3 +354,23 @@ def test_a_constructor_that_tests_for_its_own_class_is_described_to_a_bounded_de
     owner = described["owner"]
     assert owner["class"] == describe._name(Shade)
     assert 2 <= nested(owner["init"][0]["type"]) <= describe.MAX_DEPTH
+
+
+def runs_a_command(args: argparse.Namespace, extra: types.SimpleNamespace) -> str:
+    if args.verbose:
+        return args.name.upper()
+    return args.name
+
+
+def test_a_namespace_parameter_holds_the_attributes_the_function_reads():
+    # `args: argparse.Namespace` (a command's parsed arguments): built as that class, with
+    # the attributes the function reads as its keyword arguments, each of the kind its
+    # methods called there ask for.
+    described = describe.describe(runs_a_command, None, lambda c: False)
+    args, extra = (p["type"] for p in described["params"])
+    assert args == {"kind": "class", "class": "argparse:Namespace", "methods": [], "init": [
+        {"name": "verbose", "kind": "keyword_only", "type": {"kind": "any"}},
+        # `args.name.upper()`: a text.
+        {"name": "name", "kind": "keyword_only", "type": {"kind": "str"}}]}
+    assert extra == {"kind": "class", "class": "types:SimpleNamespace", "init": [],
+                     "methods": []}
