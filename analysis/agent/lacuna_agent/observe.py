@@ -52,6 +52,9 @@ POINT_VARIABLES = 3000
 # FULL_READS / n, so that a point called a million times costs what a few thousand calls do
 # (about FULL_READS · ln(n) read) while a later rare call still has its chance.
 FULL_READS = 10
+# Kinds of result (types returned, exceptions raised) told apart per exit: past them, a call
+# is read as sampling draws it.
+MAX_RESULT_KINDS = 32
 PROFILES = 64         # distinct coverage profiles kept per function
 SEQUENCES = 20        # distinct call sequences kept per class
 SEQUENCE_CALLS = 30   # calls kept per sequence
@@ -169,6 +172,9 @@ class Observer:
         # read, apart from the calls' draws; calls of each point once it was full.
         self._keep_draw = random.Random(SAMPLE_SEED + 1).random
         self._after_full = {}
+        # The kinds of result each exit has shown (the type returned, the exception raised):
+        # a call ending in a kind its exit has not shown is read whatever the draws say.
+        self._results = {}
 
     # -- one test ---------------------------------------------------------------------------
 
@@ -211,15 +217,17 @@ class Observer:
         elif len(kept) < SEQUENCES:
             kept[key] = [seq, 1]
 
-    def _wanted(self, test, key, read):
+    def _wanted(self, test, key, read, rare=False):
         """The test's point `key`, or None when the call is not one sampling reads (`read`
         false, or, once the point is full, not drawn: `FULL_READS`): it is only counted. The
         draw is made before the call's values are described, so that a full point's calls
-        cost what counting them does."""
+        cost what counting them does. A `rare` call is read whatever the draws say."""
         mine = test["points"].get(key)
         if mine is None:
             mine = test["points"][key] = _point(own=True)
-        if read and (mine["features"] is not None or self._full(key)):
+        if rare:
+            read = True
+        elif read and (mine["features"] is not None or self._full(key)):
             n = self._after_full[key] = self._after_full.get(key, 0) + 1
             read = n <= FULL_READS or self._keep_draw() * n < FULL_READS
         if not read:
@@ -327,10 +335,25 @@ class Observer:
                     "exit": _wire_sample(self._exit_sample(frame, code, value, exception)),
                     "sides": [list(pos) + [taken] for pos, taken in profile]})
             return
-        mine = self._wanted(test, (function, "exit"), read)
+        key = (function, "exit")
+        mine = self._wanted(test, key, read, self._new_result(key, value, exception))
         if mine is not None:
             _count(mine, self._exit_sample(frame, code, value, exception), profile,
                    test["buffered"], self._keep_draw)
+
+    def _new_result(self, key, value, exception):
+        """Whether the exit `key` ends in a kind of result it has not shown before (`parse(8)`
+        raising `TypeError` after hundreds of calls raising `ValueError`): such a call is rare,
+        and an invariant learned without it would be false (`type(exception) is ValueError`).
+        Told by the result's type alone, before anything is described."""
+        kind = type(exception) if exception is not None else type(value)
+        kinds = self._results.get(key)
+        if kinds is None:
+            kinds = self._results[key] = set()
+        if kind in kinds or len(kinds) >= MAX_RESULT_KINDS:
+            return False
+        kinds.add(kind)
+        return True
 
     def _exit_sample(self, frame, code, value, exception):
         variables = _parameters(frame, code)

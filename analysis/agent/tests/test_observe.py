@@ -263,3 +263,31 @@ def test_a_callable_input_is_a_function_as_the_emitted_test_passes_it():
     o.exit(frame, frame.f_code, InputFunction("key", [0]), None)
     (invocation,) = o.invocations()
     assert invocation["exit"]["type(return)"] == {"kind": "str", "value": "function"}
+
+
+def checked(o, value):
+    """Stands for project code raising `ValueError` for a text and `TypeError` for the rest."""
+    frame = sys._getframe(0)
+    o.enter(frame, frame.f_code)
+    raised = ValueError(value) if isinstance(value, str) else TypeError(value)
+    o.exit(frame, frame.f_code, None, raised)
+
+
+def test_a_call_ending_in_a_kind_of_result_not_seen_is_read_past_the_draws(monkeypatch):
+    """`parse(8)` raising `TypeError` once, in the last test, after a thousand calls raising
+    `ValueError` have filled the point and the draws read almost none of the later calls: it
+    is read, and kept, so that `type(exception) is ValueError` is not taken for an invariant."""
+    monkeypatch.setattr(observe, "SAMPLES", 20)
+    monkeypatch.setattr(observe, "FULL_READS", 1)
+    o = observer()
+    o.begin_test("t.py::texts")
+    for i in range(1000):
+        checked(o, "v%d" % i)
+    o.end_test(True)
+    o.begin_test("t.py::number")
+    checked(o, 8)
+    o.end_test(True)
+    wire = function_named(o, "checked")["exit"]
+    assert wire["calls"] == 1001
+    kinds = {s["type(exception)"]["value"] for s in wire["samples"]}
+    assert kinds == {"ValueError", "TypeError"}
