@@ -909,6 +909,41 @@ def reset_cache(force: bool) -> str:
     );
 }
 
+/// A result that depends on how strings hash (`hash(name)`) is not asserted, even when the
+/// user's environment fixes the seed to the generator's own: what it returns changes from one
+/// interpreter to the next.
+#[test]
+fn a_result_that_depends_on_the_hash_seed_is_not_asserted() {
+    let Some((_, venv)) = test_python() else {
+        panic!(
+            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
+        );
+    };
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = project.path();
+    std::fs::write(
+        root.join("keys.py"),
+        "def key_of(name: str) -> int:\n    return hash(('key', name))\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
+        .args(["check", "--emit-tests", "tests_gen", "keys.py"])
+        .env("VIRTUAL_ENV", &venv)
+        .env("HOME", home.path())
+        .env("PYTHONHASHSEED", "0")
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_contains!(
+        stderr(&out),
+        "checked under pytest: 0 as generated, 1 without their assertion, 0 left out"
+    );
+    let tests = std::fs::read_to_string(root.join("tests_gen/test_lacuna_keys.py")).unwrap();
+    assert!(!tests.contains("assert result"), "{tests}");
+}
+
 /// A module-level registry, a list and a class counter that calls change: every run starts
 /// from the module as imported (a name registered by one run is not there for the next), and
 /// each emitted test that changes them puts them back, so that the tests pass in either order.
