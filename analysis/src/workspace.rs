@@ -217,6 +217,9 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, 
             if !config.include_tests && is_test_file(p) {
                 continue;
             }
+            if is_project_tooling(&config.root, p) {
+                continue;
+            }
             if emitted_by_lacuna(p) {
                 continue;
             }
@@ -242,6 +245,29 @@ pub fn is_test_file(path: &Path) -> bool {
     name == "conftest.py"
         || (name.starts_with("test_") && name.ends_with(".py"))
         || name.ends_with("_test.py")
+}
+
+/// Scripts at a project's root that build, package or automate it rather than being its code
+/// (`setup.py` runs `setup()` when imported; `noxfile.py` needs nox): left out of a directory's
+/// walk, checked when named.
+pub const TOOLING_FILES: &[&str] = &[
+    "setup.py",
+    "noxfile.py",
+    "fabfile.py",
+    "dodo.py",
+    "pavement.py",
+    "conanfile.py",
+];
+
+/// Whether `path` is one of the `TOOLING_FILES` at the project's `root`.
+pub fn is_project_tooling(root: &Path, path: &Path) -> bool {
+    let named = path
+        .file_name()
+        .is_some_and(|n| TOOLING_FILES.iter().any(|t| n == *t));
+    let Some(dir) = path.parent().filter(|_| named) else {
+        return false;
+    };
+    dir == root || std::fs::canonicalize(dir).is_ok_and(|d| d == root)
 }
 
 /// Whether the file at `path` was written by `lacuna check --emit-tests` (its first line is
@@ -450,5 +476,29 @@ mod tests {
             .map(|f| f.strip_prefix(root).unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(rel, ["pkg/a.py", "pkg/sub/b.py"]);
+    }
+
+    #[test]
+    fn the_projects_build_and_task_scripts_are_left_out_unless_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = &dir.path().canonicalize().unwrap();
+        for f in ["setup.py", "noxfile.py", "pkg/setup.py", "pkg/a.py"] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "x = 1\n").unwrap();
+        }
+        std::fs::write(root.join("pyproject.toml"), "[project]\nname = 'p'\n").unwrap();
+        let config = Config::discover(root).unwrap();
+        let rel = |paths: &[PathBuf]| -> Vec<String> {
+            discover_files(&config, paths)
+                .unwrap()
+                .files
+                .iter()
+                .map(|f| f.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        // A `setup.py` inside the package is its code.
+        assert_eq!(rel(&[root.to_owned()]), ["pkg/a.py", "pkg/setup.py"]);
+        assert_eq!(rel(&[root.join("noxfile.py")]), ["noxfile.py"]);
     }
 }
