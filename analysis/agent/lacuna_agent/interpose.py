@@ -419,6 +419,60 @@ class ReturnedObject:
         target = object.__getattribute__(self, "_target")
         return ReturnedObject._derived(self, target % _unwrap(other), "__mod__")
 
+    def __rmul__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) * target, "__rmul__")
+
+    def __floordiv__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target // _unwrap(other), "__floordiv__")
+
+    def __rfloordiv__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) // target, "__rfloordiv__")
+
+    def __rmod__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, _unwrap(other) % target, "__rmod__")
+
+    def __pow__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target ** _unwrap(other), "__pow__")
+
+    def __divmod__(self, other):
+        return divmod(object.__getattribute__(self, "_target"), _unwrap(other))
+
+    def __and__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target & _unwrap(other), "__and__")
+
+    def __or__(self, other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, target | _unwrap(other), "__or__")
+
+    # Unary arithmetic (`abs(now - then)` of a returned `timedelta`), and the conversions a
+    # number-like object has (`Decimal`, `Fraction`).
+    def __abs__(self):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, abs(target), "__abs__")
+
+    def __neg__(self):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, -target, "__neg__")
+
+    def __pos__(self):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, +target, "__pos__")
+
+    def __int__(self):
+        return int(object.__getattribute__(self, "_target"))
+
+    def __float__(self):
+        return float(object.__getattribute__(self, "_target"))
+
+    def __round__(self, *ndigits):
+        return round(object.__getattribute__(self, "_target"), *ndigits)
+
     def __contains__(self, item):
         return concrete(item) in object.__getattribute__(self, "_target")
 

@@ -76,3 +76,26 @@ def test_a_function_a_library_call_returns_is_the_librarys_and_so_are_the_calls_
         assert own(1) == "int" and own("a") == "other"
     finally:
         interpose.project_code(None, None)
+
+
+def test_a_returned_object_takes_the_arithmetic_of_the_value_it_stands_for():
+    """humanize's `abs(delta)` of a `timedelta` an external call returned, `-delta`,
+    `2 * delta`, `delta // 2`: each is what the value gives, itself still a returned object
+    whose fields are symbols; conversions are plain."""
+    import datetime
+    import decimal
+
+    delta = interpose.ReturnedObject(datetime.timedelta(days=-3), "$ret:0")
+    assert abs(delta) == datetime.timedelta(days=3)
+    assert isinstance(abs(delta), interpose.ReturnedObject)
+    assert -delta == datetime.timedelta(days=3)
+    assert +delta == delta
+    assert 2 * delta == datetime.timedelta(days=-6)
+    assert delta // 3 == datetime.timedelta(days=-1)
+    assert divmod(delta, datetime.timedelta(days=2)) == (-2, datetime.timedelta(days=1))
+    amount = interpose.ReturnedObject(decimal.Decimal("2.5"), "$ret:1")
+    assert int(amount) == 2 and float(amount) == 2.5 and round(amount) == 2
+    assert amount ** 2 == decimal.Decimal("6.25")
+    assert 7 % interpose.ReturnedObject(decimal.Decimal(4), "$ret:2") == 3
+    flags = interpose.ReturnedObject(frozenset({1, 2}), "$ret:3")
+    assert flags & {2, 3} == {2} and flags | {3} == {1, 2, 3}
