@@ -371,6 +371,31 @@ fn the_check_of_emitted_tests_switches_them_off_too() {
     assert!(written.is_empty(), "{written:?}");
 }
 
+/// The tests that did not pass are named under the counts, each with the line of pytest's
+/// report that says why (a test plain pytest passes may fail here, refused by the sandbox).
+#[test]
+fn the_tests_that_failed_are_named_with_their_reason() {
+    let out = suite_only(
+        &[
+            ("words.py", WORDS),
+            (
+                "test_words.py",
+                "from words import plural\n\ndef test_one():\n    assert plural(1) == ''\n\ndef test_two():\n    assert plural(2) == 'es'\n",
+            ),
+        ],
+        Interpreter::TestVenv,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stderr(&out);
+    let at = said
+        .find("lacuna: your tests: 1 passed, 1 failed in ")
+        .expect(&said);
+    assert_contains!(
+        &said[at..],
+        " s\n  test_words.py::test_two failed: AssertionError: assert 's' == 'es'\n"
+    );
+}
+
 /// An interpreter without pytest: `--suite-only` fails and says how to install it, rather than
 /// reporting that the tests take no branch side.
 #[test]

@@ -177,10 +177,13 @@ class Sandbox:
             elif not self._writable(path, scratch_only=True):
                 self._effect(event, str(path), False)
         elif event in ("os.link", "os.symlink", "shutil.copyfile", "shutil.copytree"):
-            for path in args[:2]:
+            # A link's target can be written through it; a copy's source is only read (a test
+            # copying the project's files into its `tmp_path`).
+            paths = args[1:2] if event.startswith("shutil.") else args[:2]
+            for path in paths:
                 if not self._writable(path):
                     self._refuse(event, str(path))
-            if not all(self._writable(p, scratch_only=True) for p in args[:2]):
+            if not all(self._writable(p, scratch_only=True) for p in paths):
                 self._effect(event, str(args[1]) if len(args) > 1 else "", False)
         elif event == "socket.__new__" and len(args) > 1 and args[1] == _AF_UNIX:
             # A unix socket object: the ends of a `socket.socketpair()` (asyncio's and trio's

@@ -119,3 +119,22 @@ def test_a_tree_removed_by_descriptor_in_scratch_is_allowed(sandbox, tmp_path):
     with pytest.raises(PermissionError), active(sandbox):
         shutil.rmtree(outside)
     assert (outside / "sub" / "canary.txt").read_text() == "alive"
+
+
+def test_copying_a_file_into_scratch_is_allowed_and_out_of_it_refused(sandbox, tmp_path):
+    """humanize's suite copies its sources into `tmp_path`: a copy's source is only read, so
+    copying from anywhere into the scratch directory is allowed; a copy onto a file outside it
+    is refused; a hard link to a file outside it is refused (it could be written through)."""
+    source = tmp_path / "module.py"
+    source.write_text("VALUE = 1\n")
+    with active(sandbox):
+        shutil.copy2(source, "copy.py")
+    assert open("copy.py").read() == "VALUE = 1\n"
+    with pytest.raises(PermissionError), active(sandbox):
+        shutil.copyfile("copy.py", tmp_path / "overwritten.py")
+    assert not (tmp_path / "overwritten.py").exists()
+    with pytest.raises(PermissionError), active(sandbox):
+        os.link(source, "linked.py")
+    assert source.read_text() == "VALUE = 1\n"
+    refused = [(e["event"], e["refused"]) for e in sandbox.effects if e["refused"]]
+    assert refused == [("shutil.copyfile", True), ("os.link", True)]

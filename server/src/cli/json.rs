@@ -49,6 +49,9 @@ struct JsonTest<'a> {
     id: &'a str,
     outcome: &'static str,
     duration_ms: u64,
+    /// The end of pytest's report of a failure or an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -446,6 +449,7 @@ pub fn print(
                         id: &t.id,
                         outcome: t.outcome.as_str(),
                         duration_ms: t.duration_ms,
+                        message: t.message.as_deref(),
                     })
                     .collect(),
                 collection_errors: s
