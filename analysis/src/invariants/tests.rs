@@ -105,6 +105,29 @@ fn only_comparable_numbers_are_ordered() {
 }
 
 #[test]
+fn a_length_and_a_number_are_only_equal_or_not() {
+    // humanize's `intcomma(value)`: in every call the text was shorter than the number
+    // formatted (`len(return) <= value`), by the magnitudes the suite used. A repeated text's
+    // length equal to the count is kept.
+    let rows: Vec<Vec<(&str, Variable)>> = (1..=6)
+        .map(|k| {
+            vec![
+                ("value", int(1000 * k)),
+                ("times", int(k)),
+                ("len(return)", int(k)),
+            ]
+        })
+        .collect();
+    let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+    let orderings: Vec<String> = infer(Point::Exit, &point(&refs), &Support::default())
+        .iter()
+        .filter(|i| matches!(i.property, Property::Compare { .. }))
+        .map(Invariant::key)
+        .collect();
+    assert_eq!(orderings, ["exit: len(return) == times"]);
+}
+
+#[test]
 fn a_violation_is_a_sample_that_breaks_it() {
     let invariants = infer(Point::Exit, &pages(), &Support::default());
     let generated: Sample = [
