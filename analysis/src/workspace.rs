@@ -214,7 +214,7 @@ pub fn discover_files(config: &Config, paths: &[PathBuf]) -> Result<Discovered, 
             if !config.include.is_empty() && !include.is_match(rel) {
                 continue;
             }
-            if !config.include_tests && is_test_file(p) {
+            if !config.include_tests && (is_test_file(p) || is_test_module(p)) {
                 continue;
             }
             if is_project_tooling(&config.root, p) {
@@ -245,6 +245,13 @@ pub fn is_test_file(path: &Path) -> bool {
     name == "conftest.py"
         || (name.starts_with("test_") && name.ends_with(".py"))
         || name.ends_with("_test.py")
+}
+
+/// A module named `tests.py` or `test.py` (Django's and unittest's convention): the project's
+/// tests even where pytest's default file names do not collect it.
+pub fn is_test_module(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n == "tests.py" || n == "test.py")
 }
 
 /// Scripts at a project's root that build, package or automate it rather than being its code
@@ -482,7 +489,14 @@ mod tests {
     fn the_projects_build_and_task_scripts_are_left_out_unless_named() {
         let dir = tempfile::tempdir().unwrap();
         let root = &dir.path().canonicalize().unwrap();
-        for f in ["setup.py", "noxfile.py", "pkg/setup.py", "pkg/a.py"] {
+        for f in [
+            "setup.py",
+            "noxfile.py",
+            "tests.py",
+            "pkg/setup.py",
+            "pkg/a.py",
+            "pkg/test.py",
+        ] {
             let p = root.join(f);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, "x = 1\n").unwrap();

@@ -1595,6 +1595,24 @@ fn the_projects_suite_runs_under_pytest_as_plain_pytest_counts_it() {
     suite["time_ms"] = "[ms]".into();
     for t in suite["tests"].as_array_mut().unwrap() {
         t["duration_ms"] = "[ms]".into();
+        // A failure's message is pytest's report: its `E` lines say why (object addresses
+        // left out).
+        if let Some(message) = t.get("message").and_then(|m| m.as_str()) {
+            let why: Vec<String> = message
+                .lines()
+                .filter(|l| l.starts_with("E "))
+                .map(|l| {
+                    let mut out = String::new();
+                    let mut rest = l;
+                    while let Some(at) = rest.find(" at 0x") {
+                        out.push_str(&rest[..at]);
+                        rest = rest[at + 6..].trim_start_matches(|c: char| c.is_ascii_hexdigit());
+                    }
+                    out + rest
+                })
+                .collect();
+            t["message"] = why.into();
+        }
     }
     insta::assert_json_snapshot!(serde_json::json!({
         "suite": suite,

@@ -244,6 +244,9 @@ pub fn field_writers(db: &dyn Db, project: Project) -> Arc<FieldWriters> {
                     if let Some(param) = &param {
                         out.constructor.insert(key.clone(), param.clone());
                     }
+                    if field.constructed {
+                        out.constructed.insert(key.clone());
+                    }
                     if !methods.is_empty() {
                         out.methods.insert(key, methods.clone());
                     }

@@ -65,6 +65,7 @@ pub(super) fn object_state(dep: &Dependency, needed: Option<u64>) -> Option<Expl
         class,
         field,
         writers,
+        constructed,
     } = dep
     else {
         return None;
@@ -85,6 +86,9 @@ pub(super) fn object_state(dep: &Dependency, needed: Option<u64>) -> Option<Expl
         (Some(n), [_, ..]) => format!(
             "needs a `{class_name}` whose `{named}` takes {n} calls of {} to build, more than the generator makes",
             quoted(writers)
+        ),
+        (_, []) if *constructed => format!(
+            "depends on `{shown}`, which only `{class_name}`'s constructor sets, from what it is given: no object the generator built had the value needed"
         ),
         (_, []) => {
             format!("depends on `{shown}`, which nothing in `{class_name}`'s public API sets")
@@ -219,6 +223,7 @@ pub(super) fn static_object_state(
                 class: Some(class.clone()),
                 field: field.clone(),
                 writers: writers.clone(),
+                constructed: false,
             },
             None,
         )
@@ -309,6 +314,7 @@ mod tests {
             class: Some("cachetools:_TimedCache._Timer".into()),
             field: "_Timer__nesting".into(),
             writers: vec!["__enter__".into(), "__exit__".into()],
+            constructed: false,
         };
         let e = super::object_state(&dep, None).unwrap();
         assert_eq!(

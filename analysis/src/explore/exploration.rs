@@ -107,6 +107,9 @@ pub enum Dependency {
         class: Option<String>,
         field: String,
         writers: Vec<String>,
+        /// The constructor writes it (from what it is given), when no method does.
+        #[serde(default)]
+        constructed: bool,
     },
 }
 

@@ -18,6 +18,9 @@ pub struct FieldWriters {
     pub methods: FxHashMap<(String, String), Vec<String>>,
     /// The `__init__` parameter the field holds (`self.namespaces = namespaces`).
     pub constructor: FxHashMap<(String, String), String>,
+    /// The fields `__init__` writes, whatever it stores (`self.parts = [unescape(p) for p in
+    /// pointer.split('/')]`): set by the constructor from what it is given.
+    pub constructed: rustc_hash::FxHashSet<(String, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -38,6 +41,8 @@ pub struct FieldModel {
     pub assignable: Option<Assignable>,
     /// Methods (other than `__init__`) that write it, in source order, and how.
     pub writers: Vec<(String, FieldWriteKind)>,
+    /// `__init__` writes it, whatever it stores.
+    pub constructed: bool,
     /// Methods that read it.
     pub readers: Vec<String>,
     /// Declared in the class body (`count = 0`, `x: int`), not only assigned in methods.
@@ -70,6 +75,7 @@ impl ClassModel {
                         name: name.to_owned(),
                         assignable: None,
                         writers: vec![],
+                        constructed: false,
                         readers: vec![],
                         declared: false,
                         class_level: false,
@@ -102,6 +108,7 @@ impl ClassModel {
             let i = entry(&mut fields, &w.write.field);
             let field = &mut fields[i];
             if w.method == "__init__" {
+                field.constructed = true;
                 if let (Some(param), FieldWriteKind::Assign) = (&w.write.from_param, &w.write.kind)
                     && field.assignable.is_none()
                 {

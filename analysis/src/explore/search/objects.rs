@@ -49,11 +49,17 @@ impl Search<'_> {
                     .get(&(object.class.clone(), field.clone()))
                     .cloned()
                     .unwrap_or_default();
+                let constructed = self
+                    .signature
+                    .writers
+                    .constructed
+                    .contains(&(object.class.clone(), field.clone()));
                 Some(Dependency::Field {
                     path: name.to_owned(),
                     class: Some(object.class.clone()),
                     field,
                     writers,
+                    constructed,
                 })
             }
         }
