@@ -81,6 +81,16 @@ fn the_exit_of_a_function_gives_sign_type_and_orderings_with_the_return_value() 
     assert!(ordering.confidence > 0.95);
 }
 
+/// The comparisons between variables learned at the exit from `rows`, one row a call.
+fn exit_comparisons(rows: &[Vec<(&str, Variable)>]) -> Vec<String> {
+    let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
+    infer(Point::Exit, &point(&refs), &Support::default())
+        .iter()
+        .filter(|i| matches!(i.property, Property::Compare { .. }))
+        .map(Invariant::key)
+        .collect()
+}
+
 #[test]
 fn only_comparable_numbers_are_ordered() {
     // A duration's years and its microseconds are both numbers, and in six calls one was
@@ -95,12 +105,7 @@ fn only_comparable_numbers_are_ordered() {
             ]
         })
         .collect();
-    let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
-    let orderings: Vec<String> = infer(Point::Exit, &point(&refs), &Support::default())
-        .iter()
-        .filter(|i| matches!(i.property, Property::Compare { .. }))
-        .map(Invariant::key)
-        .collect();
+    let orderings = exit_comparisons(&rows);
     assert_eq!(orderings, ["exit: day.day < return.day"]);
 }
 
@@ -118,12 +123,7 @@ fn a_length_and_a_number_are_only_equal_or_not() {
             ]
         })
         .collect();
-    let refs: Vec<&[(&str, Variable)]> = rows.iter().map(|r| r.as_slice()).collect();
-    let orderings: Vec<String> = infer(Point::Exit, &point(&refs), &Support::default())
-        .iter()
-        .filter(|i| matches!(i.property, Property::Compare { .. }))
-        .map(Invariant::key)
-        .collect();
+    let orderings = exit_comparisons(&rows);
     assert_eq!(orderings, ["exit: len(return) == times"]);
 }
 
