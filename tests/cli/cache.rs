@@ -484,7 +484,7 @@ fn a_module_that_ends_the_process_when_imported_is_said_so_and_not_tried_again()
 
 #[test]
 fn results_another_interpreter_computed_are_not_reused() {
-    let (python, _) = crate::test_python().unwrap();
+    let (python, _) = crate::test_python();
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap().join("calc");
     std::fs::create_dir_all(&root).unwrap();

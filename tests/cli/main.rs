@@ -203,19 +203,23 @@ fn the_example_project() {
 
 /// The interpreter of the test environment (with pytest and coverage), and the virtual
 /// environment it belongs to.
-fn test_python() -> Option<(PathBuf, PathBuf)> {
-    let python = PathBuf::from(std::env::var_os("LACUNA_TEST_PYTHON")?);
-    let venv = python.parent()?.parent()?.to_owned();
-    Some((python, venv))
+/// The test interpreter (`LACUNA_TEST_PYTHON`, a venv's python with pytest and coverage.py)
+/// and its venv.
+fn test_python() -> (PathBuf, PathBuf) {
+    let python = PathBuf::from(std::env::var_os("LACUNA_TEST_PYTHON").expect(
+        "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)",
+    ));
+    let venv = python
+        .parent()
+        .and_then(Path::parent)
+        .expect("LACUNA_TEST_PYTHON must be a venv's python")
+        .to_owned();
+    (python, venv)
 }
 
 #[test]
 fn generated_tests_pass_and_coverage_confirms_every_claim() {
-    let Some((python, venv)) = test_python() else {
-        panic!(
-            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
-        );
-    };
+    let (python, venv) = test_python();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let examples = std::fs::canonicalize(root.join("examples")).unwrap();
     let out_dir = tempfile::tempdir().unwrap();
@@ -339,11 +343,7 @@ fn generated_tests_pass_and_coverage_confirms_every_claim() {
 /// interpreter (`HOME` a temporary directory): the run's output, its JSON document, and the
 /// directory the tests were emitted into.
 fn generate_in(project: &Path, file: &str) -> (Output, serde_json::Value, tempfile::TempDir) {
-    let Some((_, venv)) = test_python() else {
-        panic!(
-            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
-        );
-    };
+    let (_, venv) = test_python();
     let home = tempfile::tempdir().unwrap();
     let out_dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
@@ -559,7 +559,7 @@ fn generate_module(
     let tests = std::fs::read_to_string(out_dir.path().join(format!("test_lacuna_{module}.py")))
         .unwrap_or_default();
     // The emitted tests pass under real pytest, outside the generator.
-    let (python, _) = test_python().unwrap();
+    let (python, _) = test_python();
     let home = tempfile::tempdir().unwrap();
     let run = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
@@ -824,11 +824,7 @@ def merge(*dicts, **kwargs):
 /// runs pytest, leaves the project's data alone.
 #[test]
 fn emitted_tests_never_touch_the_project() {
-    let Some((python, venv)) = test_python() else {
-        panic!(
-            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
-        );
-    };
+    let (python, venv) = test_python();
     let project = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let root = project.path();
@@ -914,11 +910,7 @@ def reset_cache(force: bool) -> str:
 /// interpreter to the next.
 #[test]
 fn a_result_that_depends_on_the_hash_seed_is_not_asserted() {
-    let Some((_, venv)) = test_python() else {
-        panic!(
-            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
-        );
-    };
+    let (_, venv) = test_python();
     let project = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let root = project.path();
@@ -949,11 +941,7 @@ fn a_result_that_depends_on_the_hash_seed_is_not_asserted() {
 /// each emitted test that changes them puts them back, so that the tests pass in either order.
 #[test]
 fn module_state_a_call_changes_is_put_back_between_runs_and_tests() {
-    let Some((python, venv)) = test_python() else {
-        panic!(
-            "LACUNA_TEST_PYTHON must name a Python with pytest and coverage (scripts/test sets it)"
-        );
-    };
+    let (python, venv) = test_python();
     let project = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let plugins = tempfile::tempdir().unwrap();
@@ -1088,9 +1076,7 @@ fn dead_code_is_claimed_only_when_proven_for_every_value() {
     // rebinds is unknown. A module constant never rebound is its literal, and sides that no
     // annotated number can take are dead.
     let project = fixtures().join("dead_claims");
-    let Some((_, venv)) = test_python() else {
-        panic!("LACUNA_TEST_PYTHON must name a Python with pytest and coverage");
-    };
+    let (_, venv) = test_python();
     let home = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_lacuna"))
         .args(["check", "--no-cache", "--format", "json", "claims.py"])
@@ -1118,9 +1104,7 @@ fn every_function_has_an_outcome() {
     // explored: each says why (LCN107) and its branch sides
     // count in the totals; a function without decisions is trivial, not a gap.
     let project = fixtures().join("not_explored");
-    let Some((_, venv)) = test_python() else {
-        panic!("LACUNA_TEST_PYTHON must name a Python with pytest and coverage");
-    };
+    let (_, venv) = test_python();
     let home = tempfile::tempdir().unwrap();
     let run = |format: &str| {
         Command::new(env!("CARGO_BIN_EXE_lacuna"))
@@ -1361,9 +1345,7 @@ fn scratch_project(
     pyproject: &str,
     files: &[(&str, &str)],
 ) -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
-    let Some((_, venv)) = test_python() else {
-        panic!("LACUNA_TEST_PYTHON must name a Python (scripts/test sets it)");
-    };
+    let (_, venv) = test_python();
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("pyproject.toml"), pyproject).unwrap();
     for (name, text) in files {
@@ -1437,9 +1419,7 @@ fn the_sandbox_says_what_holds_and_refuses_to_run_without_isolation() {
 /// the test that then sleeps is stopped and left out, and `lacuna check` finishes.
 #[test]
 fn the_pytest_check_is_confined_and_time_limited() {
-    let Some((_, venv)) = test_python() else {
-        panic!("LACUNA_TEST_PYTHON must name a Python (scripts/test sets it)");
-    };
+    let (_, venv) = test_python();
     let project = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let canary = home.path().join("canary");
@@ -1935,7 +1915,7 @@ def rounded(value: Decimal) -> Decimal:
     std::fs::write(project.path().join("spans.py"), changed).unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("test_lacuna_spans.py"), &tests).unwrap();
-    let (python, _) = test_python().unwrap();
+    let (python, _) = test_python();
     let home = tempfile::tempdir().unwrap();
     let run = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])

@@ -74,9 +74,7 @@ fn suspicious(doc: &serde_json::Value) -> Vec<serde_json::Value> {
 
 #[test]
 fn a_planted_fault_is_the_most_suspicious_assertion() {
-    let Some((python, venv)) = test_python() else {
-        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
-    };
+    let (python, venv) = test_python();
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let root = faulty_project(dir.path());
@@ -146,9 +144,7 @@ fn a_planted_fault_is_the_most_suspicious_assertion() {
 /// with the check off there is none.
 #[test]
 fn text_output_shows_the_top_of_the_ranking() {
-    let Some((_, venv)) = test_python() else {
-        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
-    };
+    let (_, venv) = test_python();
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let root = faulty_project(dir.path());
@@ -190,9 +186,7 @@ fn text_output_shows_the_top_of_the_ranking() {
 /// counts, not a sample of them.
 #[test]
 fn one_call_among_hundreds_breaks_an_invariant() {
-    let Some((python, venv)) = test_python() else {
-        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
-    };
+    let (python, venv) = test_python();
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let root = dir.path().join("clip-project");
@@ -241,9 +235,7 @@ fn one_call_among_hundreds_breaks_an_invariant() {
 /// fails. Without `neighbours` (the default) no generated test computes the faulty value.
 #[test]
 fn a_fault_only_an_input_near_the_suites_exposes_is_ranked_first() {
-    let Some((python, venv)) = test_python() else {
-        panic!("LACUNA_TEST_PYTHON must name a Python with pytest (scripts/test sets it)");
-    };
+    let (python, venv) = test_python();
     const PRISTINE: &str = "    if gap < 0:\n";
     const FAULTY: &str = "    if gap < -1:\n";
     let dir = tempfile::tempdir().unwrap();

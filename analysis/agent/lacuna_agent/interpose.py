@@ -12,6 +12,7 @@ import builtins
 import functools
 import enum
 import numbers
+import operator
 import os
 import types
 
@@ -387,82 +388,8 @@ class ReturnedObject:
             return value
         return ReturnedObject(value, name)
 
-    def __sub__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target - _unwrap(other), "__sub__")
-
-    def __rsub__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, _unwrap(other) - target, "__rsub__")
-
-    def __add__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target + _unwrap(other), "__add__")
-
-    def __radd__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, _unwrap(other) + target, "__radd__")
-
-    def __mul__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target * _unwrap(other), "__mul__")
-
-    def __truediv__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target / _unwrap(other), "__truediv__")
-
-    def __rtruediv__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, _unwrap(other) / target, "__rtruediv__")
-
-    def __mod__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target % _unwrap(other), "__mod__")
-
-    def __rmul__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, _unwrap(other) * target, "__rmul__")
-
-    def __floordiv__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target // _unwrap(other), "__floordiv__")
-
-    def __rfloordiv__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, _unwrap(other) // target, "__rfloordiv__")
-
-    def __rmod__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, _unwrap(other) % target, "__rmod__")
-
-    def __pow__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target ** _unwrap(other), "__pow__")
-
     def __divmod__(self, other):
         return divmod(object.__getattribute__(self, "_target"), _unwrap(other))
-
-    def __and__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target & _unwrap(other), "__and__")
-
-    def __or__(self, other):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, target | _unwrap(other), "__or__")
-
-    # Unary arithmetic (`abs(now - then)` of a returned `timedelta`), and the conversions a
-    # number-like object has (`Decimal`, `Fraction`).
-    def __abs__(self):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, abs(target), "__abs__")
-
-    def __neg__(self):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, -target, "__neg__")
-
-    def __pos__(self):
-        target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, +target, "__pos__")
 
     def __int__(self):
         return int(object.__getattribute__(self, "_target"))
@@ -496,6 +423,31 @@ class ReturnedObject:
 
 
 TRUTH_OF_WRAPPED[ReturnedObject] = lambda wrapper: object.__getattribute__(wrapper, "_target")
+
+
+def _derived_operator(name, compute):
+    """The method `name` of a returned object: `compute` on the value it stands for (and the
+    other operand's plain value), itself a value derived from the call (`_derived`)."""
+    def method(self, *other):
+        target = object.__getattribute__(self, "_target")
+        return ReturnedObject._derived(self, compute(target, *map(_unwrap, other)), name)
+
+    method.__name__ = name
+    return method
+
+
+# Arithmetic on a returned object (`today - epoch`, `abs(now - then)`, `root / "x.json"`).
+for _name, _compute in (
+        ("__add__", operator.add), ("__radd__", lambda a, b: b + a),
+        ("__sub__", operator.sub), ("__rsub__", lambda a, b: b - a),
+        ("__mul__", operator.mul), ("__rmul__", lambda a, b: b * a),
+        ("__truediv__", operator.truediv), ("__rtruediv__", lambda a, b: b / a),
+        ("__floordiv__", operator.floordiv), ("__rfloordiv__", lambda a, b: b // a),
+        ("__mod__", operator.mod), ("__rmod__", lambda a, b: b % a),
+        ("__pow__", operator.pow), ("__and__", operator.and_), ("__or__", operator.or_),
+        ("__abs__", operator.abs), ("__neg__", operator.neg), ("__pos__", operator.pos)):
+    setattr(ReturnedObject, _name, _derived_operator(_name, _compute))
+del _name, _compute
 
 
 def _unwrap(value):

@@ -23,9 +23,11 @@ import time
 
 try:
     import pytest
+
+    from . import plugins_off
     _NO_PYTEST = None
 except ImportError as e:
-    pytest = None
+    pytest = plugins_off = None
     _NO_PYTEST = "%s: %s" % (type(e).__name__, e)
 
 from . import recorder
@@ -236,8 +238,6 @@ def run_suite(runtime, request, send):
     exit_code = None
     crashed = None
     try:
-        from . import plugins_off
-
         exit_code = int(pytest.main(args, plugins=[plugin, plugins_off]))
     except BaseException as e:  # pytest.main itself failed (a conftest's SystemExit…)
         crashed = "%s: %s" % (type(e).__name__, e)

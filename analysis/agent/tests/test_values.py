@@ -192,17 +192,27 @@ def test_a_key_tested_against_keys_of_another_kind_is_a_type_test():
         {"name": "keys[0]", "value": False, "flip": ["str"], "equality": True}]
 
 
+def _text(value, sym):
+    """A symbolic string input named `sym`."""
+    return values.decode({"kind": "str", "value": value, "sym": sym}, lambda obj: False)
+
+
+def _key_and_table(key):
+    """A symbolic key of value `key`, and a dict the search built holding one symbolic key,
+    `"k0"` (`table.__key0__`)."""
+    from lacuna_agent.containers import SymDict
+
+    values.clear()
+    return _text(key, "key"), SymDict({_text("k0", "table.__key0__"): 1},
+                                     ["var", "table.__len__", "int"])
+
+
 def test_a_dicts_get_records_whether_the_key_is_present():
     """`table.get(key) is None` is decided by the key's presence: `get` records it as `key in
     table` does, so the solver can ask for a key the dict holds."""
     from lacuna_agent import recorder
-    from lacuna_agent.containers import SymDict
 
-    values.clear()
-    key = values.decode({"kind": "str", "value": "x", "sym": "key"}, lambda obj: False)
-    present = values.decode({"kind": "str", "value": "k0", "sym": "table.__key0__"},
-                            lambda obj: False)
-    d = SymDict({present: 1}, ["var", "table.__len__", "int"])
+    key, d = _key_and_table("x")
     rec = recorder.start(lambda code: True)
     try:
         assert d.get(key) is None
@@ -219,14 +229,9 @@ def test_a_dicts_item_records_whether_the_key_is_present():
     """`table[key]` raising `KeyError` is decided by the key's presence, recorded as `key in
     table` is: a handler of the `KeyError` can be reached, and left, by the solver's keys."""
     from lacuna_agent import recorder
-    from lacuna_agent.containers import SymDict
 
-    values.clear()
-    key = values.decode({"kind": "str", "value": "x", "sym": "key"}, lambda obj: False)
-    same = values.decode({"kind": "str", "value": "k0", "sym": "key"}, lambda obj: False)
-    present = values.decode({"kind": "str", "value": "k0", "sym": "table.__key0__"},
-                            lambda obj: False)
-    d = SymDict({present: 1}, ["var", "table.__len__", "int"])
+    key, d = _key_and_table("x")
+    same = _text("k0", "key")
     rec = recorder.start(lambda code: True)
     try:
         with pytest.raises(KeyError):

@@ -131,6 +131,14 @@ impl Assertable {
     }
 }
 
+/// Whether `name`, read from the agent, is a public ASCII Python name (a field, a keyword
+/// argument) an emitted test may write: nothing else is taken from the wire.
+fn public_name(name: &str) -> bool {
+    name.len() <= 100
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// At most this many fields of one object are asserted.
 pub const MAX_FIELDS: usize = 8;
 
@@ -156,11 +164,8 @@ impl ObjectState {
                         let [name, value] = pair.as_array()?.as_slice() else {
                             return None;
                         };
-                        let name = name.as_str()?;
-                        let identifier = name.chars().next()?.is_ascii_alphabetic()
-                            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                        (identifier && name.len() <= 100)
-                            .then(|| Some((name.to_owned(), Assertable::from_json(value)?)))?
+                        let name = name.as_str().filter(|n| public_name(n))?;
+                        Some((name.to_owned(), Assertable::from_json(value)?))
                     })
                     .take(MAX_FIELDS)
                     .collect()
@@ -231,13 +236,7 @@ impl ChangedArguments {
                         serde_json::Value::Number(n) => {
                             Slot::Position(usize::try_from(n.as_u64()?).ok()?)
                         }
-                        serde_json::Value::String(k)
-                            if k.len() <= 100
-                                && k.chars().next()?.is_ascii_alphabetic()
-                                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
-                        {
-                            Slot::Keyword(k.clone())
-                        }
+                        serde_json::Value::String(k) if public_name(k) => Slot::Keyword(k.clone()),
                         _ => return None,
                     };
                     Some((slot, Assertable::from_json(tree)?))

@@ -1,8 +1,9 @@
 //! Checking emitted tests under real pytest, with the project's interpreter: a test whose
 //! assertion fails outside the generator (its return value depended on state the inputs do not
-//! fix, such as a class-level counter, or on the hash seed of strings) loses the assertion; a test that still fails is dropped.
-//! What is left passes. pytest runs confined as workers are (`sandbox`), in a scratch directory
-//! of its own, with a time limit per test and one for the whole run.
+//! fix, such as a class-level counter, or on the hash seed of strings) loses the assertion; a
+//! test that still fails is dropped. What is left passes. pytest runs confined as workers are
+//! (`sandbox`), in a scratch directory of its own, with a time limit per test and one for the
+//! whole run.
 
 use super::python::TestFile;
 use crate::sandbox::{self, Policy};
