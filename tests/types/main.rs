@@ -325,6 +325,7 @@ fn objects_are_built_as_the_projects_own_tests_build_them_and_coverage_confirms_
     vault/locker.py Locker.unlock 2/2
     vault/locker.py Locker.put 2/2
     vault/locker.py Locker.take 4/4
+    vault/locker.py Locker.take_from 4/4
     ");
     let locker = read(&run, "test_lacuna_vault_locker.py");
     for sequence in [
@@ -333,6 +334,9 @@ fn objects_are_built_as_the_projects_own_tests_build_them_and_coverage_confirms_
         "    locker.put('coat')\n    locker.take()\n    result = locker.take()\n",
         // `code != self._code` flipped with the locker built as it was.
         "    locker = Locker('2468')\n    result = locker.unlock('2468')\n",
+        // `other` of `take_from`, an object of the receiver's class (`isinstance(other,
+        // self.__class__)`), built as the test builds lockers too: open after its sequence.
+        "    locker_2 = Locker('2468')\n    locker_2.unlock('2468')\n    locker_2.put('coat')\n",
     ] {
         assert!(locker.contains(sequence), "{sequence} in:\n{locker}");
     }

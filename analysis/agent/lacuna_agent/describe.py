@@ -628,7 +628,7 @@ def _describe_class(cls, is_project_class, depth):
                 if is_project_class(cls):
                     # `SortedList(iterable=None)`: what its constructor does with an unannotated
                     # argument says what to build it with, as for a function's parameters.
-                    _kinds_from_uses(constructor(cls), init, is_project_class, depth)
+                    _kinds_from_uses(constructor(cls), init, is_project_class, depth, owner=cls)
     except (TypeError, ValueError):
         init = []
     if dataclasses.is_dataclass(cls):
@@ -822,10 +822,12 @@ def _reference(value):
         return None
 
 
-def _kinds_from_uses(func, params, is_project_class, level=0):
+def _kinds_from_uses(func, params, is_project_class, level=0, owner=None):
     """For each unannotated parameter, the kinds of values its uses ask for, as `instances`
     of its `any` tree, tried first: an instance of each class `isinstance(p, C)` (or
-    `type(p) in (C, D)`, `type(p) is C`) tests for (a project class through its constructor),
+    `type(p) in (C, D)`, `type(p) is C`) tests for (a project class through its constructor;
+    in a method of `owner`, `isinstance(other, self.__class__)` and `type(other) is
+    type(self)` test for `owner`),
     a tuple of as many items as `a, b = p` unpacks,
     a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads, an
     iterator for `next(p)` — and the kinds the same uses ask for in a project function the
@@ -838,7 +840,7 @@ def _kinds_from_uses(func, params, is_project_class, level=0):
                   and p["type"].get("external")}
     if not untyped and not namespaces:
         return
-    found = _kinds_in(func, set(untyped) | set(namespaces), is_project_class, 0, level)
+    found = _kinds_in(func, set(untyped) | set(namespaces), is_project_class, 0, level, owner)
     for name, param in namespaces.items():
         held = next((k for k in found.get(name, ()) if k.get("class") == "types:SimpleNamespace"),
                     {"kind": "class", "init": [], "methods": []})
@@ -869,14 +871,17 @@ _METHOD_KINDS = dict(
     + [(m, {"kind": "str"}) for m in ("startswith", "endswith", "lower", "upper", "isdigit")])
 
 
-def _kinds_in(func, untyped, is_project_class, depth, level):
+def _kinds_in(func, untyped, is_project_class, depth, level, owner=None):
     """The kinds the uses of each name of `untyped` (parameters of `func`) ask for, by name;
     `level` is how deep in a type tree the parameters are (a class they test for is described
-    one level deeper: `Color(color)` testing `isinstance(color, Color)` ends)."""
+    one level deeper: `Color(color)` testing `isinstance(color, Color)` ends); `owner`, the
+    class whose objects `func` runs on when it is a method (its first parameter the receiver)."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(func))))
+        unwrapped = inspect.unwrap(func)
+        tree = ast.parse(textwrap.dedent(inspect.getsource(unwrapped)))
     except Exception:  # no source (a builtin, a lambda in an expression), or it does not parse
         return {}
+    receiver = _receiver_name(unwrapped) if owner is not None else None
     found = {name: [] for name in untyped}
     attributes = {name: [] for name in untyped}
     called = set()
@@ -896,6 +901,13 @@ def _kinds_in(func, untyped, is_project_class, depth, level):
     def is_param(node):
         return isinstance(node, ast.Name) and node.id in untyped
 
+    def tested(node):
+        """The tree of the class a type test names: the receiver's (`self.__class__`,
+        `type(self)`) is `owner`."""
+        if receiver is not None and _names_class_of(node, receiver):
+            return _class_instance_tree(owner, is_project_class, level)
+        return _instance_tree(node, globalns, is_project_class, level)
+
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.comprehension)) and is_param(node.iter):
             target = node.target.id if isinstance(node.target, ast.Name) else None
@@ -906,7 +918,7 @@ def _kinds_in(func, untyped, is_project_class, depth, level):
                 and node.func.id == "isinstance" and len(node.args) == 2 and is_param(node.args[0]):
             classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
             for c in classes:
-                add(node.args[0].id, _instance_tree(c, globalns, is_project_class, level))
+                add(node.args[0].id, tested(c))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id == "next" and "next" not in globalns and node.args \
                 and is_param(node.args[0]):
@@ -925,7 +937,7 @@ def _kinds_in(func, untyped, is_project_class, depth, level):
             else:
                 classes = []
             for c in classes:
-                add(node.left.args[0].id, _instance_tree(c, globalns, is_project_class, level))
+                add(node.left.args[0].id, tested(c))
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) \
                 and is_param(node.value.func):
@@ -1062,7 +1074,12 @@ def _instance_tree(node, globalns, is_project_class, level=0):
                    dict(globalns, __builtins__=__builtins__))
     except Exception:
         return None
-    cls = real_type(_unwrapped(cls))
+    return _class_instance_tree(real_type(_unwrapped(cls)), is_project_class, level)
+
+
+def _class_instance_tree(cls, is_project_class, level):
+    """The type tree of an instance of `cls` a type test names, or None when it cannot be
+    built."""
     if not isinstance(cls, type) or cls is object or issubclass(cls, BaseException):
         return None
     tree = type_tree(cls, is_project_class, level + 1)
@@ -1072,6 +1089,27 @@ def _instance_tree(node, globalns, is_project_class, level=0):
             and cls is not types.SimpleNamespace:
         return None
     return tree
+
+
+def _receiver_name(func):
+    """The name of a method's first parameter (`self`), or None."""
+    code = getattr(func, "__code__", None)
+    if code is None or code.co_argcount == 0:
+        return None
+    return code.co_varnames[0]
+
+
+def _names_class_of(node, name):
+    """Whether `node` is `name.__class__` or `type(name)` — or `name` itself, the receiver of
+    a class method (`isinstance(other, cls)`; of a method, `isinstance(other, self)` raises)."""
+    if isinstance(node, ast.Name):
+        return node.id == name
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__class__" and isinstance(node.value, ast.Name) \
+            and node.value.id == name
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id == "type" and len(node.args) == 1 and not node.keywords \
+        and isinstance(node.args[0], ast.Name) and node.args[0].id == name
 
 
 def _literal(args):
@@ -1138,13 +1176,15 @@ def describe(target, owner, is_project_class, raw=None, registered=None):
                       if p["kind"] in ("positional_only", "positional_or_keyword")), None)
         if first is not None:
             first["type"] = type_tree(registered, is_project_class, 0)
-    _kinds_from_uses(func, params, is_project_class)
+    built = _concrete_owner(owner, target.__name__, raw, is_project_class) \
+        if owner is not None else None
+    _kinds_from_uses(func, params, is_project_class,
+                     owner=built if kind in ("method", "classmethod") else None)
     out = {"kind": kind, "params": params}
     unread = ["%s: %s" % (p["name"], u) for p in params for u in _unread_in(p["type"])]
     if unread:
         out["unread"] = unread
-    if owner is not None:
-        built = _concrete_owner(owner, target.__name__, raw, is_project_class)
+    if built is not None:
         out["owner"] = describe_class(built, is_project_class, 1)
     try:
         code = getattr(inspect.unwrap(func), "__code__", None)  # behind `lru_cache`, `wraps`

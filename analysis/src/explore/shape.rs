@@ -248,6 +248,28 @@ impl Shape {
         }
     }
 
+    /// The objects an input of this shape may be, with the alternative of its choice that
+    /// is each (`None`: the input is that object): `Shape::Object` itself, or a member of a
+    /// union or an optional one.
+    pub fn objects(&self) -> Vec<(Option<usize>, &ObjectShape)> {
+        match self {
+            Shape::Object(o) => vec![(None, o)],
+            Shape::Optional(inner) => match &**inner {
+                Shape::Object(o) => vec![(Some(0), o)],
+                _ => vec![],
+            },
+            Shape::Union(members) => members
+                .iter()
+                .enumerate()
+                .filter_map(|(k, m)| match m {
+                    Shape::Object(o) => Some((Some(k), o)),
+                    _ => None,
+                })
+                .collect(),
+            _ => vec![],
+        }
+    }
+
     /// How many alternatives the choice at this shape has (1 when there is no choice).
     pub fn choice_count(&self) -> usize {
         match self {

@@ -94,12 +94,11 @@ fn mined_for(
     receiver: Option<&ObjectShape>,
     params: &[(String, Shape)],
 ) -> BTreeMap<String, Vec<MinedSequence>> {
-    let objects = receiver
-        .into_iter()
-        .chain(params.iter().filter_map(|(_, s)| match s {
-            Shape::Object(o) => Some(o),
-            _ => None,
-        }));
+    let objects = receiver.into_iter().chain(
+        params
+            .iter()
+            .flat_map(|(_, s)| s.objects().into_iter().map(|(_, o)| o)),
+    );
     objects
         .filter_map(|o| {
             let dotted = o.class.replacen(':', ".", 1);

@@ -118,25 +118,37 @@ impl Search<'_> {
     /// called, with their arguments. For the receiver, the state before each call the tests
     /// made of the method under test (the calls before it, earlier calls of it included); for
     /// another object, the state after the whole sequence; for both, the object as its
-    /// constructor left it. At most `MINED_SEEDS`, the most frequent sequences first.
+    /// constructor left it. Every object input of a seed is built so (the receiver and
+    /// `other` both, each taking its builds in turn), so that no seed fails on an object left
+    /// to defaults its constructor refuses. At most `MINED_SEEDS`, the most frequent
+    /// sequences first.
     pub(super) fn mined_seeds(&self) -> Vec<Candidate> {
         const MINED_SEEDS: usize = 16;
         let method = self.f.qualname.rsplit('.').next().unwrap_or_default();
+        // The receiver, and each parameter that is an object or may be one (`other` of
+        // `__eq__` testing `isinstance(other, self.__class__)`: that alternative chosen).
         let objects = self
             .signature
             .receiver
             .iter()
-            .map(|o| ("self", o))
-            .chain(self.signature.params.iter().filter_map(|(n, s)| match s {
-                Shape::Object(o) => Some((n.as_str(), o)),
-                _ => None,
+            .map(|o| ("self", None, o))
+            .chain(self.signature.params.iter().flat_map(|(n, s)| {
+                s.objects()
+                    .into_iter()
+                    .map(move |(k, o)| (n.as_str(), k, o))
             }))
-            .filter(|(path, o)| {
+            .filter(|(path, _, o)| {
                 self.factory(&Candidate::default(), &o.class, path)
                     .is_none()
             });
-        let mut seeds: Vec<Candidate> = vec![];
-        for (path, object) in objects {
+        // Per object input: each way of building it (a sequence, how many of its calls).
+        let mut builds: Vec<MinedBuilds<'_>> = vec![];
+        for (path, choice, object) in objects {
+            // A parameter that may be objects of several classes is built as the first.
+            if builds.iter().any(|(p, ..)| *p == path) {
+                continue;
+            }
+            let mut ways = vec![];
             for sequence in self
                 .signature
                 .mined
@@ -153,29 +165,46 @@ impl Search<'_> {
                 if path != "self" || ends.len() == 1 {
                     ends.push(sequence.calls.len());
                 }
-                for end in ends {
-                    let c = self.mined_candidate(path, object, sequence, end);
-                    if !seeds.iter().any(|s| s.key() == c.key()) {
-                        seeds.push(c);
-                    }
+                ways.extend(ends.into_iter().map(|end| (sequence, end)));
+            }
+            if !ways.is_empty() {
+                builds.push((path, choice, object, ways));
+            }
+        }
+        let rounds = builds
+            .iter()
+            .map(|(.., ways)| ways.len())
+            .max()
+            .unwrap_or(0);
+        let mut seeds: Vec<Candidate> = vec![];
+        for i in 0..rounds {
+            let mut c = self.base();
+            for (path, choice, object, ways) in &builds {
+                let (sequence, end) = ways[i % ways.len()];
+                self.build_mined(&mut c, path, object, sequence, end);
+                if let Some(k) = choice {
+                    c.choices.insert((*path).to_owned(), *k);
                 }
+            }
+            if !seeds.iter().any(|s| s.key() == c.key()) {
+                seeds.push(c);
             }
         }
         seeds.truncate(MINED_SEEDS);
         seeds
     }
 
-    /// The defaults, with the object at `path` built by the first `calls` steps of `sequence`
-    /// (up to the first the object's shape cannot make): each argument the tests passed that is
-    /// a value (or `None`) of a kind its parameter takes.
-    fn mined_candidate(
+    /// Builds the object at `path` of `c` by the first `calls` steps of `sequence` (up to the
+    /// first the object's shape cannot make): each argument the tests passed that is a value
+    /// (or `None`) of a kind its parameter takes.
+    fn build_mined(
         &self,
+        c: &mut Candidate,
         path: &str,
         object: &ObjectShape,
         sequence: &MinedSequence,
         calls: usize,
-    ) -> Candidate {
-        let mut c = self.base();
+    ) {
         let set = |c: &mut Candidate, var: String, shape: &Shape, argument: &MinedArgument| {
             let want = match argument {
                 MinedArgument::Value(value) => value_shape(value),
@@ -198,7 +227,7 @@ impl Search<'_> {
             }
         };
         for ((name, shape), argument) in object.init.iter().zip(&sequence.constructor) {
-            set(&mut c, format!("{path}.__init__.{name}"), shape, argument);
+            set(c, format!("{path}.__init__.{name}"), shape, argument);
         }
         let mut made = vec![];
         for (method, args) in sequence.calls.iter().take(calls) {
@@ -209,19 +238,13 @@ impl Search<'_> {
             };
             let k = made.len();
             for ((param, shape), argument) in object.methods[m].1.iter().zip(args) {
-                set(
-                    &mut c,
-                    format!("{path}.{method}.{k}.{param}"),
-                    shape,
-                    argument,
-                );
+                set(c, format!("{path}.{method}.{k}.{param}"), shape, argument);
             }
             made.push(m);
         }
         if !made.is_empty() {
             c.calls.insert(path.to_owned(), made);
         }
-        c
     }
 
     /// Values no path condition asks for, worth a try for an input of `shape`: non-finite
@@ -655,6 +678,15 @@ impl Search<'_> {
             })
     }
 }
+
+/// An object input of a seed (its path, the alternative of its choice that is the object,
+/// its shape) and the ways the suite's sequences build it (a sequence, how many of its calls).
+type MinedBuilds<'a> = (
+    &'a str,
+    Option<usize>,
+    &'a ObjectShape,
+    Vec<(&'a MinedSequence, usize)>,
+);
 
 /// The union members that are objects, anywhere in an input of `shape` at `path` (a
 /// constructor's arguments included), as (choice path, alternative).
