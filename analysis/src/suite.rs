@@ -223,9 +223,21 @@ pub enum Argument {
     Bytearray {
         len: u64,
     },
+    /// An object: of a project class the observer followed, how it was built up to the call
+    /// it was passed to.
     Object {
         class: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        built: Option<Box<Built>>,
     },
+}
+
+/// How an object passed as an argument was built up to that call: its constructor's arguments
+/// and the first methods called on it, with theirs.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Built {
+    pub constructor: Option<Vec<Argument>>,
+    pub calls: Vec<MethodCall>,
 }
 
 /// A method called on an object of a project class.

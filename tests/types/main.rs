@@ -316,7 +316,8 @@ fn attrs_classes_and_pydantic_models_are_built_through_their_fields_and_coverage
 #[test]
 fn objects_are_built_as_the_projects_own_tests_build_them_and_coverage_confirms_it() {
     // `Locker` refuses any code but four digits, and only `unlock` with that same code opens
-    // it: neither check is on the path of `take`. The project's own test builds one and
+    // it: neither check is on the path of `take`; a `Shelf` hands out what the locker it is
+    // given holds. The project's own test builds one and
     // calls `unlock` and `put` before `take`: the generator builds its receivers so, with the
     // state before each of the test's calls of the method under test.
     let run = run("mined", "vault");
@@ -326,6 +327,7 @@ fn objects_are_built_as_the_projects_own_tests_build_them_and_coverage_confirms_
     vault/locker.py Locker.put 2/2
     vault/locker.py Locker.take 4/4
     vault/locker.py Locker.take_from 4/4
+    vault/shelf.py Shelf.fetch 4/4
     ");
     let locker = read(&run, "test_lacuna_vault_locker.py");
     for sequence in [
@@ -339,6 +341,15 @@ fn objects_are_built_as_the_projects_own_tests_build_them_and_coverage_confirms_
         "    locker_2 = Locker('2468')\n    locker_2.unlock('2468')\n    locker_2.put('coat')\n",
     ] {
         assert!(locker.contains(sequence), "{sequence} in:\n{locker}");
+    }
+    // The locker the test gave a shelf (its unannotated `locker`), built again as the test
+    // had built it when it passed it; and built by its constructor alone, locked.
+    let shelf = read(&run, "test_lacuna_vault_shelf.py");
+    for sequence in [
+        "    locker = Locker('1357')\n    locker.unlock('1357')\n    locker.put('hat')\n    shelf = Shelf(locker)\n",
+        "    locker = Locker('1357')\n    shelf = Shelf(locker)\n    result = shelf.fetch()\n    assert result is None\n",
+    ] {
+        assert!(shelf.contains(sequence), "{sequence} in:\n{shelf}");
     }
     insta::assert_snapshot!(run.missing);
 }

@@ -1091,6 +1091,46 @@ def _class_instance_tree(cls, is_project_class, level):
     return tree
 
 
+def _observed_kinds(params, observed, is_project_class, level=0):
+    """Puts first among the kinds of each unannotated parameter of `params` (by the key
+    `observed` uses) the project classes of the objects the tests passed to it."""
+    for key, names in (observed or {}).items():
+        param = params.get(str(key))
+        if param is None or param["type"].get("kind") != "any":
+            continue
+        kinds = []
+        for name in names:
+            cls = _observed_class(name)
+            if cls is None or not is_project_class(cls):
+                continue
+            tree = _class_instance_tree(cls, is_project_class, level)
+            if tree is not None and tree not in kinds:
+                kinds.append(tree)
+        if kinds:
+            held = param["type"].get("instances") or []
+            param["type"] = {"kind": "any",
+                             "instances": (kinds + [k for k in held if k not in kinds])
+                             [:_MAX_KINDS]}
+
+
+def _observed_class(name):
+    """The class the observer named `module.Qual` (the module is the longest prefix of the
+    name that is one, imported if it was not: the tests imported it), or None."""
+    parts = name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:i])
+        value = sys.modules.get(module)
+        if value is None:
+            try:
+                value = importlib.import_module(module)
+            except Exception:  # not a module (`pkg.mod.Outer` tried as `pkg.mod.Outer`)
+                continue
+        for attribute in parts[i:]:
+            value = inspect.getattr_static(value, attribute, None)
+        return value if isinstance(value, type) else None
+    return None
+
+
 def _receiver_name(func):
     """The name of a method's first parameter (`self`), or None."""
     code = getattr(func, "__code__", None)
@@ -1152,10 +1192,14 @@ def mangled(owner, name):
     return "_%s%s" % (stripped, name) if stripped else name
 
 
-def describe(target, owner, is_project_class, raw=None, registered=None):
+def describe(target, owner, is_project_class, raw=None, registered=None, observed=None):
     """The description of a function or method `target` (defined in class `owner`, if any;
     `raw` is what the class holds, when not `target` under its own name). For a registration
-    of a `singledispatch` function, `registered` is the type its first argument must have."""
+    of a `singledispatch` function, `registered` is the type its first argument must have.
+    `observed`: the classes of the objects the project's passing tests passed to it
+    (`params`, by name) and to its owner's constructor (`init`, by position), tried first for
+    an unannotated parameter."""
+    observed = observed or {}
     if raw is None:
         raw = inspect.getattr_static(owner, mangled(owner, target.__name__)) \
             if owner is not None else target
@@ -1180,12 +1224,16 @@ def describe(target, owner, is_project_class, raw=None, registered=None):
         if owner is not None else None
     _kinds_from_uses(func, params, is_project_class,
                      owner=built if kind in ("method", "classmethod") else None)
+    _observed_kinds({p["name"]: p for p in params}, observed.get("params"), is_project_class)
     out = {"kind": kind, "params": params}
     unread = ["%s: %s" % (p["name"], u) for p in params for u in _unread_in(p["type"])]
     if unread:
         out["unread"] = unread
     if built is not None:
         out["owner"] = describe_class(built, is_project_class, 1)
+        init = out["owner"].get("init") or []
+        _observed_kinds({str(i): p for i, p in enumerate(init)}, observed.get("init"),
+                        is_project_class, 1)
     try:
         code = getattr(inspect.unwrap(func), "__code__", None)  # behind `lru_cache`, `wraps`
     except ValueError:  # a cycle of `__wrapped__`

@@ -251,7 +251,8 @@ class Runtime:
             # Reading the annotations runs project code too: it imports the modules of the
             # package that only `TYPE_CHECKING` imports and evaluates the annotations' text.
             # Under the same sandbox and time limit as the import of the target's module.
-            return _within(limit, lambda: self._described(resolved))
+            observed = request.get("observed")
+            return _within(limit, lambda: self._described(resolved, observed))
         except TargetImportError as e:
             return {"error": str(e), "import_error": e.details}
         except targets.Unreachable as e:
@@ -263,12 +264,13 @@ class Runtime:
             self.sandbox.active = False
             self.sandbox.importing = False
 
-    def _described(self, resolved):
+    def _described(self, resolved, observed):
         if resolved.form == "returned":
             return describing.describe_returned(resolved.definition, resolved.call,
                                                 self.is_project_class)
         return describing.describe(resolved.definition, resolved.owner, self.is_project_class,
-                                   raw=resolved.raw, registered=resolved.registered)
+                                   raw=resolved.raw, registered=resolved.registered,
+                                   observed=observed)
 
     def guidance(self, request):
         """The mocks and factories declared in the guidance module (imported as project code by

@@ -16,7 +16,9 @@
   counts;
 - call sequences on objects of project classes (Palus's dynamic model): the constructor with its
   arguments, then the methods called on the same object from outside it, in order (the first
-  `SAMPLE_START` objects of a class, then a falling share of them);
+  `SAMPLE_START` objects of a class, then a falling share of them); an argument that is a
+  followed object carries how it was built up to that call (`built`: its own constructor and
+  first calls, nested `BUILT_DEPTH` deep), so that an object passed to another can be rebuilt;
 - per test, the functions it reached (test impact).
 
 A test's records are held apart and kept only if the test passes; each sample of a program point
@@ -59,6 +61,8 @@ PROFILES = 64         # distinct coverage profiles kept per function
 SEQUENCES = 20        # distinct call sequences kept per class
 SEQUENCE_CALLS = 30   # calls kept per sequence
 OBJECTS = 1000        # objects followed per test
+BUILT_CALLS = 8       # calls of an argument's own sequence kept with it
+BUILT_DEPTH = 2       # arguments built of arguments built of ...: how deep
 FIELDS = 20           # fields of one object read
 VARIABLES = 200       # variables of one sample
 DEPTH = 2             # access-path depth: x, x.f, x.f.g
@@ -497,8 +501,12 @@ class Observer:
     def _argument(self, value):
         held = self._test["objects"].get(id(value)) if self._test else None
         if held is not None and held[0]() is value:
-            return {"kind": "object", "class": held[1]["class"] if held[1] is not None
-                    else _type_name(type(value))}
+            seq = held[1]
+            if seq is None:
+                return {"kind": "object", "class": _type_name(type(value))}
+            out = {"kind": "object", "class": seq["class"]}
+            out["built"] = _built(seq)
+            return out
         if value is None:
             return {"kind": "none"}
         base = _builtin_base(value)
@@ -541,6 +549,24 @@ class Observer:
                 sequences.append({"class": cls, "constructor": seq["constructor"],
                                   "calls": seq["calls"], "count": count})
         return {"functions": functions, "sequences": sequences}
+
+
+def _built(seq):
+    """How a followed object was built so far: its sequence's constructor and first
+    `BUILT_CALLS` calls, as a copy (the sequence goes on), with `depth` how many objects deep
+    it nests (at most `BUILT_DEPTH`: an argument built deeper is left without its `built`)."""
+
+    def shallow(args):
+        return [{k: v for k, v in a.items() if k != "built"}
+                if a.get("built", {}).get("depth", 0) >= BUILT_DEPTH else a for a in args]
+
+    constructor = seq["constructor"]
+    constructor = None if constructor is None else shallow(constructor)
+    calls = [{"method": c["method"], "args": shallow(c["args"])}
+             for c in seq["calls"][:BUILT_CALLS]]
+    args = list(constructor or ()) + [a for c in calls for a in c["args"]]
+    depth = 1 + max((a["built"]["depth"] for a in args if "built" in a), default=0)
+    return {"constructor": constructor, "calls": calls, "depth": depth}
 
 
 def _is_text(value):

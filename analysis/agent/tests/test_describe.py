@@ -374,3 +374,40 @@ def test_a_namespace_parameter_holds_the_attributes_the_function_reads():
         {"name": "name", "kind": "keyword_only", "type": {"kind": "str"}}]}
     assert extra == {"kind": "class", "class": "types:SimpleNamespace", "init": [],
                      "methods": []}
+
+
+class Shelf:
+    def __init__(self, locker):
+        self.locker = locker
+
+    def swap(self, other):
+        if isinstance(other, self.__class__):
+            self.locker, other.locker = other.locker, self.locker
+        return self.locker.count
+
+    @classmethod
+    def of(cls, value):
+        return value if isinstance(value, cls) else cls(value)
+
+
+def test_a_parameter_tested_against_the_receivers_class_is_one_of_it():
+    for name in ("swap", "of"):
+        described = describe.describe(getattr(Shelf, name), Shelf, in_this_module)
+        (param,) = described["params"]
+        assert param["type"]["instances"][0]["class"] == describe._name(Shelf)
+
+
+def test_the_classes_the_tests_passed_come_first():
+    """The classes of the objects the project's tests passed: to a parameter by name, to the
+    receiver's constructor by position; a name that is no class, or no project class, adds
+    nothing."""
+    observed = {"params": {"other": [f"{__name__}.Cart", f"{__name__}.Nowhere",
+                                     "collections.OrderedDict"]},
+                "init": {"0": [f"{__name__}.Item"]}}
+    described = describe.describe(Shelf.swap, Shelf, in_this_module, observed=observed)
+    (other,) = described["params"]
+    # Then what its uses ask for: the receiver's class, a namespace holding `locker`.
+    assert [k.get("class") for k in other["type"]["instances"]] == \
+        [describe._name(Cart), describe._name(Shelf), "types:SimpleNamespace"]
+    (locker,) = described["owner"]["init"]
+    assert [k.get("class") for k in locker["type"]["instances"]] == [describe._name(Item)]

@@ -291,3 +291,49 @@ def test_a_call_ending_in_a_kind_of_result_not_seen_is_read_past_the_draws(monke
     assert wire["calls"] == 1001
     kinds = {s["type(exception)"]["value"] for s in wire["samples"]}
     assert kinds == {"ValueError", "TypeError"}
+
+
+def test_an_object_passed_to_another_carries_how_it_was_built(monkeypatch):
+    """`Shelf(locker)`: the locker's argument says how the test built it up to that call (its
+    constructor and the calls made on it so far), so that it can be built again; nested
+    objects only `BUILT_DEPTH` deep."""
+    monkeypatch.setattr(observe, "BUILT_DEPTH", 1)
+
+    class Locker:
+        def __init__(self, code):
+            observed(o, None)
+
+        def unlock(self, code):
+            return observed(o, None)
+
+    class Shelf:
+        def __init__(self, locker):
+            observed(o, None)
+
+    class Room:
+        def __init__(self, shelf):
+            observed(o, None)
+
+    project = (Locker, Shelf, Room)
+    o = observe.Observer(lambda cls: cls in project, lambda code: False)
+    o.begin_test("t.py::shelf")
+    locker = Locker("2468")
+    locker.unlock("2468")
+    shelf = Shelf(locker)
+    locker.unlock("1357")  # after the shelf was built: not part of how it was built
+    room = Room(shelf)
+    o.end_test(True)
+    assert room is not None
+    by_class = {s["class"].rsplit(".", 1)[-1]: s for s in o.serialise()["sequences"]}
+    (argument,) = by_class["Shelf"]["constructor"]
+    assert argument["built"] == {
+        "constructor": [{"kind": "str", "value": "2468"}],
+        "calls": [{"method": "unlock", "args": [{"kind": "str", "value": "2468"}]}],
+        "depth": 1,
+    }
+    # Two objects deep, past `BUILT_DEPTH`: the shelf's own argument is left without how it
+    # was built.
+    (argument,) = by_class["Room"]["constructor"]
+    assert argument["built"]["depth"] == 1
+    (inner,) = argument["built"]["constructor"]
+    assert inner["kind"] == "object" and "built" not in inner

@@ -4,7 +4,7 @@
 //! or crashed — never as an error of the pool.
 
 use super::description::{self, Description, GuidanceDescription};
-use super::protocol::{ExecuteRequest, Execution, Request, Status, Target};
+use super::protocol::{ExecuteRequest, Execution, ObservedClasses, Request, Status, Target};
 use super::worker::{Worker, WorkerError, WorkerSpec};
 use serde_json::Value as Json;
 use std::sync::{Condvar, Mutex};
@@ -176,9 +176,10 @@ impl Pool {
     pub fn describe(
         &self,
         target: Target,
+        observed: ObservedClasses,
         timeout: Duration,
     ) -> Result<Result<Description, WorkerError>, WorkerError> {
-        let answer = self.ask(&Request::Describe { target }, timeout)?;
+        let answer = self.ask(&Request::Describe { target, observed }, timeout)?;
         Ok(answer.map(description::read))
     }
 

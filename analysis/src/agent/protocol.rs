@@ -156,6 +156,23 @@ impl ValueTree {
     }
 }
 
+/// The classes of the objects the project's own passing tests passed to a function (by
+/// parameter name) and to its receiver's constructor (by position, `self` not counted), as
+/// the observer names them (`module.Qual`): an unannotated parameter is tried as them first.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ObservedClasses {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, Vec<String>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub init: BTreeMap<usize, Vec<String>>,
+}
+
+impl ObservedClasses {
+    pub fn is_empty(&self) -> bool {
+        self.params.is_empty() && self.init.is_empty()
+    }
+}
+
 /// A request to the agent other than an execution (which is an [`ExecuteRequest`]), as it goes
 /// on the wire: `{"op": "describe", "target": …}`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -168,8 +185,13 @@ pub enum Request {
     /// test as it ends, then the run's end.
     Suite(SuiteRun),
     /// The target's signature as the agent reads it: its parameters' types (annotations
-    /// resolved in its module), defaults and the kinds of values their uses ask for.
-    Describe { target: Target },
+    /// resolved in its module), defaults and the kinds of values their uses ask for — among
+    /// them the project classes the suite's passing tests passed (`observed`).
+    Describe {
+        target: Target,
+        #[serde(skip_serializing_if = "ObservedClasses::is_empty")]
+        observed: ObservedClasses,
+    },
     /// The declarations of the guidance module: imported as `module` when the project's import
     /// roots hold it, otherwise from `path`.
     Guidance {

@@ -53,12 +53,17 @@ pub struct MinedSequence {
     pub calls: Vec<(String, Vec<MinedArgument>)>,
 }
 
-/// An argument of a mined call: a number, a boolean or a short text; `None`; or anything else,
-/// which the input builder chooses as for any argument.
+/// An argument of a mined call: a number, a boolean or a short text; `None`; an object of a
+/// project class (`module.Qual`, as the observer names it) with how the tests built it; or
+/// anything else, which the input builder chooses as for any argument.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MinedArgument {
     Value(ModelValue),
     None,
+    Object {
+        class: String,
+        built: Box<MinedSequence>,
+    },
     Other,
 }
 

@@ -136,8 +136,9 @@ pub fn signature(
         qualname: target.qualname.clone(),
         call: target.call.clone(),
     };
+    let observed = facts.suite.classes_for(target);
     let describe = || {
-        pool.describe(described.clone(), Duration::from_secs(20))
+        pool.describe(described.clone(), observed.clone(), Duration::from_secs(20))
             .map_err(|e| e.to_string())
     };
     let response = match describe()? {

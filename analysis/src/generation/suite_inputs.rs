@@ -3,6 +3,7 @@
 //! objects of each project class, how its objects are built first. Computed once per run of the
 //! suite (by `lacuna check` and the language server alike) and shared by every exploration.
 
+use crate::agent::protocol::ObservedClasses;
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::shape::{ObjectShape, Shape};
 use crate::explore::signature::{MinedArgument, MinedSequence};
@@ -20,6 +21,11 @@ pub struct SuiteInputs {
     /// The call sequences on objects of each project class, by class as the observer names it
     /// (`module.Qual`; see `observed_sequences`).
     sequences: FxHashMap<String, Vec<MinedSequence>>,
+    /// The classes of the objects the suite passed, by function and parameter name.
+    passed: FxHashMap<String, BTreeMap<String, Vec<String>>>,
+    /// The classes of the objects the suite passed to each class's constructor (`module.Qual`),
+    /// by position.
+    constructed_with: FxHashMap<String, BTreeMap<usize, Vec<String>>>,
 }
 
 impl SuiteInputs {
@@ -27,6 +33,30 @@ impl SuiteInputs {
         SuiteInputs {
             arguments: observed_inputs(observations),
             sequences: observed_sequences(observations),
+            passed: passed_classes(observations),
+            constructed_with: constructor_classes(observations),
+        }
+    }
+
+    /// The classes of the objects the suite passed to `target` and to the constructor of its
+    /// receiver's class (a method's qualified name less its last part), for its `describe`.
+    pub fn classes_for(&self, target: &FunctionUnderTest) -> ObservedClasses {
+        let init = target
+            .qualname
+            .rsplit_once('.')
+            .and_then(|(class, _)| {
+                self.constructed_with
+                    .get(&format!("{}.{class}", target.module))
+            })
+            .cloned()
+            .unwrap_or_default();
+        ObservedClasses {
+            params: self
+                .passed
+                .get(&target.observed_name())
+                .cloned()
+                .unwrap_or_default(),
+            init,
         }
     }
 
@@ -57,8 +87,45 @@ const MINED: usize = 8;
 /// the observer names it (`module.Qual`), which is ambiguous where a module's name has dots;
 /// it is matched against the classes of a signature by `mined_for`.
 fn observed_sequences(observations: &Observations) -> FxHashMap<String, Vec<MinedSequence>> {
+    let mut sorted: Vec<&crate::suite::CallSequence> = observations.sequences.iter().collect();
+    sorted.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.class.cmp(&b.class)));
+    let mut out: FxHashMap<String, Vec<MinedSequence>> = FxHashMap::default();
+    for s in sorted {
+        let mined = mined_sequence(s.constructor.as_deref(), &s.calls);
+        let kept = out.entry(s.class.clone()).or_default();
+        if kept.len() < MINED && !kept.contains(&mined) {
+            kept.push(mined);
+        }
+    }
+    out
+}
+
+/// A sequence as the search replays it: its calls' arguments as values where they are ones.
+fn mined_sequence(
+    constructor: Option<&[crate::suite::Argument]>,
+    calls: &[crate::suite::MethodCall],
+) -> MinedSequence {
+    MinedSequence {
+        constructor: constructor
+            .into_iter()
+            .flatten()
+            .map(mined_argument)
+            .collect(),
+        calls: calls
+            .iter()
+            .map(|c| {
+                (
+                    c.method.clone(),
+                    c.args.iter().map(mined_argument).collect(),
+                )
+            })
+            .collect(),
+    }
+}
+
+fn mined_argument(a: &crate::suite::Argument) -> MinedArgument {
     use crate::suite::Argument;
-    let value = |a: &Argument| match a {
+    match a {
         Argument::None => MinedArgument::None,
         Argument::Bool { value } => MinedArgument::Value(ModelValue::Bool(*value)),
         Argument::Int { value: Some(v) } => MinedArgument::Value(ModelValue::Int(v.clone())),
@@ -66,26 +133,15 @@ fn observed_sequences(observations: &Observations) -> FxHashMap<String, Vec<Mine
             MinedArgument::Value(ModelValue::Real(v))
         }),
         Argument::Str { value: Some(v), .. } => MinedArgument::Value(ModelValue::Str(v.clone())),
+        Argument::Object {
+            class,
+            built: Some(built),
+        } => MinedArgument::Object {
+            class: class.clone(),
+            built: Box::new(mined_sequence(built.constructor.as_deref(), &built.calls)),
+        },
         _ => MinedArgument::Other,
-    };
-    let mut sorted: Vec<&crate::suite::CallSequence> = observations.sequences.iter().collect();
-    sorted.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.class.cmp(&b.class)));
-    let mut out: FxHashMap<String, Vec<MinedSequence>> = FxHashMap::default();
-    for s in sorted {
-        let mined = MinedSequence {
-            constructor: s.constructor.iter().flatten().map(value).collect(),
-            calls: s
-                .calls
-                .iter()
-                .map(|c| (c.method.clone(), c.args.iter().map(value).collect()))
-                .collect(),
-        };
-        let kept = out.entry(s.class.clone()).or_default();
-        if kept.len() < MINED && !kept.contains(&mined) {
-            kept.push(mined);
-        }
     }
-    out
 }
 
 /// The mined sequences of the classes of `receiver` and `params` (`module:Qual`), by class.
@@ -106,6 +162,71 @@ fn mined_for(
             Some((o.class.clone(), mined.clone()))
         })
         .collect()
+}
+
+/// Classes told per parameter: the likeliest few.
+const CLASSES: usize = 3;
+
+/// Whether an observed type's name may be a project class: not a builtin's (`builtins.int`),
+/// not the agent's own stand-ins.
+fn may_be_project_class(name: &str) -> bool {
+    name.contains('.') && !name.starts_with("builtins.") && !name.starts_with("lacuna_agent.")
+}
+
+fn add_class(classes: &mut Vec<String>, name: &str) {
+    if may_be_project_class(name) && classes.len() < CLASSES && !classes.iter().any(|c| c == name) {
+        classes.push(name.to_owned());
+    }
+}
+
+/// The types of the parameters at the entries the suite's calls of each function showed
+/// (`type(other)`), where they may be project classes.
+fn passed_classes(observations: &Observations) -> FxHashMap<String, BTreeMap<String, Vec<String>>> {
+    use crate::suite::Variable;
+    let mut out = FxHashMap::default();
+    for f in &observations.functions {
+        let mut by_param: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for sample in &f.entry.samples {
+            for (k, v) in sample {
+                let (Some(param), Variable::Str(class)) =
+                    (k.strip_prefix("type(").and_then(|r| r.strip_suffix(')')), v)
+                else {
+                    continue;
+                };
+                if param == "self" || !param.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                add_class(by_param.entry(param.to_owned()).or_default(), class);
+            }
+        }
+        by_param.retain(|_, classes| !classes.is_empty());
+        if !by_param.is_empty() {
+            out.insert(f.function.clone(), by_param);
+        }
+    }
+    out
+}
+
+/// The classes of the objects the suite's sequences passed to each class's constructor, by
+/// position.
+fn constructor_classes(
+    observations: &Observations,
+) -> FxHashMap<String, BTreeMap<usize, Vec<String>>> {
+    let mut out: FxHashMap<String, BTreeMap<usize, Vec<String>>> = FxHashMap::default();
+    for s in &observations.sequences {
+        for (i, a) in s.constructor.iter().flatten().enumerate() {
+            if let crate::suite::Argument::Object { class, .. } = a {
+                add_class(
+                    out.entry(s.class.clone())
+                        .or_default()
+                        .entry(i)
+                        .or_default(),
+                    class,
+                );
+            }
+        }
+    }
+    out
 }
 
 /// Arguments seeded per function from the suite: enough to start from each distinct way the
@@ -212,5 +333,98 @@ mod tests {
         let by_class = mined_for(&mined, Some(&locker), &[]);
         assert_eq!(by_class["vault.locker:Locker"].len(), 2);
         assert!(mined_for(&mined, None, &[]).is_empty());
+    }
+
+    #[test]
+    fn objects_the_suite_passed_are_told_by_class_and_rebuilt_as_it_built_them() {
+        use crate::suite::{
+            Argument, Built, CallSequence, FunctionObservations, MethodCall, ProgramPoint, Variable,
+        };
+        let locker = Argument::Object {
+            class: "vault.locker.Locker".into(),
+            built: Some(Box::new(Built {
+                constructor: Some(vec![Argument::Str {
+                    value: Some("1357".into()),
+                    len: None,
+                }]),
+                calls: vec![MethodCall {
+                    method: "unlock".into(),
+                    args: vec![Argument::Str {
+                        value: Some("1357".into()),
+                        len: None,
+                    }],
+                }],
+            })),
+        };
+        let entry = ProgramPoint {
+            calls: 2,
+            samples: vec![
+                BTreeMap::from([
+                    (
+                        "type(other)".into(),
+                        Variable::Str("vault.locker.Locker".into()),
+                    ),
+                    (
+                        "type(self)".into(),
+                        Variable::Str("vault.shelf.Shelf".into()),
+                    ),
+                    ("type(n)".into(), Variable::Str("builtins.int".into())),
+                ]),
+                BTreeMap::from([(
+                    "type(other)".into(),
+                    Variable::Str("vault.locker.Safe".into()),
+                )]),
+            ],
+            tests: vec![],
+            sides: vec![],
+            counts: vec![],
+            complete: true,
+            read: None,
+        };
+        let observations = Observations {
+            functions: vec![FunctionObservations {
+                function: "vault.shelf:Shelf.swap".into(),
+                file: "vault/shelf.py".into(),
+                entry,
+                exit: ProgramPoint::default(),
+                profiles: vec![],
+            }],
+            sequences: vec![CallSequence {
+                class: "vault.shelf.Shelf".into(),
+                constructor: Some(vec![locker]),
+                calls: vec![],
+                count: 1,
+            }],
+        };
+        let inputs = SuiteInputs::new(&observations);
+        // The classes of the objects passed to the function, by parameter (not `self`, not a
+        // builtin), and to its receiver's constructor, by position.
+        assert_eq!(
+            inputs.passed["vault.shelf:Shelf.swap"],
+            BTreeMap::from([(
+                "other".to_owned(),
+                vec![
+                    "vault.locker.Locker".to_owned(),
+                    "vault.locker.Safe".to_owned()
+                ]
+            )])
+        );
+        assert_eq!(
+            inputs.constructed_with["vault.shelf.Shelf"],
+            BTreeMap::from([(0, vec!["vault.locker.Locker".to_owned()])])
+        );
+        // The shelf's sequence holds the locker as the test built it.
+        let kept = &inputs.sequences["vault.shelf.Shelf"];
+        let str_value = |v: &str| MinedArgument::Value(ModelValue::Str(v.into()));
+        assert_eq!(
+            kept[0].constructor,
+            vec![MinedArgument::Object {
+                class: "vault.locker.Locker".into(),
+                built: Box::new(MinedSequence {
+                    constructor: vec![str_value("1357")],
+                    calls: vec![("unlock".into(), vec![str_value("1357")])],
+                }),
+            }]
+        );
     }
 }

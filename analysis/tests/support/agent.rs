@@ -59,5 +59,6 @@ pub fn describe(module: &str, qualname: &str) -> lacuna_analysis::agent::protoco
             qualname: qualname.into(),
             call: Default::default(),
         },
+        observed: Default::default(),
     }
 }

@@ -92,8 +92,26 @@ fn requests_go_on_the_wire_with_their_op() {
                 qualname: "Order.total".into(),
                 call: Call::default(),
             },
+            observed: Default::default(),
         }),
         serde_json::json!({"op": "describe", "target": {"module": "shop.orders", "qualname": "Order.total"}})
+    );
+    // The classes the suite passed: by parameter name, and by position to the constructor.
+    assert_eq!(
+        wire(Request::Describe {
+            target: Target {
+                module: "shop.orders".into(),
+                qualname: "Order.add".into(),
+                call: Call::default(),
+            },
+            observed: ObservedClasses {
+                params: BTreeMap::from([("line".into(), vec!["shop.orders.Line".into()])]),
+                init: BTreeMap::from([(0, vec!["shop.customers.Customer".into()])]),
+            },
+        }),
+        serde_json::json!({"op": "describe", "target": {"module": "shop.orders", "qualname": "Order.add"},
+                           "observed": {"params": {"line": ["shop.orders.Line"]},
+                                        "init": {"0": ["shop.customers.Customer"]}}})
     );
     assert_eq!(
         wire(Request::Guidance {

@@ -119,9 +119,9 @@ impl Search<'_> {
     /// made of the method under test (the calls before it, earlier calls of it included); for
     /// another object, the state after the whole sequence; for both, the object as its
     /// constructor left it. Every object input of a seed is built so (the receiver and
-    /// `other` both, each taking its builds in turn), so that no seed fails on an object left
-    /// to defaults its constructor refuses. At most `MINED_SEEDS`, the most frequent
-    /// sequences first.
+    /// `other` both, each taking its builds in turn; one that may be objects of several
+    /// classes, each class in turn), so that no seed fails on an object left to defaults its
+    /// constructor refuses. At most `MINED_SEEDS`, the most frequent sequences first.
     pub(super) fn mined_seeds(&self) -> Vec<Candidate> {
         const MINED_SEEDS: usize = 16;
         let method = self.f.qualname.rsplit('.').next().unwrap_or_default();
@@ -141,13 +141,10 @@ impl Search<'_> {
                 self.factory(&Candidate::default(), &o.class, path)
                     .is_none()
             });
-        // Per object input: each way of building it (a sequence, how many of its calls).
-        let mut builds: Vec<MinedBuilds<'_>> = vec![];
+        // Per object input: each way of building it (an object it may be, a sequence, how
+        // many of its calls), the ways of several classes it may be taking turns.
+        let mut builds: Vec<(&str, Vec<MinedWay<'_>>)> = vec![];
         for (path, choice, object) in objects {
-            // A parameter that may be objects of several classes is built as the first.
-            if builds.iter().any(|(p, ..)| *p == path) {
-                continue;
-            }
             let mut ways = vec![];
             for sequence in self
                 .signature
@@ -165,29 +162,33 @@ impl Search<'_> {
                 if path != "self" || ends.len() == 1 {
                     ends.push(sequence.calls.len());
                 }
-                ways.extend(ends.into_iter().map(|end| (sequence, end)));
+                ways.extend(ends.into_iter().map(|end| (choice, object, sequence, end)));
             }
-            if !ways.is_empty() {
-                builds.push((path, choice, object, ways));
+            if ways.is_empty() {
+                continue;
+            }
+            match builds.iter_mut().find(|(p, _)| *p == path) {
+                Some((_, held)) => *held = interleaved(std::mem::take(held), ways),
+                None => builds.push((path, ways)),
             }
         }
-        let rounds = builds
-            .iter()
-            .map(|(.., ways)| ways.len())
-            .max()
-            .unwrap_or(0);
+        let rounds = builds.iter().map(|(_, ways)| ways.len()).max().unwrap_or(0);
         let mut seeds: Vec<Candidate> = vec![];
-        for i in 0..rounds {
-            let mut c = self.base();
-            for (path, choice, object, ways) in &builds {
-                let (sequence, end) = ways[i % ways.len()];
-                self.build_mined(&mut c, path, object, sequence, end);
-                if let Some(k) = choice {
-                    c.choices.insert((*path).to_owned(), *k);
+        // The objects passed to them as the tests had made them, then as their constructors
+        // left them (a locker given to a shelf, locked).
+        for nested in [Nested::AsPassed, Nested::Constructed] {
+            for i in 0..rounds {
+                let mut c = self.base();
+                for (path, ways) in &builds {
+                    let (choice, object, sequence, end) = ways[i % ways.len()];
+                    self.build_mined(&mut c, path, object, sequence, end, nested);
+                    if let Some(k) = choice {
+                        c.choices.insert((*path).to_owned(), k);
+                    }
                 }
-            }
-            if !seeds.iter().any(|s| s.key() == c.key()) {
-                seeds.push(c);
+                if !seeds.iter().any(|s| s.key() == c.key()) {
+                    seeds.push(c);
+                }
             }
         }
         seeds.truncate(MINED_SEEDS);
@@ -204,30 +205,16 @@ impl Search<'_> {
         object: &ObjectShape,
         sequence: &MinedSequence,
         calls: usize,
+        nested: Nested,
     ) {
-        let set = |c: &mut Candidate, var: String, shape: &Shape, argument: &MinedArgument| {
-            let want = match argument {
-                MinedArgument::Value(value) => value_shape(value),
-                MinedArgument::None => Shape::None,
-                MinedArgument::Other => return,
-            };
-            let Some(pick) = variant_of(shape, &want) else {
-                return;
-            };
-            if let Some(k) = pick {
-                c.choices.insert(var.clone(), k);
-            }
-            match argument {
-                MinedArgument::Value(value) => {
-                    c.vars.insert(var, value.clone());
-                }
-                _ => {
-                    c.vars.remove(&var);
-                }
-            }
-        };
         for ((name, shape), argument) in object.init.iter().zip(&sequence.constructor) {
-            set(c, format!("{path}.__init__.{name}"), shape, argument);
+            self.set_mined(
+                c,
+                format!("{path}.__init__.{name}"),
+                shape,
+                argument,
+                nested,
+            );
         }
         let mut made = vec![];
         for (method, args) in sequence.calls.iter().take(calls) {
@@ -238,12 +225,69 @@ impl Search<'_> {
             };
             let k = made.len();
             for ((param, shape), argument) in object.methods[m].1.iter().zip(args) {
-                set(c, format!("{path}.{method}.{k}.{param}"), shape, argument);
+                self.set_mined(
+                    c,
+                    format!("{path}.{method}.{k}.{param}"),
+                    shape,
+                    argument,
+                    nested,
+                );
             }
             made.push(m);
         }
         if !made.is_empty() {
             c.calls.insert(path.to_owned(), made);
+        }
+    }
+
+    /// Sets the input at `var` (of `shape`) to an argument the tests passed, where its shape
+    /// takes it: a value or `None` of a kind it may be, or an object of a class it may be,
+    /// built again as the tests built it (its constructor and the calls made on it before it
+    /// was passed; Palus's seeds, rebuilt without pickling).
+    fn set_mined(
+        &self,
+        c: &mut Candidate,
+        var: String,
+        shape: &Shape,
+        argument: &MinedArgument,
+        nested: Nested,
+    ) {
+        let want = match argument {
+            MinedArgument::Value(value) => value_shape(value),
+            MinedArgument::None => Shape::None,
+            MinedArgument::Object { class, built } => {
+                let Some((pick, object)) = shape
+                    .objects()
+                    .into_iter()
+                    .find(|(_, o)| o.class.replacen(':', ".", 1) == *class)
+                else {
+                    return;
+                };
+                if let Some(k) = pick {
+                    c.choices.insert(var.clone(), k);
+                }
+                let calls = match nested {
+                    Nested::AsPassed => built.calls.len(),
+                    Nested::Constructed => 0,
+                };
+                self.build_mined(c, &var, object, built, calls, nested);
+                return;
+            }
+            MinedArgument::Other => return,
+        };
+        let Some(pick) = variant_of(shape, &want) else {
+            return;
+        };
+        if let Some(k) = pick {
+            c.choices.insert(var.clone(), k);
+        }
+        match argument {
+            MinedArgument::Value(value) => {
+                c.vars.insert(var, value.clone());
+            }
+            _ => {
+                c.vars.remove(&var);
+            }
         }
     }
 
@@ -679,14 +723,29 @@ impl Search<'_> {
     }
 }
 
-/// An object input of a seed (its path, the alternative of its choice that is the object,
-/// its shape) and the ways the suite's sequences build it (a sequence, how many of its calls).
-type MinedBuilds<'a> = (
-    &'a str,
-    Option<usize>,
-    &'a ObjectShape,
-    Vec<(&'a MinedSequence, usize)>,
-);
+/// How a seed builds the objects the tests passed to the ones it builds from their sequences:
+/// as the tests had made them when they passed them, or by their constructor alone.
+#[derive(Clone, Copy)]
+enum Nested {
+    AsPassed,
+    Constructed,
+}
+
+/// A way the suite's sequences build an object input of a seed: the alternative of its choice
+/// that is the object (`None`: the input is one), its shape, a sequence, how many of its calls.
+type MinedWay<'a> = (Option<usize>, &'a ObjectShape, &'a MinedSequence, usize);
+
+/// `a` and `b` taking turns, the rest of the longer one after.
+fn interleaved<T>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter(), b.into_iter());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return out,
+            (x, y) => out.extend(x.into_iter().chain(y)),
+        }
+    }
+}
 
 /// The union members that are objects, anywhere in an input of `shape` at `path` (a
 /// constructor's arguments included), as (choice path, alternative).
