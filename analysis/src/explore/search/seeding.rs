@@ -28,7 +28,9 @@ impl Search<'_> {
     /// The first inputs: defaults, then every alternative of every choice.
     pub(super) fn seeds(&self) -> Vec<Candidate> {
         let mut seeds = vec![self.base()];
-        // Literals of the function for scalar parameters.
+        // Literals of the function for scalar parameters; for the receiver's constructor's
+        // text arguments too, of a kind they may be (`JsonPointer('/')`: the literals of a
+        // method's class's constructor are among its seeds).
         for (name, shape) in &self.signature.params {
             match shape {
                 Shape::Int => {
@@ -48,6 +50,21 @@ impl Search<'_> {
                     }
                 }
                 _ => {}
+            }
+        }
+        let init = self.signature.receiver.iter().flat_map(|o| &o.init);
+        for (name, shape) in init {
+            let Some(pick) = variant_of(shape, &Shape::Str) else {
+                continue;
+            };
+            let var = format!("self.__init__.{name}");
+            for s in self.strings.iter().take(RECEIVER_TEXTS) {
+                let mut c = self.base();
+                if let Some(k) = pick {
+                    c.choices.insert(var.clone(), k);
+                }
+                c.vars.insert(var.clone(), ModelValue::Str(s.clone()));
+                seeds.push(c);
             }
         }
         for (name, shape) in &self.signature.params {
@@ -722,6 +739,9 @@ impl Search<'_> {
             })
     }
 }
+
+/// Literal texts tried as each text argument of the receiver's constructor.
+const RECEIVER_TEXTS: usize = 8;
 
 /// How a seed builds the objects the tests passed to the ones it builds from their sequences:
 /// as the tests had made them when they passed them, or by their constructor alone.
