@@ -280,6 +280,10 @@ pub struct FunctionSeeds {
     /// `except:` adds nothing. A callable input's call that raises one of them reaches the
     /// clause's block.
     pub handled: Vec<String>,
+    /// For a method, the literals of its class's constructor (`'/'` of `JsonPointer.__init__`,
+    /// which splits its text on it): the receiver's constructor arguments are seeded with them.
+    /// Filled by the analysis, which knows the class's functions; empty here.
+    pub receiver_literals: Vec<Literal>,
 }
 
 /// The seeds of each `def` of a module that has any, by its ID.

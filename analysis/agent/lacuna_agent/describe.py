@@ -1113,6 +1113,19 @@ def _observed_kinds(params, observed, is_project_class, level=0):
                              [:_MAX_KINDS]}
 
 
+def _used_as_objects(func, names):
+    """Those of `names` (parameters of `func`) whose attributes its code reads or whose
+    methods it calls (`p.name`, `p.method()`; dunders aside)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(func))))
+    except Exception:  # no source, or it does not parse
+        return set()
+    wanted = set(names)
+    return {node.value.id for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in wanted and not node.attr.startswith("__")}
+
+
 def _observed_class(name):
     """The class the observer named `module.Qual` (the module is the longest prefix of the
     name that is one, imported if it was not: the tests imported it), or None."""
@@ -1224,7 +1237,12 @@ def describe(target, owner, is_project_class, raw=None, registered=None, observe
         if owner is not None else None
     _kinds_from_uses(func, params, is_project_class,
                      owner=built if kind in ("method", "classmethod") else None)
-    _observed_kinds({p["name"]: p for p in params}, observed.get("params"), is_project_class)
+    # A function's parameter is tried as an object the tests passed where its code uses it as
+    # one (`version.truncate()`); a key (`key in self`) is better tried as a number first,
+    # which the solver can make equal to another.
+    used = _used_as_objects(func, [p["name"] for p in params])
+    _observed_kinds({p["name"]: p for p in params if p["name"] in used},
+                    observed.get("params"), is_project_class)
     out = {"kind": kind, "params": params}
     unread = ["%s: %s" % (p["name"], u) for p in params for u in _unread_in(p["type"])]
     if unread:

@@ -411,3 +411,16 @@ def test_the_classes_the_tests_passed_come_first():
         [describe._name(Cart), describe._name(Shelf), "types:SimpleNamespace"]
     (locker,) = described["owner"]["init"]
     assert [k.get("class") for k in locker["type"]["instances"]] == [describe._name(Item)]
+
+
+def holds(table, key):
+    return key in table
+
+
+def test_a_parameter_used_as_no_object_is_not_tried_as_the_class_passed_first():
+    """`key in table`: a key the tests passed as an object is better tried as a number first,
+    which the solver can make equal to another; nothing is added."""
+    observed = {"params": {"key": [f"{__name__}.Cart"]}}
+    described = describe.describe(holds, None, in_this_module, observed=observed)
+    key = next(p for p in described["params"] if p["name"] == "key")
+    assert key["type"] == {"kind": "any"}

@@ -277,9 +277,14 @@ pub fn called(name: &str, uses: &[ParamUse]) -> Option<Shape> {
 /// [`lacuna_grammar::MAX_SEED_STRING`] characters (the syntax layer keeps no longer one unless
 /// it is raw), and strings a regular expression among them matches.
 pub fn literals(f: &FunctionUnderTest) -> (Vec<String>, Vec<i64>) {
+    literal_values(&f.seeds.literals)
+}
+
+/// The texts and numbers of `literals`, as [`literals`] takes them.
+pub fn literal_values(literals: &[Literal]) -> (Vec<String>, Vec<i64>) {
     let mut strings: Vec<String> = vec![];
     let mut numbers: Vec<i64> = vec![];
-    for literal in &f.seeds.literals {
+    for literal in literals {
         match literal {
             Literal::Int(n) => {
                 if !numbers.contains(n) {

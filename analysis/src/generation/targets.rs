@@ -369,8 +369,8 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
             };
             // What the generator seeds the inputs with: those of the call that runs it (and,
             // for a function called as another returns it, its own parameters' uses too); for
-            // a method, its class's constructor's literals after its own (the `'/'` a pointer
-            // must start with, which `JsonPointer('/a')` needs to be built at all).
+            // a method, its class's constructor's literals for its receiver (the `'/'` a
+            // pointer must start with, which `JsonPointer('/a')` needs to be built at all).
             let mut seeds = match caller {
                 caller if caller == at => file_seeds.function(node.id(db)),
                 caller => called_through(
@@ -380,12 +380,7 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                 ),
             };
             if let Some(init) = constructor_of(&syntax, &all) {
-                let more = file_seeds.function(functions[init].id(db)).literals;
-                for literal in more {
-                    if !seeds.literals.contains(&literal) {
-                        seeds.literals.push(literal);
-                    }
-                }
+                seeds.receiver_literals = file_seeds.function(functions[init].id(db)).literals;
             }
             let seeds = std::sync::Arc::new(seeds);
             let under_test = |qualname: String, call: Call| FunctionUnderTest {

@@ -28,9 +28,8 @@ impl Search<'_> {
     /// The first inputs: defaults, then every alternative of every choice.
     pub(super) fn seeds(&self) -> Vec<Candidate> {
         let mut seeds = vec![self.base()];
-        // Literals of the function for scalar parameters; for the receiver's constructor's
-        // text arguments too, of a kind they may be (`JsonPointer('/')`: the literals of a
-        // method's class's constructor are among its seeds).
+        // Literals of the function for scalar parameters; the receiver's constructor's own
+        // for its text arguments, of a kind they may be (`JsonPointer('/')`).
         for (name, shape) in &self.signature.params {
             match shape {
                 Shape::Int => {
@@ -52,13 +51,14 @@ impl Search<'_> {
                 _ => {}
             }
         }
+        let (texts, _) = crate::explore::seeds::literal_values(&self.f.seeds.receiver_literals);
         let init = self.signature.receiver.iter().flat_map(|o| &o.init);
         for (name, shape) in init {
             let Some(pick) = variant_of(shape, &Shape::Str) else {
                 continue;
             };
             let var = format!("self.__init__.{name}");
-            for s in self.strings.iter().take(RECEIVER_TEXTS) {
+            for s in texts.iter().take(RECEIVER_TEXTS) {
                 let mut c = self.base();
                 if let Some(k) = pick {
                     c.choices.insert(var.clone(), k);
