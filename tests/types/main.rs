@@ -157,6 +157,18 @@ fn iterators_are_passed_as_iterators_and_coverage_confirms_it() {
         );
     }
     insta::assert_snapshot!("iterators_emitted", emitted);
+    // `AsyncIterator[int]`, `AsyncIterable[str]` and a parameter `async for` loops over:
+    // asynchronous iterators over chosen items, the empty one too, the file defining the
+    // helper that makes them.
+    let flow = read(&run, "test_lacuna_streams_flow.py");
+    for call in [
+        "asyncio.run(count_above(_async_items([]), 0))",
+        "asyncio.run(first_word(_async_items([''])))",
+        "asyncio.run(drained(_async_items([0])))",
+        "async def _async_items(items):",
+    ] {
+        assert!(flow.contains(call), "{call} in:\n{flow}");
+    }
     // Under real pytest and coverage.py: every line and branch.
     insta::assert_snapshot!(run.missing);
 }

@@ -107,6 +107,8 @@ _ABSTRACT = {
 
 # Abstract iterators: a value of one is built as an iterator over a list of chosen values.
 _ITERATORS = (collections.abc.Iterator, collections.abc.Generator)
+_ASYNC_ITERATORS = (collections.abc.AsyncIterator, collections.abc.AsyncIterable,
+                    collections.abc.AsyncGenerator)
 
 
 def _abstract(t, origin, args, sub):
@@ -243,6 +245,10 @@ def type_tree(t, is_project_class, depth=0):
         # `Iterator[int]`, `Generator[int, None, None]`: an iterator over values of the first
         # argument, which `next()` consumes (a list is no iterator: `next([])` raises).
         return {"kind": "iterator", "of": sub(args[0]) if args else {"kind": "any"}}
+    if any((origin if origin is not None else t) is i for i in _ASYNC_ITERATORS):
+        # `AsyncIterator[int]`, `AsyncIterable[int]`, `AsyncGenerator[int, None]`: an
+        # asynchronous generator over values of the first argument.
+        return {"kind": "async_iterator", "of": sub(args[0]) if args else {"kind": "any"}}
     abstract = _abstract(t, origin, args, sub)
     if abstract is not None:
         return abstract
@@ -828,7 +834,8 @@ def _kinds_from_uses(func, params, is_project_class, level=0, owner=None):
     `type(p) in (C, D)`, `type(p) is C`) tests for (a project class through its constructor;
     in a method of `owner`, `isinstance(other, self.__class__)` and `type(other) is
     type(self)` test for `owner`),
-    a tuple of as many items as `a, b = p` unpacks,
+    a tuple of as many items as `a, b = p` unpacks, an asynchronous iterator for `async for
+    x in p`,
     a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads, an
     iterator for `next(p)` — and the kinds the same uses ask for in a project function the
     parameter is passed to (`inc, exc = _norm_args(other)`, which tests `type(other) in (set,
@@ -909,7 +916,12 @@ def _kinds_in(func, untyped, is_project_class, depth, level, owner=None):
         return _instance_tree(node, globalns, is_project_class, level)
 
     for node in ast.walk(tree):
-        if isinstance(node, (ast.For, ast.comprehension)) and is_param(node.iter):
+        asynchronous = isinstance(node, ast.AsyncFor) \
+            or (isinstance(node, ast.comprehension) and node.is_async)
+        if asynchronous and is_param(node.iter):
+            # `async for item in p`: an asynchronous iterator (a list has no `__aiter__`).
+            add(node.iter.id, {"kind": "async_iterator", "of": {"kind": "any"}})
+        elif isinstance(node, (ast.For, ast.comprehension)) and is_param(node.iter):
             target = node.target.id if isinstance(node.target, ast.Name) else None
             iterated.append((node.iter.id, target))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -115,9 +115,18 @@ def decode(tree, is_project_object):
         # Over the (symbolic) list of its items: each `next()` records whether the length
         # exceeds the items taken so far, so the solver can ask for an empty or a longer one.
         value = iter(value)
+    elif tree.get("kind") == "async-iterator":
+        # The same, each step awaited: an asynchronous generator over the list.
+        value = _async_items(value)
     if name is not None and value is not None and type(value) is not bool:
         named_inputs[id(value)] = (value, name)
     return value
+
+
+async def _async_items(items):
+    """An asynchronous iterator over `items`, as emitted tests write one."""
+    for item in items:
+        yield item
 
 
 # Standard value types whose attributes are their constructor's arguments unchanged
@@ -175,7 +184,7 @@ def _decode(tree, is_project_object):
         return tuple(sub(t) for t in tree.get("items", []))
     if kind == "set":
         return set(sub(t) for t in tree.get("items", []))
-    if kind == "iterator":
+    if kind in ("iterator", "async-iterator"):
         # Its items; `decode` makes the iterator over them.
         return [sub(t) for t in tree.get("items", [])]
     if kind == "dict":

@@ -61,6 +61,11 @@ pub enum Value {
     Iterator {
         items: Vec<ValueTree>,
     },
+    /// An asynchronous iterator over its items, in order (an asynchronous generator yielding
+    /// each).
+    AsyncIterator {
+        items: Vec<ValueTree>,
+    },
     Dict {
         items: Vec<(ValueTree, ValueTree)>,
     },
@@ -137,7 +142,8 @@ impl ValueTree {
             | Value::Tuple { items }
             | Value::TupleOf { items }
             | Value::Set { items }
-            | Value::Iterator { items } => all(&mut items.iter()),
+            | Value::Iterator { items }
+            | Value::AsyncIterator { items } => all(&mut items.iter()),
             Value::Dict { items } => all(&mut items.iter().flat_map(|(k, v)| [k, v])),
             Value::Object {
                 args,

@@ -287,7 +287,11 @@ impl Builder<'_> {
                     None => ValueTree::new(Value::None),
                 }
             }
-            Shape::List(item) | Shape::Set(item) | Shape::Iterator(item) | Shape::TupleOf(item) => {
+            Shape::List(item)
+            | Shape::Set(item)
+            | Shape::Iterator(item)
+            | Shape::AsyncIterator(item)
+            | Shape::TupleOf(item) => {
                 let n = self.length(path);
                 let items = (0..n)
                     .map(|i| self.build(item, &format!("{path}[{i}]")))
@@ -295,6 +299,7 @@ impl Builder<'_> {
                 let value = match shape {
                     Shape::Set(_) => Value::Set { items },
                     Shape::Iterator(_) => Value::Iterator { items },
+                    Shape::AsyncIterator(_) => Value::AsyncIterator { items },
                     Shape::TupleOf(_) => Value::TupleOf { items },
                     _ => Value::List { items },
                 };

@@ -51,6 +51,7 @@ fn slots(request: &ExecuteRequest) -> (Vec<(String, Slot)>, Vec<String>) {
                 Value::List { items }
                 | Value::Set { items }
                 | Value::Iterator { items }
+                | Value::AsyncIterator { items }
                 | Value::TupleOf { items } => Some(Slot::Length(items.len())),
                 Value::Dict { items } => Some(Slot::Length(items.len())),
                 _ => None,

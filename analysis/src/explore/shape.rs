@@ -34,6 +34,10 @@ pub enum Shape {
     /// parameter `next()` is called on): built as a list's items are, its length a variable
     /// as a list's, and passed as `iter([...])`.
     Iterator(Box<Shape>),
+    /// An asynchronous iterator over items of the shape (`AsyncIterator[int]`,
+    /// `AsyncIterable[int]`, `AsyncGenerator[int, None]`): built as an iterator is, passed as
+    /// an asynchronous generator over a list (`_async_items([...])`).
+    AsyncIterator(Box<Shape>),
     Tuple(Vec<Shape>),
     /// A tuple of any length (`tuple[str, ...]`, a `Sequence` tried as a tuple): its items
     /// built as a list's are, passed as a tuple.
@@ -200,6 +204,7 @@ impl Shape {
             "list" => Shape::List(sub(t.of.one())),
             "set" => Shape::Set(sub(t.of.one())),
             "iterator" => Shape::Iterator(sub(t.of.one())),
+            "async_iterator" => Shape::AsyncIterator(sub(t.of.one())),
             "tuple_of" => Shape::TupleOf(sub(t.of.one())),
             "tuple" => Shape::Tuple(t.items.iter().map(Shape::from_describe).collect()),
             "dict" => Shape::Dict(sub(t.key()), sub(t.value())),
@@ -232,6 +237,7 @@ impl Shape {
             Shape::List(_)
                 | Shape::Set(_)
                 | Shape::Iterator(_)
+                | Shape::AsyncIterator(_)
                 | Shape::TupleOf(_)
                 | Shape::Dict(..)
         )

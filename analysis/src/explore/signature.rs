@@ -184,7 +184,11 @@ impl Shape {
                 members.iter().find_map(|m| m.domain_at(steps, factories))
             }
             (
-                Shape::List(item) | Shape::Set(item) | Shape::Iterator(item) | Shape::TupleOf(item),
+                Shape::List(item)
+                | Shape::Set(item)
+                | Shape::Iterator(item)
+                | Shape::AsyncIterator(item)
+                | Shape::TupleOf(item),
                 PathStep::Index(_),
             ) => item.domain_at(rest, factories),
             (Shape::Tuple(items), PathStep::Index(i)) => items

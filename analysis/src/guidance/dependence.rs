@@ -163,9 +163,11 @@ impl Walk<'_> {
                 }
             }
             Shape::Callable { returns, .. } | Shape::Optional(returns) => self.shape(returns),
-            Shape::List(s) | Shape::Set(s) | Shape::Iterator(s) | Shape::TupleOf(s) => {
-                self.shape(s)
-            }
+            Shape::List(s)
+            | Shape::Set(s)
+            | Shape::Iterator(s)
+            | Shape::AsyncIterator(s)
+            | Shape::TupleOf(s) => self.shape(s),
             Shape::Dict(k, v) => {
                 self.shape(k);
                 self.shape(v);

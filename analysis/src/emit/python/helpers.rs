@@ -1,5 +1,6 @@
 //! The Python helpers an emitted file defines when its tests need them: the hermetic fixture,
-//! a context manager's value, module state put back, chosen return values and mocked calls.
+//! a context manager's value, module state put back, chosen return values, mocked calls and
+//! asynchronous iterators.
 
 /// Every test of the file runs away from the project and the user's files: pytest collects
 /// the file (importing the module under test) before the fixture runs, so imports are
@@ -93,6 +94,13 @@ def _returning(*values):
         return value
 
     return function
+"#;
+
+/// An asynchronous iterator over chosen items (an `AsyncIterator[int]` parameter).
+pub(super) const ASYNC_ITEMS_HELPER: &str = r#"async def _async_items(items):
+    """An asynchronous iterator over `items`, in order."""
+    for item in items:
+        yield item
 "#;
 
 /// Patches a mocked call for one test, the way the generator ran it: by the dotted name the

@@ -8,7 +8,10 @@ use crate::agent::state::{Assertable, Slot, StdValue};
 use crate::explore::exploration::{GeneratedTest, Outcome};
 use crate::symbolic::python_str_literal;
 use heck::ToSnakeCase;
-use helpers::{ENTERED_HELPER, HERMETIC_FIXTURE, MOCK_HELPER, RESTORING_HELPER, RETURNING_HELPER};
+use helpers::{
+    ASYNC_ITEMS_HELPER, ENTERED_HELPER, HERMETIC_FIXTURE, MOCK_HELPER, RESTORING_HELPER,
+    RETURNING_HELPER,
+};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use values::{Writer, is_dotted_name, is_identifier, literal_expr};
@@ -311,6 +314,8 @@ struct Imports {
     asyncio: bool,
     /// Some test enters a context manager: the file defines `_entered`.
     entered: bool,
+    /// Some test passes an asynchronous iterator: the file defines `_async_items`.
+    async_items: bool,
     /// Some test changes module-level state: the file defines `_restoring`.
     restoring: bool,
     /// Modules of the standard-library values some test rebuilds: `datetime`.
@@ -407,6 +412,10 @@ impl Imports {
         }
         if self.entered {
             out.push_str(ENTERED_HELPER);
+            out.push_str("\n\n");
+        }
+        if self.async_items {
+            out.push_str(ASYNC_ITEMS_HELPER);
             out.push_str("\n\n");
         }
         if self.restoring {

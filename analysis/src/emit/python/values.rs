@@ -125,6 +125,10 @@ impl Writer<'_> {
             Value::Set { items } if items.is_empty() => "set()".to_owned(),
             Value::Set { items } => format!("{{{}}}", self.list(items)?),
             Value::Iterator { items } => format!("iter([{}])", self.list(items)?),
+            Value::AsyncIterator { items } => {
+                self.imports.async_items = true;
+                format!("_async_items([{}])", self.list(items)?)
+            }
             Value::Dict { items } => {
                 let mut parts = vec![];
                 for (k, v) in items {

@@ -137,7 +137,11 @@ impl Search<'_> {
             .params
             .iter()
             .filter_map(|(p, s)| match s {
-                Shape::List(_) | Shape::Set(_) | Shape::Iterator(_) | Shape::TupleOf(_) => Some((
+                Shape::List(_)
+                | Shape::Set(_)
+                | Shape::Iterator(_)
+                | Shape::AsyncIterator(_)
+                | Shape::TupleOf(_) => Some((
                     format!("{}.__len__", factory_param(&prefix, p)),
                     ModelValue::Int(wanted.to_string()),
                 )),

@@ -116,6 +116,7 @@ pub(super) fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> 
                     | Value::TupleOf { .. }
                     | Value::Set { .. }
                     | Value::Iterator { .. }
+                    | Value::AsyncIterator { .. }
                     | Value::Dict { .. }
             ) {
                 out.insert(format!("{s}.__len__"));
@@ -126,7 +127,8 @@ pub(super) fn controllable_names(request: &ExecuteRequest) -> FxHashSet<String> 
             | Value::Tuple { items }
             | Value::TupleOf { items }
             | Value::Set { items }
-            | Value::Iterator { items } => items.iter().for_each(|i| walk(i, out)),
+            | Value::Iterator { items }
+            | Value::AsyncIterator { items } => items.iter().for_each(|i| walk(i, out)),
             Value::Dict { items } => items.iter().for_each(|(k, v)| {
                 walk(k, out);
                 walk(v, out)
