@@ -88,6 +88,7 @@ kinds/nested.py clamp.<locals>.decorator.<locals>.wrapper 4/4
 kinds/nested.py threshold.<locals>.check 2/2
 kinds/nested.py select 2/2
 kinds/nested.py select.<locals>.keep 2/2
+kinds/nested.py convert_all.<locals>.convert 2/2
 kinds/rebound.py scale 0/2 not explored: `scale` is bound again to the definition at line 15: no call by its name reaches the definition at line 6
 kinds/rebound.py scale#2 2/2
 kinds/rebound.py pick#3 2/2

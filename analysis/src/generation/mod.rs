@@ -571,6 +571,40 @@ def run(job):
         assert_eq!(caller, "factory", "seeded as the call of `factory`");
     }
 
+    /// A function nested beside others, called by one the function around them calls
+    /// (munch's `munchify` → `munchify_cycles` → `pre_munchify_cycles` → `pre_munchify`), is
+    /// reached through the call of the function around them.
+    #[test]
+    fn a_nested_function_a_sibling_calls_is_reached_through_the_function_around_it() {
+        const SIBLINGS: &str = r#"
+def munchify(x):
+    def walk(obj):
+        return convert(obj)
+
+    def convert(obj):
+        if isinstance(obj, dict):
+            return dict(obj)
+        return obj
+
+    def unused(obj):
+        if obj:
+            return obj
+
+    return walk(x)
+"#;
+        let (reached, caller) = enclosed_in(SIBLINGS, "munchify.<locals>.convert").unwrap();
+        assert_eq!(reached.called_as, "munchify.<locals>.convert");
+        assert_eq!(reached.call.through.as_deref(), Some("munchify"));
+        assert_eq!(caller, "munchify");
+        assert!(
+            enclosed_in(SIBLINGS, "munchify.<locals>.unused")
+                .map(|(reached, _)| reached.called_as)
+                .unwrap_err()
+                .to_string()
+                .starts_with("nested in `munchify`, which passes it on without calling it"),
+        );
+    }
+
     #[test]
     fn a_nested_function_no_call_reaches_says_why() {
         const PASSED_ON: &str = r#"

@@ -616,7 +616,7 @@ fn through_enclosing(
         .min_by_key(|&i| places[i].range.len())
         .ok_or_else(|| Unreached::EnclosingNotFound(enclosing.to_owned()))?;
     let outer = all[around];
-    if !outer.calls.iter().any(|c| c.callee == name) {
+    if !called_within(outer, name, all) {
         let levels = Levels::of(&nested.qualname);
         // A decorator factory's decorator (`cached.<locals>.decorator`, returning a wrapper of
         // its own) runs when a function is decorated, at import.
@@ -664,6 +664,34 @@ fn through_enclosing(
         ..call
     };
     Ok((call, caller))
+}
+
+/// Whether a call of `outer` runs its nested function `name`: `outer` calls it, or calls a
+/// function nested beside it that does, however many such steps (`munchify` calls
+/// `munchify_cycles`, which calls `pre_munchify_cycles`, which calls `pre_munchify`).
+fn called_within(outer: &FunctionSyntax, name: &str, all: &[&FunctionSyntax]) -> bool {
+    let prefix = format!("{}.<locals>.", outer.qualname);
+    let nested = |callee: &str| {
+        all.iter()
+            .find(|f| f.qualname.strip_prefix(prefix.as_str()) == Some(callee))
+    };
+    let mut reached: Vec<&str> = vec![];
+    let mut next: Vec<&FunctionSyntax> = vec![outer];
+    while let Some(f) = next.pop() {
+        for call in &f.calls {
+            let callee = call.callee.as_str();
+            if callee == name {
+                return true;
+            }
+            if !reached.contains(&callee)
+                && let Some(g) = nested(callee)
+            {
+                reached.push(callee);
+                next.push(g);
+            }
+        }
+    }
+    false
 }
 
 /// The call that reaches a function named `name` nested in `outer` (its header on the lines
