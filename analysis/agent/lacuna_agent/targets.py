@@ -4,6 +4,7 @@ its dispatcher with a first argument of the registered type; generators are iter
 MAX_ITEMS items), coroutines run to completion, context managers entered and left, properties
 read, set or deleted. Must not call project code while resolving: only attribute lookups."""
 
+import ast
 import inspect
 import itertools
 import types
@@ -79,6 +80,52 @@ def _plain(obj):
     return obj.__func__ if isinstance(obj, (staticmethod, classmethod)) else obj
 
 
+def _not_defined(module, name):
+    """Why `module`, imported, does not define `name`: its definition is in a `try` block
+    that stopped before it (an import in it that failed, named) or under an `if` whose
+    condition was false; else Python's own words."""
+    plain = "module %r has no attribute %r" % (module.__name__, name)
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except Exception:  # no source, or it does not parse
+        return plain
+    for statement in tree.body:
+        if not isinstance(statement, (ast.Try, ast.If)):
+            continue
+        definition = _defining(statement, name)
+        if definition is None:
+            continue
+        where = "`%s` is not defined once `%s` is imported here: its definition (line %d)" \
+            % (name, module.__name__, definition.lineno)
+        if isinstance(statement, ast.If):
+            return "%s is under the `if` at line %d, whose condition was false" \
+                % (where, statement.lineno)
+        failed = [i for i in statement.body
+                  if isinstance(i, (ast.Import, ast.ImportFrom)) and i.lineno < definition.lineno
+                  and any((a.asname or a.name).split(".")[0] not in vars(module)
+                          for a in i.names)]
+        if failed:
+            return "%s is in the `try` block at line %d, which stopped at `%s` (line %d): " \
+                "that import failed here (not installed for this interpreter?)" \
+                % (where, statement.lineno, ast.unparse(failed[0]), failed[0].lineno)
+        return "%s is in the `try` block at line %d, which stopped before it" \
+            % (where, statement.lineno)
+    return plain
+
+
+def _defining(statement, name):
+    """The `def`, `class` or assignment binding `name` within a module-level statement (not
+    inside a function or class), or None."""
+    for node in ast.walk(statement):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and node.name == name:
+            return node
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return node
+    return None
+
+
 def resolve(module, target):
     """The definition `target` names in `module` (already imported)."""
     call = target.get("call") or {}
@@ -99,7 +146,12 @@ def resolve(module, target):
             # cached property's `__get__(None, cls)`): the accessor is taken as defined.
             obj = raw
         else:
-            obj = getattr(obj, part)
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                if i == 0 and isinstance(obj, types.ModuleType):
+                    raise Unreachable(_not_defined(obj, part)) from None
+                raise
     if owner is None:
         raw = obj
     lines = call.get("lines")

@@ -240,3 +240,45 @@ def test_a_nested_function_is_called_as_the_function_around_it_returns_it(module
     with pytest.raises(LookupError, match="`threshold` does not define a function at line 3"):
         targets.resolve(module, target("threshold.<locals>.check", through="threshold",
                                        lines=[3, 3], form="returned"))
+
+
+OPTIONAL = textwrap.dedent('''\
+    import sys
+
+    try:
+        import json
+        import lacuna_no_such_module as yaml
+
+        def to_yaml(value):
+            return yaml.dump(value)
+    except ImportError:
+        pass
+
+    if sys.maxsize < 0:
+        def never_here(value):
+            return value
+''')
+
+
+def test_a_function_an_import_kept_from_being_defined_is_said_so(tmp_path):
+    """`toYAML` of munch: defined in a `try` block whose `import yaml` failed; a definition
+    under an `if` whose condition was false; a name the module never binds."""
+    path = tmp_path / "optional.py"
+    path.write_text(OPTIONAL)
+    spec = importlib.util.spec_from_file_location("optional", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def why(qualname):
+        with pytest.raises(targets.Unreachable) as raised:
+            targets.resolve(module, {"module": "optional", "qualname": qualname})
+        return str(raised.value)
+
+    assert why("to_yaml") == (
+        "`to_yaml` is not defined once `optional` is imported here: its definition (line 7) "
+        "is in the `try` block at line 3, which stopped at `import lacuna_no_such_module as "
+        "yaml` (line 5): that import failed here (not installed for this interpreter?)")
+    assert why("never_here") == (
+        "`never_here` is not defined once `optional` is imported here: its definition "
+        "(line 13) is under the `if` at line 12, whose condition was false")
+    assert why("nowhere") == "module 'optional' has no attribute 'nowhere'"
