@@ -1103,16 +1103,18 @@ def _class_instance_tree(cls, is_project_class, level):
     return tree
 
 
-def _observed_kinds(params, observed, is_project_class, level=0):
+def _observed_kinds(params, observed, is_project_class, package, level=0):
     """Puts first among the kinds of each unannotated parameter of `params` (by the key
-    `observed` uses) the project classes of the objects the tests passed to it."""
+    `observed` uses) the project classes of the objects the tests passed to it; `package` is
+    the top-level package of the function described, whose modules may be imported to find
+    them."""
     for key, names in (observed or {}).items():
         param = params.get(str(key))
         if param is None or param["type"].get("kind") != "any":
             continue
         kinds = []
         for name in names:
-            cls = _observed_class(name)
+            cls = _observed_class(name, package)
             if cls is None or not is_project_class(cls):
                 continue
             tree = _class_instance_tree(cls, is_project_class, level)
@@ -1138,13 +1140,16 @@ def _used_as_objects(func, names):
             and node.value.id in wanted and not node.attr.startswith("__")}
 
 
-def _observed_class(name):
+def _observed_class(name, package):
     """The class the observer named `module.Qual` (the module is the longest prefix of the
-    name that is one, imported if it was not: the tests imported it), or None."""
+    name that is one), or None. A module of `package` not imported yet is imported (the tests
+    imported it); any other only looked up, so that no library is imported for this."""
     parts = name.split(".")
     for i in range(len(parts) - 1, 0, -1):
         module = ".".join(parts[:i])
         value = sys.modules.get(module)
+        if value is None and parts[0] != package:
+            continue
         if value is None:
             try:
                 value = importlib.import_module(module)
@@ -1253,8 +1258,9 @@ def describe(target, owner, is_project_class, raw=None, registered=None, observe
     # one (`version.truncate()`); a key (`key in self`) is better tried as a number first,
     # which the solver can make equal to another.
     used = _used_as_objects(func, [p["name"] for p in params])
+    package = (getattr(func, "__module__", None) or "").split(".")[0]
     _observed_kinds({p["name"]: p for p in params if p["name"] in used},
-                    observed.get("params"), is_project_class)
+                    observed.get("params"), is_project_class, package)
     out = {"kind": kind, "params": params}
     unread = ["%s: %s" % (p["name"], u) for p in params for u in _unread_in(p["type"])]
     if unread:
@@ -1263,7 +1269,7 @@ def describe(target, owner, is_project_class, raw=None, registered=None, observe
         out["owner"] = describe_class(built, is_project_class, 1)
         init = out["owner"].get("init") or []
         _observed_kinds({str(i): p for i, p in enumerate(init)}, observed.get("init"),
-                        is_project_class, 1)
+                        is_project_class, package, 1)
     try:
         code = getattr(inspect.unwrap(func), "__code__", None)  # behind `lru_cache`, `wraps`
     except ValueError:  # a cycle of `__wrapped__`
