@@ -280,9 +280,9 @@ pub struct FunctionSeeds {
     /// `except:` adds nothing. A callable input's call that raises one of them reaches the
     /// clause's block.
     pub handled: Vec<String>,
-    /// For a method, the literals of its class's constructor (`'/'` of `JsonPointer.__init__`,
-    /// which splits its text on it): the receiver's constructor arguments are seeded with them.
-    /// Filled by the analysis, which knows the class's functions; empty here.
+    /// For a method, the literals of its class's constructor's own code (`'/'` of
+    /// `JsonPointer.__init__`, which splits its text on it): the receiver's constructor
+    /// arguments are seeded with them.
     pub receiver_literals: Vec<Literal>,
 }
 

@@ -880,3 +880,33 @@ def f(self, other, key, y):
         ]
     );
 }
+
+/// A method's receiver is seeded with its class's constructor's literals (`'/'`, which
+/// `JsonPointer('/a')` needs to be built at all); the constructor's own seeds and a function
+/// outside a class have none of them.
+#[test]
+fn a_methods_receiver_literals_are_its_constructors() {
+    let text = r#"
+class Pointer:
+    def __init__(self, text):
+        self.parts = text.split("/")[1:]
+
+    def depth(self):
+        return len(self.parts)
+
+
+def outside(p):
+    return p
+"#;
+    let slash = lacuna_grammar::Literal::Str {
+        value: "/".into(),
+        raw: false,
+    };
+    assert_eq!(
+        seeds_of(text, "depth").receiver_literals,
+        vec![slash.clone(), lacuna_grammar::Literal::Int(1)]
+    );
+    assert!(seeds_of(text, "__init__").receiver_literals.is_empty());
+    assert!(seeds_of(text, "__init__").literals.contains(&slash));
+    assert!(seeds_of(text, "outside").receiver_literals.is_empty());
+}

@@ -98,6 +98,13 @@ fn read(run: &Run, name: &str) -> String {
     std::fs::read_to_string(run.out_dir.path().join(name)).unwrap()
 }
 
+/// Asserts that `text` (an emitted file) holds each of `parts`.
+fn assert_holds(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part} in:\n{text}");
+    }
+}
+
 #[test]
 fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it() {
     let run = run("types", "shop");
@@ -106,21 +113,22 @@ fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it(
 
     // Each value is built through its real constructor, never passed as an int or a string.
     let declared = read(&run, "test_lacuna_shop_declared.py");
-    for built in [
-        "= Point(1, -1)",
-        "= Decimal(",
-        "= Fraction(1, 3)",
-        "= datetime(2024, 2, 29,",
-        "= date(2024, 1, 31)",
-        "= timedelta(4,",
-        "= Movie(title=",
-        "result = kind(Special)",
-        "result = kind(Item)",
-        "result = members({",
-        "= Door(True)",
-    ] {
-        assert!(declared.contains(built), "{built} in:\n{declared}");
-    }
+    assert_holds(
+        &declared,
+        &[
+            "= Point(1, -1)",
+            "= Decimal(",
+            "= Fraction(1, 3)",
+            "= datetime(2024, 2, 29,",
+            "= date(2024, 1, 31)",
+            "= timedelta(4,",
+            "= Movie(title=",
+            "result = kind(Special)",
+            "result = kind(Item)",
+            "result = members({",
+            "= Door(True)",
+        ],
+    );
     let later = read(&run, "test_lacuna_shop_later.py");
     assert!(later.contains("= Decimal("), "{later}");
     assert!(later.contains("= Item("), "{later}");
@@ -161,14 +169,15 @@ fn iterators_are_passed_as_iterators_and_coverage_confirms_it() {
     // asynchronous iterators over chosen items, the empty one too, the file defining the
     // helper that makes them.
     let flow = read(&run, "test_lacuna_streams_flow.py");
-    for call in [
-        "asyncio.run(count_above(_async_items([]), 0))",
-        "asyncio.run(first_word(_async_items([''])))",
-        "asyncio.run(drained(_async_items([0])))",
-        "async def _async_items(items):",
-    ] {
-        assert!(flow.contains(call), "{call} in:\n{flow}");
-    }
+    assert_holds(
+        &flow,
+        &[
+            "asyncio.run(count_above(_async_items([]), 0))",
+            "asyncio.run(first_word(_async_items([''])))",
+            "asyncio.run(drained(_async_items([0])))",
+            "async def _async_items(items):",
+        ],
+    );
     // Under real pytest and coverage.py: every line and branch.
     insta::assert_snapshot!(run.missing);
 }
@@ -178,20 +187,21 @@ fn unannotated_parameters_take_the_kinds_their_uses_ask_for_and_coverage_confirm
     let run = run("kinds", "kinds");
     insta::assert_snapshot!(run.table);
     let uses = read(&run, "test_lacuna_kinds_uses.py");
-    for built in [
-        "= Circle(11)",
-        "= Counter({'a': 3})",
-        "= OrderedDict(",
-        "= defaultdict(int, ",
-        "= deque(",
-        "= SimpleNamespace(debug=",
-        "result = span((",
-        "result = raw(b'')",
-        "result = raw(set())",
-        "slice(",
-    ] {
-        assert!(uses.contains(built), "{built} in:\n{uses}");
-    }
+    assert_holds(
+        &uses,
+        &[
+            "= Circle(11)",
+            "= Counter({'a': 3})",
+            "= OrderedDict(",
+            "= defaultdict(int, ",
+            "= deque(",
+            "= SimpleNamespace(debug=",
+            "result = span((",
+            "result = raw(b'')",
+            "result = raw(set())",
+            "slice(",
+        ],
+    );
     // A callable input's calls raise too: first failing, then succeeding.
     let callbacks = read(&run, "test_lacuna_kinds_callbacks.py");
     assert!(
@@ -200,13 +210,14 @@ fn unannotated_parameters_take_the_kinds_their_uses_ask_for_and_coverage_confirm
         "{callbacks}"
     );
     // And raise what the function's handlers catch: a built-in and a class of the project.
-    for raised in [
-        "_Raises(KeyError('raised by a generated input'))",
-        "_Raises(TimeoutError('raised by a generated input'))",
-        "_Raises(Unavailable('raised by a generated input'))",
-    ] {
-        assert!(callbacks.contains(raised), "{raised} in:\n{callbacks}");
-    }
+    assert_holds(
+        &callbacks,
+        &[
+            "_Raises(KeyError('raised by a generated input'))",
+            "_Raises(TimeoutError('raised by a generated input'))",
+            "_Raises(Unavailable('raised by a generated input'))",
+        ],
+    );
     // A handler that catches the class a parameter names: the parameter is an exception class.
     assert!(
         callbacks.contains(
@@ -318,9 +329,7 @@ fn attrs_classes_and_pydantic_models_are_built_through_their_fields_and_coverage
         "{people}"
     );
     let records = read(&run, "test_lacuna_club_records.py");
-    for built in ["= Fee(", "= Visit(", "= Badge(guest="] {
-        assert!(records.contains(built), "{built} in:\n{records}");
-    }
+    assert_holds(&records, &["= Fee(", "= Visit(", "= Badge(guest="]);
     assert!(read(&run, "test_lacuna_club_later.py").contains("= Score("));
     insta::assert_snapshot!(run.missing);
 }
@@ -342,27 +351,29 @@ fn objects_are_built_as_the_projects_own_tests_build_them_and_coverage_confirms_
     vault/shelf.py Shelf.fetch 4/4
     ");
     let locker = read(&run, "test_lacuna_vault_locker.py");
-    for sequence in [
-        // Before the test's first `take()`, and before its second.
-        "    locker = Locker('2468')\n    locker.unlock('2468')\n    locker.put('coat')\n    result = locker.take()\n",
-        "    locker.put('coat')\n    locker.take()\n    result = locker.take()\n",
-        // `code != self._code` flipped with the locker built as it was.
-        "    locker = Locker('2468')\n    result = locker.unlock('2468')\n",
-        // `other` of `take_from`, an object of the receiver's class (`isinstance(other,
-        // self.__class__)`), built as the test builds lockers too: open after its sequence.
-        "    locker_2 = Locker('2468')\n    locker_2.unlock('2468')\n    locker_2.put('coat')\n",
-    ] {
-        assert!(locker.contains(sequence), "{sequence} in:\n{locker}");
-    }
+    assert_holds(
+        &locker,
+        &[
+            // Before the test's first `take()`, and before its second.
+            "    locker = Locker('2468')\n    locker.unlock('2468')\n    locker.put('coat')\n    result = locker.take()\n",
+            "    locker.put('coat')\n    locker.take()\n    result = locker.take()\n",
+            // `code != self._code` flipped with the locker built as it was.
+            "    locker = Locker('2468')\n    result = locker.unlock('2468')\n",
+            // `other` of `take_from`, an object of the receiver's class (`isinstance(other,
+            // self.__class__)`), built as the test builds lockers too: open after its sequence.
+            "    locker_2 = Locker('2468')\n    locker_2.unlock('2468')\n    locker_2.put('coat')\n",
+        ],
+    );
     // The locker the test gave a shelf (its unannotated `locker`), built again as the test
     // had built it when it passed it; and built by its constructor alone, locked.
     let shelf = read(&run, "test_lacuna_vault_shelf.py");
-    for sequence in [
-        "    locker = Locker('1357')\n    locker.unlock('1357')\n    locker.put('hat')\n    shelf = Shelf(locker)\n",
-        "    locker = Locker('1357')\n    shelf = Shelf(locker)\n    result = shelf.fetch()\n    assert result is None\n",
-    ] {
-        assert!(shelf.contains(sequence), "{sequence} in:\n{shelf}");
-    }
+    assert_holds(
+        &shelf,
+        &[
+            "    locker = Locker('1357')\n    locker.unlock('1357')\n    locker.put('hat')\n    shelf = Shelf(locker)\n",
+            "    locker = Locker('1357')\n    shelf = Shelf(locker)\n    result = shelf.fetch()\n    assert result is None\n",
+        ],
+    );
     insta::assert_snapshot!(run.missing);
 }
 
@@ -405,12 +416,13 @@ fn inputs_follow_none_defaults_text_methods_except_clauses_and_failing_calls() {
     );
     // `args: argparse.Namespace` holds the attributes `banner` reads, built as that class; a
     // text where `upper()` is called on one.
-    for built in [
-        "namespace = Namespace(loud=0, title='')",
-        "namespace = Namespace(loud=2, title='')",
-    ] {
-        assert!(emitted.contains(built), "{built} in:\n{emitted}");
-    }
+    assert_holds(
+        &emitted,
+        &[
+            "namespace = Namespace(loud=0, title='')",
+            "namespace = Namespace(loud=2, title='')",
+        ],
+    );
     // `Pointer(text)` holds the parts of its text after the first `'/'`, a split the solver
     // does not model: the constructor's own literal builds one with a part.
     assert!(

@@ -839,15 +839,18 @@ def _kinds_from_uses(func, params, is_project_class, level=0, owner=None):
     a `slice` for `items[p]`, a `SimpleNamespace` with the attributes `p.name` reads, an
     iterator for `next(p)` — and the kinds the same uses ask for in a project function the
     parameter is passed to (`inc, exc = _norm_args(other)`, which tests `type(other) in (set,
-    frozenset)`)."""
+    frozenset)`). Returns the unannotated parameters the function uses as objects (reads an
+    attribute of, calls a method of: `p.name`, `p.method()`)."""
     untyped = {p["name"]: p for p in params if p["type"] == {"kind": "any"}}
     # A parameter declared as a namespace (`args: argparse.Namespace`) is one holding the
     # attributes the function reads (`args.bump`, `args.version`), built as that class.
     namespaces = {p["name"]: p for p in params if p["type"].get("class") in _NAMESPACES
                   and p["type"].get("external")}
+    objects = set()
     if not untyped and not namespaces:
-        return
-    found = _kinds_in(func, set(untyped) | set(namespaces), is_project_class, 0, level, owner)
+        return objects
+    found = _kinds_in(func, set(untyped) | set(namespaces), is_project_class, 0, level, owner,
+                      objects)
     for name, param in namespaces.items():
         held = next((k for k in found.get(name, ()) if k.get("class") == "types:SimpleNamespace"),
                     {"kind": "class", "init": [], "methods": []})
@@ -855,6 +858,7 @@ def _kinds_from_uses(func, params, is_project_class, level=0, owner=None):
     for name, kinds in found.items():
         if name in untyped and kinds:
             untyped[name]["type"] = {"kind": "any", "instances": kinds}
+    return objects & set(untyped)
 
 
 # Classes whose instances are whatever attributes they were built with.
@@ -878,11 +882,12 @@ _METHOD_KINDS = dict(
     + [(m, {"kind": "str"}) for m in ("startswith", "endswith", "lower", "upper", "isdigit")])
 
 
-def _kinds_in(func, untyped, is_project_class, depth, level, owner=None):
+def _kinds_in(func, untyped, is_project_class, depth, level, owner=None, objects=None):
     """The kinds the uses of each name of `untyped` (parameters of `func`) ask for, by name;
     `level` is how deep in a type tree the parameters are (a class they test for is described
     one level deeper: `Color(color)` testing `isinstance(color, Color)` ends); `owner`, the
-    class whose objects `func` runs on when it is a method (its first parameter the receiver)."""
+    class whose objects `func` runs on when it is a method (its first parameter the receiver);
+    `objects`, a set to which the names `func` uses as objects are added (`p.name`)."""
     try:
         unwrapped = inspect.unwrap(func)
         tree = ast.parse(textwrap.dedent(inspect.getsource(unwrapped)))
@@ -1012,6 +1017,8 @@ def _kinds_in(func, untyped, is_project_class, depth, level, owner=None):
             item = {"kind": "callable", "returns": {"kind": "any"}} \
                 if holds_functions else {"kind": "any"}
             add(name, {"kind": "list", "of": item})
+    if objects is not None:
+        objects.update(name for name, attrs in attributes.items() if attrs)
     if depth == 0:
         for name, attrs in attributes.items():
             plain = [a for a in attrs if (name, a) not in called]
@@ -1127,19 +1134,6 @@ def _observed_kinds(params, observed, is_project_class, package, level=0):
                              [:_MAX_KINDS]}
 
 
-def _used_as_objects(func, names):
-    """Those of `names` (parameters of `func`) whose attributes its code reads or whose
-    methods it calls (`p.name`, `p.method()`; dunders aside)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(func))))
-    except Exception:  # no source, or it does not parse
-        return set()
-    wanted = set(names)
-    return {node.value.id for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id in wanted and not node.attr.startswith("__")}
-
-
 def _observed_class(name, package):
     """The class the observer named `module.Qual` (the module is the longest prefix of the
     name that is one), or None. A module of `package` not imported yet is imported (the tests
@@ -1252,12 +1246,11 @@ def describe(target, owner, is_project_class, raw=None, registered=None, observe
             first["type"] = type_tree(registered, is_project_class, 0)
     built = _concrete_owner(owner, target.__name__, raw, is_project_class) \
         if owner is not None else None
-    _kinds_from_uses(func, params, is_project_class,
-                     owner=built if kind in ("method", "classmethod") else None)
     # A function's parameter is tried as an object the tests passed where its code uses it as
     # one (`version.truncate()`); a key (`key in self`) is better tried as a number first,
     # which the solver can make equal to another.
-    used = _used_as_objects(func, [p["name"] for p in params])
+    used = _kinds_from_uses(func, params, is_project_class,
+                            owner=built if kind in ("method", "classmethod") else None)
     package = (getattr(func, "__module__", None) or "").split(".")[0]
     _observed_kinds({p["name"]: p for p in params if p["name"] in used},
                     observed.get("params"), is_project_class, package)

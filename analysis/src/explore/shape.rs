@@ -68,6 +68,14 @@ pub struct ObjectShape {
     pub domains: BTreeMap<String, Domain>,
 }
 
+impl ObjectShape {
+    /// The class as the suite's observer names it (`module.Qual`, where the shape has
+    /// `module:Qual`).
+    pub fn observed_name(&self) -> String {
+        self.class.replacen(':', ".", 1)
+    }
+}
+
 /// The values a constructor argument of a value type may take, as the agent's `describe` gives
 /// them (`{"min": 0, "max": 23}`, `{"length": 32, "alphabet": "0123456789abcdef"}`): outside
 /// them the constructor raises, so a model there would be an input error, not a new path.

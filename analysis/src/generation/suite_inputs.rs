@@ -157,7 +157,7 @@ fn mined_for(
     );
     objects
         .filter_map(|o| {
-            let dotted = o.class.replacen(':', ".", 1);
+            let dotted = o.observed_name();
             let mined = sequences.get(&dotted)?;
             Some((o.class.clone(), mined.clone()))
         })

@@ -273,19 +273,6 @@ pub(super) fn unnamed(src: &[PathBuf], file: &Path) -> String {
     }
 }
 
-/// The index in `all` of the constructor (`__init__`, `__new__`) of the class `f` is a method
-/// of, when that class defines one and `f` is not it.
-fn constructor_of(f: &FunctionSyntax, all: &[&FunctionSyntax]) -> Option<usize> {
-    let (class, name) = f.qualname.rsplit_once('.')?;
-    if class.ends_with("<locals>") || matches!(name, "__init__" | "__new__") {
-        return None;
-    }
-    ["__init__", "__new__"].iter().find_map(|constructor| {
-        let wanted = format!("{class}.{constructor}");
-        all.iter().position(|g| *g.qualname == *wanted)
-    })
-}
-
 pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Vec<Skipped>) {
     let index = module_index(db, db.project());
     let mut out = vec![];
@@ -368,21 +355,15 @@ pub fn targets(db: &dyn Db, files: &[SourceFile]) -> (Vec<ExplorationTarget>, Ve
                     .and_then(|()| unreached.map_or(Ok(()), Err)),
             };
             // What the generator seeds the inputs with: those of the call that runs it (and,
-            // for a function called as another returns it, its own parameters' uses too); for
-            // a method, its class's constructor's literals for its receiver (the `'/'` a
-            // pointer must start with, which `JsonPointer('/a')` needs to be built at all).
-            let mut seeds = match caller {
+            // for a function called as another returns it, its own parameters' uses too).
+            let seeds = std::sync::Arc::new(match caller {
                 caller if caller == at => file_seeds.function(node.id(db)),
                 caller => called_through(
                     file_seeds.function(functions[caller].id(db)),
                     &file_seeds.function(node.id(db)),
                     call.form == Form::Returned,
                 ),
-            };
-            if let Some(init) = constructor_of(&syntax, &all) {
-                seeds.receiver_literals = file_seeds.function(functions[init].id(db)).literals;
-            }
-            let seeds = std::sync::Arc::new(seeds);
+            });
             let under_test = |qualname: String, call: Call| FunctionUnderTest {
                 id: node.id(db).clone(),
                 module: module.to_owned(),

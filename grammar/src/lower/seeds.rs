@@ -467,12 +467,27 @@ impl Lowerer<'_> {
 }
 
 /// The seeds of each `def` of `functions` (the lowering's builders), those of the module's
-/// assignments to the names it reads after its own.
+/// assignments to the names it reads after its own; a method's receiver's, its class's
+/// constructor's literals.
 pub(super) fn finish(state: SeedState, functions: &mut [FunctionBuilder]) -> ModuleSeeds {
     let mut out = FxHashMap::default();
+    let mut methods = vec![];
+    let mut constructors: FxHashMap<String, Vec<Literal>> = FxHashMap::default();
     for builder in functions {
         if builder.function.syntax.kind != FunctionKind::Def {
             continue;
+        }
+        let syntax = &builder.function.syntax;
+        if let Some(class) = &syntax.class {
+            if matches!(syntax.name.as_str(), "__init__" | "__new__") {
+                // `__init__` first when a class defines both: it takes what the call passes.
+                let held = constructors.entry(class.clone()).or_default();
+                if held.is_empty() || syntax.name == "__init__" {
+                    *held = builder.recording.seeds.literals.clone();
+                }
+            } else {
+                methods.push((builder.function.id.clone(), class.clone()));
+            }
         }
         let recording = std::mem::take(&mut builder.recording);
         let mut seeds = recording.seeds;
@@ -490,6 +505,11 @@ pub(super) fn finish(state: SeedState, functions: &mut [FunctionBuilder]) -> Mod
         }
         if seeds != FunctionSeeds::default() {
             out.insert(builder.function.id.clone(), seeds);
+        }
+    }
+    for (id, class) in methods {
+        if let Some(literals) = constructors.get(&class).filter(|l| !l.is_empty()) {
+            out.entry(id).or_default().receiver_literals = literals.clone();
         }
     }
     ModuleSeeds { functions: out }

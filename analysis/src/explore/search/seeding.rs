@@ -276,7 +276,7 @@ impl Search<'_> {
                 let Some((pick, object)) = shape
                     .objects()
                     .into_iter()
-                    .find(|(_, o)| o.class.replacen(':', ".", 1) == *class)
+                    .find(|(_, o)| o.observed_name() == *class)
                 else {
                     return;
                 };
