@@ -1112,9 +1112,11 @@ def _class_instance_tree(cls, is_project_class, level):
 
 def _observed_kinds(params, observed, is_project_class, package, level=0):
     """Puts first among the kinds of each unannotated parameter of `params` (by the key
-    `observed` uses) the project classes of the objects the tests passed to it; `package` is
-    the top-level package of the function described, whose modules may be imported to find
-    them."""
+    `observed` uses) the classes of the objects the tests passed to it — the project's, and the
+    value types the generator builds through their constructors (a `date` passed to
+    `__rsub__`);
+    `package` is the top-level package of the function described, whose modules may be
+    imported to find them."""
     for key, names in (observed or {}).items():
         param = params.get(str(key))
         if param is None or param["type"].get("kind") != "any":
@@ -1122,7 +1124,7 @@ def _observed_kinds(params, observed, is_project_class, package, level=0):
         kinds = []
         for name in names:
             cls = _observed_class(name, package)
-            if cls is None or not is_project_class(cls):
+            if cls is None or not (is_project_class(cls) or _value_type_init(cls) is not None):
                 continue
             tree = _class_instance_tree(cls, is_project_class, level)
             if tree is not None and tree not in kinds:

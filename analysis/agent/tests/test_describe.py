@@ -399,16 +399,19 @@ def test_a_parameter_tested_against_the_receivers_class_is_one_of_it():
 
 def test_the_classes_the_tests_passed_come_first():
     """The classes of the objects the project's tests passed: to a parameter by name, to the
-    receiver's constructor by position; a name that is no class, or no project class, adds
+    receiver's constructor by position; the project's, and value types the generator builds
+    (a `date`); a name that is no class, or a library's class it does not build, adds
     nothing."""
     observed = {"params": {"other": [f"{__name__}.Cart", f"{__name__}.Nowhere",
-                                     "collections.OrderedDict"]},
+                                     "json.JSONDecoder", "datetime.date"]},
                 "init": {"0": [f"{__name__}.Item"]}}
     described = describe.describe(Shelf.swap, Shelf, in_this_module, observed=observed)
     (other,) = described["params"]
     # Then what its uses ask for: the receiver's class, a namespace holding `locker`.
     assert [k.get("class") for k in other["type"]["instances"]] == \
-        [describe._name(Cart), describe._name(Shelf), "types:SimpleNamespace"]
+        [describe._name(Cart), "datetime:date", describe._name(Shelf), "types:SimpleNamespace"]
+    date = other["type"]["instances"][1]
+    assert [p["name"] for p in date["init"]] == ["year", "month", "day"]
     (locker,) = described["owner"]["init"]
     assert [k.get("class") for k in locker["type"]["instances"]] == [describe._name(Item)]
 

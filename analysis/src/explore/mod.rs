@@ -8,6 +8,7 @@ pub mod exploration;
 pub mod inputs;
 pub mod isolated;
 pub mod mutate;
+pub mod ranges;
 pub mod regex;
 pub mod rng;
 pub mod search;

@@ -38,6 +38,10 @@ pub struct Signature {
     /// value), distinct, at most `OBSERVED`: the first inputs tried, as Pynguin seeds from
     /// existing tests.
     pub observed: Vec<BTreeMap<String, ModelValue>>,
+    /// The range of the numbers the project's own passing tests passed each parameter (all
+    /// their calls, not only the distinct ones in `observed`), where they passed at least
+    /// three: the solver's models are kept within it where they can be.
+    pub ranges: BTreeMap<String, super::ranges::Range>,
     /// The call sequences the project's own passing tests made on objects of the classes of
     /// the receiver and the object parameters, by class (`module:Qual`), most frequent first:
     /// objects built as the tests build them (Palus's dynamic model).

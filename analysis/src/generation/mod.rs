@@ -23,10 +23,12 @@ use crate::config::Config;
 use crate::db::SourceFile;
 use crate::explore::coverage::FunctionUnderTest;
 use crate::explore::exploration::Exploration;
+use crate::explore::ranges::Range;
 use crate::explore::search::Budget;
-use crate::explore::shape::Shape;
+use crate::explore::shape::{ObjectShape, Shape};
 use crate::explore::signature::Signature;
 use crate::guidance::Guidance;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -269,6 +271,12 @@ pub fn signature(
         );
     }
     let mined = facts.suite.sequences_for(receiver.as_ref(), &params);
+    let ranges = ordinary_ranges(
+        facts.suite.ranges_of(target),
+        receiver.as_ref(),
+        &params,
+        &mined,
+    );
     Ok(Signature {
         params,
         keyword_only: crate::explore::shape::keyword_only(&response.params),
@@ -283,9 +291,76 @@ pub fn signature(
         writers: facts.writers.clone(),
         guidance: facts.guidance.clone(),
         observed: facts.suite.arguments_of(target),
+        ranges,
         mined,
         unread: response.unread.clone(),
     })
+}
+
+/// The ranges the search keeps its models within: of the numbers the suite passed each
+/// parameter; of the fields of object inputs as the suite's calls held them, each as the
+/// constructor argument of the same name (`self.a` → `self.__init__.a`: an attrs class, a
+/// dataclass, a named tuple, a `date`); and of the arguments the suite's sequences passed
+/// their constructors.
+fn ordinary_ranges(
+    observed: BTreeMap<String, Range>,
+    receiver: Option<&ObjectShape>,
+    params: &[(String, Shape)],
+    mined: &BTreeMap<String, Vec<crate::explore::signature::MinedSequence>>,
+) -> BTreeMap<String, Range> {
+    let objects: Vec<(&str, &ObjectShape)> = receiver
+        .map(|o| ("self", o))
+        .into_iter()
+        .chain(params.iter().flat_map(|(name, shape)| {
+            shape
+                .objects()
+                .into_iter()
+                .map(move |(_, o)| (name.as_str(), o))
+        }))
+        .collect();
+    let mut out = BTreeMap::new();
+    for (key, range) in observed {
+        let Some((root, field)) = key.split_once('.') else {
+            out.insert(key, range);
+            continue;
+        };
+        let argument = objects
+            .iter()
+            .any(|(path, o)| *path == root && o.init.iter().any(|(name, _)| name == field));
+        if argument {
+            out.insert(format!("{root}.__init__.{field}"), range);
+        }
+    }
+    for (path, o) in objects {
+        if let Some(sequences) = mined.get(&o.class) {
+            out.extend(constructor_ranges(path, &o.init, sequences));
+        }
+    }
+    out
+}
+
+/// The ranges of the constructor arguments of an object input at `path` (`self`, `other`), as
+/// `path.__init__.name`, from the constructor calls of the suite's sequences on its class.
+fn constructor_ranges(
+    path: &str,
+    init: &[(String, Shape)],
+    sequences: &[crate::explore::signature::MinedSequence],
+) -> BTreeMap<String, Range> {
+    use crate::explore::signature::MinedArgument;
+    let calls: Vec<BTreeMap<String, crate::explore::value::ModelValue>> = sequences
+        .iter()
+        .map(|s| {
+            s.constructor
+                .iter()
+                .zip(init)
+                .filter_map(|(argument, (name, _))| match argument {
+                    MinedArgument::Value(v) => Some((format!("{path}.__init__.{name}"), v.clone())),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    crate::explore::ranges::ranges(&calls)
 }
 
 #[cfg(test)]

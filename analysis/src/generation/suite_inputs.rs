@@ -5,6 +5,7 @@
 
 use crate::agent::protocol::ObservedClasses;
 use crate::explore::coverage::FunctionUnderTest;
+use crate::explore::ranges::{Range, ranges};
 use crate::explore::shape::{ObjectShape, Shape};
 use crate::explore::signature::{MinedArgument, MinedSequence};
 use crate::explore::value::ModelValue;
@@ -12,12 +13,21 @@ use crate::suite::Observations;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
+/// The distinct scalar arguments of the suite's calls, by function.
+type Arguments = FxHashMap<String, Vec<BTreeMap<String, ModelValue>>>;
+
+/// The range of the numbers each parameter took, by function.
+type Ranges = FxHashMap<String, BTreeMap<String, Range>>;
+
 /// What the suite's passing tests give the generator.
 #[derive(Clone, Debug, Default)]
 pub struct SuiteInputs {
     /// The scalar arguments of the suite's calls, by function (`module:qualname`; see
     /// `observed_inputs`).
-    arguments: FxHashMap<String, Vec<BTreeMap<String, ModelValue>>>,
+    arguments: Arguments,
+    /// The range of the numbers the suite's calls passed each parameter, by function (all its
+    /// sampled calls, where they passed at least three different numbers).
+    ranges: Ranges,
     /// The call sequences on objects of each project class, by class as the observer names it
     /// (`module.Qual`; see `observed_sequences`).
     sequences: FxHashMap<String, Vec<MinedSequence>>,
@@ -30,8 +40,10 @@ pub struct SuiteInputs {
 
 impl SuiteInputs {
     pub fn new(observations: &Observations) -> SuiteInputs {
+        let (arguments, ranges) = observed_inputs(observations);
         SuiteInputs {
-            arguments: observed_inputs(observations),
+            arguments,
+            ranges,
             sequences: observed_sequences(observations),
             passed: passed_classes(observations),
             constructed_with: constructor_classes(observations),
@@ -63,6 +75,15 @@ impl SuiteInputs {
     /// The arguments the suite called `target` with.
     pub fn arguments_of(&self, target: &FunctionUnderTest) -> Vec<BTreeMap<String, ModelValue>> {
         self.arguments
+            .get(&target.observed_name())
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The range of the numbers the suite passed each parameter of `target` (`year`), and of
+    /// the fields of its arguments (`self.a`, `other.year`).
+    pub fn ranges_of(&self, target: &FunctionUnderTest) -> BTreeMap<String, Range> {
+        self.ranges
             .get(&target.observed_name())
             .cloned()
             .unwrap_or_default()
@@ -234,30 +255,17 @@ fn constructor_classes(
 const OBSERVED: usize = 16;
 
 /// The scalar arguments of the suite's calls of each function (its entry samples' parameters
-/// that hold a number, a boolean or a text), distinct, at most `OBSERVED` per function.
-fn observed_inputs(
-    observations: &Observations,
-) -> FxHashMap<String, Vec<BTreeMap<String, ModelValue>>> {
-    use crate::suite::Variable;
+/// that hold a number, a boolean or a text), distinct, at most `OBSERVED` per function; and the
+/// range of the numbers each parameter, and each field of an argument, took in all of them.
+fn observed_inputs(observations: &Observations) -> (Arguments, Ranges) {
     let mut out = FxHashMap::default();
+    let mut out_ranges = FxHashMap::default();
     for f in &observations.functions {
         let mut inputs: Vec<BTreeMap<String, ModelValue>> = vec![];
         for sample in &f.entry.samples {
             // Parameters by their own names; derived variables (`len(x)`, `x is None`,
             // `type(x)`, `self._items`) are not arguments.
-            let input: BTreeMap<String, ModelValue> = sample
-                .iter()
-                .filter(|(k, _)| *k != "self" && k.chars().all(|c| c.is_alphanumeric() || c == '_'))
-                .filter_map(|(k, v)| {
-                    let value = match v {
-                        Variable::Bool(b) => ModelValue::Bool(*b),
-                        Variable::Int(i) => ModelValue::Int(i.clone()),
-                        Variable::Float(f) => ModelValue::Real(f.parse().ok()?),
-                        Variable::Str(s) => ModelValue::Str(s.clone()),
-                    };
-                    Some((k.clone(), value))
-                })
-                .collect();
+            let input = scalars(sample, |k| k != "self" && identifier(k));
             if !input.is_empty() && !inputs.contains(&input) {
                 inputs.push(input);
             }
@@ -268,8 +276,50 @@ fn observed_inputs(
         if !inputs.is_empty() {
             out.insert(f.function.clone(), inputs);
         }
+        // The numbers of the parameters and of their fields (`self.a`, `other.year`; a field
+        // named like a constructor argument is taken as that argument's by `generation`).
+        let numbers: Vec<BTreeMap<String, ModelValue>> = f
+            .entry
+            .samples
+            .iter()
+            .map(|sample| {
+                scalars(sample, |k| match k.split_once('.') {
+                    Some((root, field)) => identifier(root) && identifier(field),
+                    None => identifier(k),
+                })
+            })
+            .collect();
+        let r = ranges(&numbers);
+        if !r.is_empty() {
+            out_ranges.insert(f.function.clone(), r);
+        }
     }
-    out
+    (out, out_ranges)
+}
+
+/// The variables of a sample `keep` accepts that hold a number, a boolean or a text.
+fn scalars(
+    sample: &crate::suite::Sample,
+    keep: impl Fn(&str) -> bool,
+) -> BTreeMap<String, ModelValue> {
+    use crate::suite::Variable;
+    sample
+        .iter()
+        .filter(|(k, _)| keep(k))
+        .filter_map(|(k, v)| {
+            let value = match v {
+                Variable::Bool(b) => ModelValue::Bool(*b),
+                Variable::Int(i) => ModelValue::Int(i.clone()),
+                Variable::Float(f) => ModelValue::Real(f.parse().ok()?),
+                Variable::Str(s) => ModelValue::Str(s.clone()),
+            };
+            Some((k.clone(), value))
+        })
+        .collect()
+}
+
+fn identifier(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -333,6 +383,55 @@ mod tests {
         let by_class = mined_for(&mined, Some(&locker), &[]);
         assert_eq!(by_class["vault.locker:Locker"].len(), 2);
         assert!(mined_for(&mined, None, &[]).is_empty());
+    }
+
+    /// The range of each parameter and each field of an argument over every sampled call, not
+    /// only the distinct arguments kept as seeds; derived variables have none, nor a field
+    /// that held a text.
+    #[test]
+    fn the_numbers_of_every_sampled_call_make_the_ranges() {
+        use crate::explore::ranges::Range;
+        use crate::suite::{FunctionObservations, ProgramPoint, Variable};
+        let int = |v: i64| Variable::Int(v.to_string());
+        let samples = (1..=20)
+            .map(|m| {
+                BTreeMap::from([
+                    ("month".to_owned(), int(m % 12 + 1)),
+                    ("len(xs)".to_owned(), int(m)),
+                    (
+                        "self.a".to_owned(),
+                        Variable::Float(format!("{}.5", m - 10)),
+                    ),
+                    ("self.name".to_owned(), Variable::Str("x".into())),
+                ])
+            })
+            .collect();
+        let observations = Observations {
+            functions: vec![FunctionObservations {
+                function: "cal:Month.days".into(),
+                file: "cal.py".into(),
+                entry: ProgramPoint {
+                    calls: 20,
+                    samples,
+                    complete: true,
+                    ..ProgramPoint::default()
+                },
+                exit: ProgramPoint::default(),
+                profiles: vec![],
+            }],
+            sequences: vec![],
+        };
+        let inputs = SuiteInputs::new(&observations);
+        // The seeds: the twelve distinct months (derived variables and fields are no
+        // arguments).
+        assert_eq!(inputs.arguments["cal:Month.days"].len(), 12);
+        assert_eq!(
+            inputs.ranges["cal:Month.days"],
+            BTreeMap::from([
+                ("month".to_owned(), Range::Int(1, 12)),
+                ("self.a".to_owned(), Range::Real(-9.5, 10.5)),
+            ])
+        );
     }
 
     #[test]

@@ -164,11 +164,15 @@ impl Search<'_> {
             let i = j - offset;
             tracing::debug!(negation = %path[i].negation(), answer = ?answer, "flip");
             let mut fixed: Vec<String> = vec![];
+            // What the answer satisfies: the pins, the path before the step, its negation.
+            let mut query: Vec<Expr> = prefix[..j].to_vec();
+            query.push(path[i].negation());
             if answer == Answer::Unsat && offset > 0 {
                 let mut free: Vec<Expr> = path[..i].iter().map(|s| s.assertion()).collect();
                 free.push(path[i].negation());
                 let unpinned = self.solver.check(&free);
                 if matches!(unpinned, Answer::Sat(_)) {
+                    query.clone_from(&free);
                     let mut in_step = vec![];
                     path[i]
                         .expr
@@ -211,6 +215,7 @@ impl Search<'_> {
                     .collect();
                 relaxed.push(path[i].negation());
                 answer = self.solver.check(&relaxed);
+                query = relaxed;
             }
             let priority = flips.iter().find(|(_, j)| *j == i).map_or(0, |(p, _)| *p);
             let target = match path[i].origin {
@@ -250,6 +255,7 @@ impl Search<'_> {
                         });
                     }
                     model.values.retain(|name, _| constrained.contains(&**name));
+                    let model = self.ordinary(&query, model);
                     // A model that also changes how an object input was built (its
                     // constructor's or its methods' arguments: `code != self.__init__.code`
                     // solved by changing both) may not build it any more: the same flip with

@@ -16,6 +16,7 @@
 
 mod flip;
 mod objects;
+mod ordinary;
 mod record;
 mod request;
 mod seeding;

@@ -139,6 +139,7 @@ fn int_params(names: &[&str]) -> Signature {
         guidance: Arc::new(Guidance::default()),
         unread: vec![],
         observed: vec![],
+        ranges: BTreeMap::new(),
         mined: BTreeMap::new(),
     }
 }
@@ -212,6 +213,47 @@ fn flips_of_open_decisions_run_first_and_new_sides_are_confirmed() {
     }
     let distinct: FxHashSet<String> = ran.iter().map(|r| format!("{r:?}")).collect();
     assert_eq!(distinct.len(), ran.len() - e.tests.len());
+}
+
+/// Where the project's own tests passed a parameter numbers of a range, the solver's model for
+/// a flip is kept within it: `score > 90` flipped by a score the tests' range holds, not by
+/// z3's first (91); a flip the range cannot satisfy keeps z3's model (`bonus == 7` with
+/// bonus's range 10–20, on a path where the score is below the range).
+#[test]
+fn models_are_kept_within_the_numbers_the_tests_passed() {
+    use crate::explore::ranges::Range;
+    let f = function(GRADE, "grade");
+    let executor = scripted(grade);
+    let mut signature = int_params(&["score", "bonus"]);
+    signature
+        .ranges
+        .insert("score".into(), Range::Int(100, 120));
+    signature.ranges.insert("bonus".into(), Range::Int(10, 20));
+    let e = explore(&f, &signature, &executor, &budget());
+    assert_eq!(e.covered.len(), 4, "every side: {:?}", e.covered);
+    let int = |v: &Value| match v {
+        Value::Int { value } => value.parse::<i64>().expect("an int"),
+        other => panic!("not an int: {other:?}"),
+    };
+    let scores: Vec<i64> = e
+        .tests
+        .iter()
+        .map(|t| int(&t.request.args[0].value))
+        .collect();
+    assert!(
+        scores.iter().any(|s| (100..=120).contains(s)),
+        "the side `score > 90` by a score the tests' range holds: {scores:?}"
+    );
+    assert!(!scores.iter().any(|s| (91..100).contains(s)), "{scores:?}");
+    let bonuses: Vec<i64> = e
+        .tests
+        .iter()
+        .map(|t| int(&t.request.args[1].value))
+        .collect();
+    assert!(
+        bonuses.contains(&7),
+        "outside the range where only 7 will do: {bonuses:?}"
+    );
 }
 
 /// A side an input takes only some of the time (a branch on `random.random()`) is never
@@ -516,6 +558,7 @@ fn only_value_type_arguments_are_kept_within_their_domains() {
         guidance: std::sync::Arc::new(guidance),
         unread: vec![],
         observed: vec![],
+        ranges: BTreeMap::new(),
         mined: BTreeMap::new(),
     };
     let mut solver = Solver::new(5_000).with_domains(signature.domains());
