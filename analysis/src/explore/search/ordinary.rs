@@ -32,6 +32,9 @@ impl Search<'_> {
                 outside.push((name, range.bounds(name)));
             }
         }
+        if outside.is_empty() {
+            return model;
+        }
         outside.sort_by(|a, b| a.0.cmp(b.0));
         let mut best = None;
         // All of them at once; when the flip needs one of them outside (`bonus == 7`), each
