@@ -28,6 +28,13 @@ run on its own runner.
 4. **One function edited** (`dedent` of `lib/stdcopy/textwrap_mod.py`), run again on the one run's
    store: how many functions are explored again, in what time.
 
+With `--reproducible N`, instead: the one run and the four cold shards of a reproducible run
+(`--reproducible --function-executions N`: explorations bounded by counts, not by the clock),
+the one run timed alone, then the four shards all at once on this machine (each at half a
+core, as loaded as a runner can be); the merged document is compared with the one run's whole,
+but for the costs of each machine, and every function that differs is listed with the fields
+that differ.
+
 Prints a Markdown table; the JSON documents stay in DIR.
 """
 
@@ -139,7 +146,12 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=900)
     parser.add_argument("--reuse-one-run", action="store_true",
                         help="take the one run from DIR, where an earlier invocation left it")
+    parser.add_argument("--reproducible", type=int, metavar="N",
+                        help="compare a reproducible run (N executions per function) with its shards")
     a = parser.parse_args()
+    if a.reproducible:
+        reproducible(a)
+        return
     lacuna = str(Path(a.lacuna).resolve())
     work = a.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -264,6 +276,57 @@ def main() -> None:
               f"{sum(1 for k in whole_fns if k in warm_fns and covered(whole_fns[k]) != covered(warm_fns[k]))}")
     print(f"- the results store after the edited run: {store_size / 1e6:.1f} MB")
     json.dump({"differ": [list(k) for k in differ]}, open(work / "differ.json", "w"))
+
+
+def reproducible(a: argparse.Namespace) -> None:
+    """The one run of a reproducible run against its four cold shards run at once."""
+    lacuna = str(Path(a.lacuna).resolve())
+    work = a.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    home = work / "home"
+    home.mkdir(exist_ok=True)
+    project = work / "project"
+    lines = make_workspace(project)
+    store = project / "lib" / ".lacuna"
+    args = ["--reproducible", "--function-executions", str(a.reproducible)]
+    shutil.rmtree(store, ignore_errors=True)
+    whole = run(lacuna, project, home, args, work / "repro-whole.json")
+    print(f"one run: {whole['seconds']:.0f} s", file=sys.stderr)
+    shutil.rmtree(store, ignore_errors=True)
+    started = [
+        start(lacuna, project, home, [*args, "--shard", f"{i}/{SHARDS}"],
+              work / f"repro-shard-{i}.json")
+        for i in range(1, SHARDS + 1)
+    ]
+    at_once = time.monotonic()
+    parts = [finish(s) for s in started]
+    wall = time.monotonic() - at_once
+    merged = merge(lacuna, project, [work / f"repro-shard-{i}.json" for i in range(1, SHARDS + 1)],
+                   work / "repro-merged.json")
+    doc = whole["doc"]
+    gen = doc["summary"]
+    print(f"\nworkspace: {lines:,} lines, {gen['functions']:,} functions, "
+          f"{gen['branches']:,} branch sides; `--reproducible --function-executions {a.reproducible}`\n")
+    print("| run | wall time | peak RSS (lacuna) | functions explored | branch sides covered |")
+    print("|---|---|---|---|---|")
+    print(f"| one run, alone | {whole['seconds']:.0f} s | {whole['rss_mb']:.0f} MB | "
+          f"{doc.get('generation', {}).get('explored', '?')} | {gen.get('covered', '?')} |")
+    for i, r in enumerate(parts, 1):
+        g = r["doc"].get("generation", {})
+        print(f"| shard {i}/{SHARDS}, the four at once | {r['seconds']:.0f} s | {r['rss_mb']:.0f} MB | "
+              f"{g.get('explored', '?')} | {r['doc']['summary'].get('covered', '?')} |")
+    print(f"\n- the four shards at once: {wall:.0f} s; merged covered: {merged['summary'].get('covered')}")
+    equal = without_costs(merged) == without_costs(doc)
+    print(f"- merged document equal to the one run's, but for costs: {equal}")
+    ones, mine = functions(doc), functions(merged)
+    print(f"- same functions: {ones.keys() == mine.keys()}")
+    for key in sorted(k for k in ones if k in mine
+                      and without_costs(ones[k]) != without_costs(mine[k])):
+        x, y = without_costs(ones[key]), without_costs(mine[key])
+        fields = sorted(f for f in set(x) | set(y) if x.get(f) != y.get(f))
+        print(f"  - {key[0]}:{key[2]} {key[1]}: {', '.join(fields)} "
+              f"(covered {covered(ones[key])} / {covered(mine[key])}; stopped by "
+              f"{ones[key].get('stopped_by')} / {mine[key].get('stopped_by')})")
 
 
 if __name__ == "__main__":

@@ -121,7 +121,30 @@ pub struct Budget {
     /// A function's exploration stops after this share of its time without a new branch
     /// side or MC/DC obligation; 1 never.
     pub stall_share: Share,
+    /// Explore by counts, not by the clock, so that the same code and configuration give
+    /// the same results on any machine, however loaded: a function stops at
+    /// `function-executions`, or after `stall-share` of them without a new side; each solver
+    /// query is bounded by z3's own work (`solver-timeout-ms` × [`RLIMIT_PER_MS`] units);
+    /// `function-time-ms` and `solver-timeout-ms` become safety bounds
+    /// ([`REPRODUCIBLE_SAFETY`] times longer). Cannot share a `run-time-s`.
+    pub reproducible: bool,
 }
+
+/// In a reproducible run, z3's resource units per millisecond of `solver-timeout-ms`. Measured
+/// with z3 4.8.12 on this project's machine: nonlinear integer arithmetic counts about 47 units
+/// a millisecond (a query z3 cannot decide reached 23,460 in 500 ms), string and linear
+/// queries far more (5,000 units in 10–20 ms), so a reproducible run gives a query at most the
+/// work a timed run gives the slowest kind on an idle machine.
+pub const RLIMIT_PER_MS: u64 = 50;
+
+/// In a reproducible run, how many times `function-time-ms` a function may still take before
+/// it is stopped by the clock — a safety bound reached only when its runs hang (and the
+/// stop then says `budget`).
+pub const REPRODUCIBLE_SAFETY: u32 = 10;
+
+/// In a reproducible run, how many times `solver-timeout-ms` a query may take before the
+/// clock stops it: a query still running there is one no machine decides in that time.
+pub const REPRODUCIBLE_SOLVER_SAFETY: u64 = 4;
 
 /// A share of something, in (0, 1].
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
@@ -158,6 +181,7 @@ impl Default for Budget {
             test_timeout_ms: 60_000,
             run_time_s: None,
             stall_share: Share(DEFAULT_STALL_SHARE),
+            reproducible: false,
         }
     }
 }
@@ -751,6 +775,10 @@ enum BudgetError {
     StallShare(f64),
     #[error("`memory-mb` must be at least 64 (CPython needs that much to start), found {0}")]
     TooLittleMemory(u64),
+    #[error(
+        "`reproducible` explores every function by counts, not by the clock: it cannot share a `run-time-s` among them (set one or the other; `function-executions` bounds a reproducible run)"
+    )]
+    ReproducibleRunTime,
 }
 
 fn validate(budget: &Budget) -> Result<(), BudgetError> {
@@ -778,6 +806,9 @@ fn validate(budget: &Budget) -> Result<(), BudgetError> {
     }
     if budget.memory_mb < 64 {
         return Err(BudgetError::TooLittleMemory(budget.memory_mb));
+    }
+    if budget.reproducible && budget.run_time_s.is_some() {
+        return Err(BudgetError::ReproducibleRunTime);
     }
     Ok(())
 }

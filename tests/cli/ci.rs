@@ -596,3 +596,84 @@ fn four_shards_merged_are_one_run() {
         }
     }
 }
+
+/// A reproducible run explores by counts, not by the clock: four cold shards started at once,
+/// on a machine they load, merged, are exactly the one run made alone — the example project's
+/// inventory too, whose `Stock.add` a timed run covers on some runs and not on others.
+#[test]
+fn four_cold_shards_of_a_reproducible_run_merged_are_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = example::example_project(dir.path());
+    let mut args = vec!["--format", "json", "--reproducible", "--no-cache"];
+    args.extend_from_slice(FILES);
+    args.push("shop/inventory.py");
+    let whole = check(&root, &args);
+    assert_eq!(whole.status.code(), Some(0), "{}", stderr(&whole));
+    let homes: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+    let running: Vec<_> = (1..=4)
+        .map(|i| {
+            example::isolate(
+                Command::new(env!("CARGO_BIN_EXE_lacuna"))
+                    .args(["check", "--quiet", "--shard", &format!("{i}/4")])
+                    .args(&args),
+                homes[i - 1].path(),
+            )
+            .current_dir(&root)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    let mut parts = vec![];
+    for (i, child) in running.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let file = format!("shard-{}.json", i + 1);
+        std::fs::write(root.join(&file), &out.stdout).unwrap();
+        parts.push(file);
+    }
+    let merged = merge(&root, &parts);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+    let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    let whole: serde_json::Value = serde_json::from_slice(&whole.stdout).unwrap();
+    let add = whole["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["functions"].as_array().unwrap())
+        .find(|f| f["name"] == "Stock.add")
+        .expect("Stock.add is explored");
+    assert!(add["executions"].as_u64().unwrap() > 0, "{add}");
+    assert_eq!(without_costs(merged), without_costs(whole));
+}
+
+/// `--reproducible` cannot share a run's time: with `--budget` the command line says so, and
+/// so does a configuration that asks for both.
+#[test]
+fn a_reproducible_run_refuses_a_run_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = example::example_project(dir.path());
+    let out = check(
+        &root,
+        &["--reproducible", "--budget", "30", "shop/config.py"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_contains!(stderr(&out), "cannot be used with");
+    let pyproject = root.join("pyproject.toml");
+    let text = std::fs::read_to_string(&pyproject).unwrap();
+    std::fs::write(
+        &pyproject,
+        text.replace(
+            "[tool.lacuna.budget]\n",
+            "[tool.lacuna.budget]\nreproducible = true\n",
+        ),
+    )
+    .unwrap();
+    let out = check(&root, &["--budget", "30", "shop/config.py"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_contains!(
+        stderr(&out),
+        "`--budget` shares time among functions, and `reproducible` of `[tool.lacuna.budget]` explores by counts, not by the clock: give one or the other"
+    );
+}

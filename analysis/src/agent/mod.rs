@@ -11,6 +11,6 @@ pub mod protocol;
 pub mod state;
 pub mod worker;
 
-pub use pool::Pool;
+pub use pool::{Pinned, Pool};
 pub use protocol::{Event, ExecuteRequest, Execution, Status, Value, ValueTree};
 pub use worker::{WorkerError, WorkerSpec};

@@ -144,6 +144,11 @@ impl Pool {
         json["op"] = "execute".into();
         let timeout = Duration::from_millis(request.timeout_ms) + GRACE;
         let response = self.send(json, timeout)?;
+        Ok(self.execution_of(response))
+    }
+
+    /// What an execution's answer (or the worker's failure) says, counted in the statistics.
+    fn execution_of(&self, response: Result<Json, WorkerError>) -> Execution {
         let execution = match response {
             Ok(json) => match serde_json::from_value::<Execution>(json) {
                 Ok(e) => e,
@@ -168,7 +173,7 @@ impl Pool {
             Err(e) => Execution::ended(Status::Error, e.to_string()),
         };
         self.state.lock().expect("pool lock").stats.executions += 1;
-        Ok(execution)
+        execution
     }
 
     /// The target's signature as the agent reads it (`describe`); the outer error is a worker
@@ -226,6 +231,57 @@ impl Pool {
                 self.checkin(None);
                 Ok(Err(e))
             }
+        }
+    }
+}
+
+/// The executions of one exploration of a reproducible run, all on a worker of their own
+/// started for it: what one execution does can depend on what the worker ran before (a
+/// module's caches, its logging set up, the interpreter's own), and which executions of a
+/// run share a pool's worker depends on timing; a worker that served only this exploration,
+/// in its order, makes the answers the same on every run. Outside the pool's count (like
+/// [`Pool::dedicated`]), so that a search that also asks the pool (its watch) cannot wait on
+/// itself; a worker that dies or hangs is replaced by another fresh one.
+pub struct Pinned<'a> {
+    pool: &'a Pool,
+    worker: Mutex<Option<Worker>>,
+}
+
+impl Pool {
+    /// An executor whose executions run on one fresh worker (started at the first).
+    pub fn pinned(&self) -> Pinned<'_> {
+        Pinned {
+            pool: self,
+            worker: Mutex::new(None),
+        }
+    }
+}
+
+impl Pinned<'_> {
+    /// Runs one execution on the exploration's worker. Fails only when no worker can start.
+    pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        let mut json = serde_json::to_value(request).expect("requests serialise");
+        json["op"] = "execute".into();
+        let timeout = Duration::from_millis(request.timeout_ms) + GRACE;
+        let mut slot = self.worker.lock().expect("pinned worker lock");
+        let worker = match slot.take() {
+            Some(w) => w,
+            None => self.pool.dedicated()?,
+        };
+        let mut worker = worker;
+        let response = worker.request(json, timeout);
+        if response.is_ok() {
+            *slot = Some(worker);
+        }
+        drop(slot);
+        Ok(self.pool.execution_of(response))
+    }
+}
+
+impl Drop for Pinned<'_> {
+    fn drop(&mut self) {
+        if let Some(w) = self.worker.get_mut().expect("pinned worker lock").take() {
+            w.shutdown();
         }
     }
 }

@@ -207,6 +207,22 @@ fn the_run_budget_and_the_stall_share_are_read_and_checked() {
 }
 
 #[test]
+fn a_reproducible_run_is_read_and_cannot_share_a_run_time() {
+    assert!(!Budget::default().reproducible);
+    let c =
+        parse("[tool.lacuna.budget]\nreproducible = true\nfunction-executions = 300\n").unwrap();
+    assert!(c.budget.reproducible);
+    assert_eq!(c.budget.function_executions, 300);
+    let e = parse("[tool.lacuna.budget]\nreproducible = true\nrun-time-s = 60\n").unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "`reproducible` explores every function by counts, not by the clock: it cannot share a `run-time-s`"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_root_is_the_nearest_marker_else_above_the_outermost_package() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();

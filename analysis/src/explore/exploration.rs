@@ -250,6 +250,9 @@ pub enum Stop {
     Executions,
     /// No new branch side or MC/DC obligation for this long (`stall-share` of its time).
     Stalled(Duration),
+    /// No new branch side or MC/DC obligation in this many runs (`stall-share` of
+    /// `function-executions`, in a reproducible run).
+    StalledRuns(u32),
     /// Every run raised the same exception at the same line before its first decision.
     FailingAlike(FailingAlike),
 }
@@ -302,6 +305,9 @@ impl Stop {
             Stop::Stalled(after) => Some(format!(
                 "stopped after {} ms without a new branch side: not every side is covered, another run may differ",
                 after.as_millis()
+            )),
+            Stop::StalledRuns(runs) => Some(format!(
+                "stopped after {runs} runs without a new branch side: not every side is covered"
             )),
             Stop::FailingAlike(f) => Some(format!(
                 "stopped after {} runs in a row raised `{}`{} before reaching a decision, on every input tried",

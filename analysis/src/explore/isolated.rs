@@ -14,6 +14,7 @@
 use super::answer::{Answer, Model};
 use super::smt::Hazards;
 use super::value::ModelValue;
+use super::z3_session::QueryLimit;
 use crate::symbolic::Sort;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
@@ -102,7 +103,7 @@ pub struct Request {
     #[serde(default)]
     pub negate: Vec<usize>,
     pub vars: Vec<(String, WireSort)>,
-    pub timeout_ms: u64,
+    pub limit: QueryLimit,
     /// z3's memory cap, as the exploring process has it (0: none).
     pub memory_mb: u64,
 }
@@ -177,7 +178,7 @@ struct Deadline {
 impl Deadline {
     fn new(request: &Request, until: Option<Instant>) -> Self {
         Deadline {
-            allowed: Duration::from_millis(request.timeout_ms) + GRACE,
+            allowed: Duration::from_millis(request.limit.timeout_ms) + GRACE,
             until,
         }
     }

@@ -33,7 +33,7 @@ pub fn serve() -> ExitCode {
         if request.memory_mb > 0 {
             Solver::limit_memory(request.memory_mb);
         }
-        let allowed = Duration::from_millis(request.timeout_ms) + GRACE;
+        let allowed = Duration::from_millis(request.limit.timeout_ms) + GRACE;
         let vars: Vec<(Arc<str>, Sort)> = request
             .vars
             .iter()
@@ -58,7 +58,7 @@ pub fn serve() -> ExitCode {
                 &request.declarations,
                 &texts,
                 &vars,
-                request.timeout_ms,
+                request.limit,
             ));
         } else {
             solve_negations_in_process(
@@ -67,7 +67,7 @@ pub fn serve() -> ExitCode {
                 &texts,
                 &request.negate,
                 &vars,
-                request.timeout_ms,
+                request.limit,
                 write,
             );
         }

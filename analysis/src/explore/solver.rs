@@ -11,7 +11,7 @@ use super::isolated;
 use super::signature::Domains;
 use super::smt::{Hazards, Smt, Translator, Untranslatable, smt_name, unescape_z3_string};
 use super::value::ModelValue;
-use super::z3_session::Z3Session;
+use super::z3_session::{QueryLimit, Z3Session};
 use crate::symbolic::{Expr, Sort};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -30,6 +30,8 @@ static MEMORY_LIMIT_MB: std::sync::atomic::AtomicU64 = std::sync::atomic::Atomic
 
 pub struct Solver {
     timeout_ms: u64,
+    /// z3's resource limit per check in a reproducible run (0: none; `timeout_ms` decides).
+    rlimit: u64,
     /// The domains of the variables that stand for value types' constructor arguments: every
     /// query keeps them within.
     domains: Domains,
@@ -47,6 +49,7 @@ impl Solver {
     pub fn new(timeout_ms: u64) -> Self {
         Solver {
             timeout_ms,
+            rlimit: 0,
             domains: Domains::default(),
             cache: FxHashMap::default(),
             isolated: isolated::Worker::default(),
@@ -63,16 +66,31 @@ impl Solver {
         self
     }
 
-    /// The time limit of a query started now: z3's own, or less when the budget ends sooner;
+    /// A solver whose checks are bounded by z3's work (`rlimit` units each) rather than by the
+    /// clock, so that a query has the same answer however loaded the machine is; `timeout_ms`
+    /// is kept as a safety bound (a reproducible run).
+    pub fn counting(mut self, rlimit: u64) -> Self {
+        self.rlimit = rlimit;
+        self
+    }
+
+    /// The limit of a query started now: z3's own, or less time when the budget ends sooner;
     /// none when it has ended.
-    fn limit_now(&self) -> Option<u64> {
-        match self.until {
-            None => Some(self.timeout_ms),
+    fn limit_now(&self) -> Option<QueryLimit> {
+        let timeout_ms = match self.until {
+            None => self.timeout_ms,
             Some(until) => {
                 let left = until.saturating_duration_since(Instant::now()).as_millis() as u64;
-                (left > 0).then(|| self.timeout_ms.min(left))
+                if left == 0 {
+                    return None;
+                }
+                self.timeout_ms.min(left)
             }
-        }
+        };
+        Some(QueryLimit {
+            timeout_ms,
+            rlimit: self.rlimit,
+        })
     }
 
     /// Caps the memory z3 holds, all threads together, at `mb` megabytes: a query that needs
@@ -272,7 +290,7 @@ impl Solver {
         declarations: &str,
         assertions: &[&str],
         vars: &[(Arc<str>, Sort)],
-        timeout_ms: u64,
+        limit: QueryLimit,
     ) -> isolated::Request {
         isolated::Request {
             declarations: declarations.to_owned(),
@@ -282,7 +300,7 @@ impl Solver {
                 .iter()
                 .map(|(name, sort)| (name.to_string(), (*sort).into()))
                 .collect(),
-            timeout_ms,
+            limit,
             memory_mb: MEMORY_LIMIT_MB.load(std::sync::atomic::Ordering::SeqCst),
         }
     }
@@ -303,16 +321,16 @@ fn outcome(z3: &z3::Solver, vars: &[(Arc<str>, Sort)]) -> Answer {
     }
 }
 
-/// One query, parsed and solved on this thread, in `session`, with z3's `timeout_ms`.
+/// One query, parsed and solved on this thread, in `session`, within `limit`.
 pub fn solve_in_process(
     session: &mut Z3Session,
     declarations: &str,
     assertions: &[&str],
     vars: &[(Arc<str>, Sort)],
-    timeout_ms: u64,
+    limit: QueryLimit,
 ) -> Answer {
     match parse(session, declarations, assertions) {
-        Ok(parsed) => session.solving(timeout_ms, |z3| {
+        Ok(parsed) => session.solving(limit, |z3| {
             for term in parsed.domains.iter().chain(&parsed.assertions) {
                 z3.assert(term);
             }
@@ -332,13 +350,13 @@ pub fn solve_negations_in_process(
     assertions: &[&str],
     negate: &[usize],
     vars: &[(Arc<str>, Sort)],
-    timeout_ms: u64,
+    limit: QueryLimit,
     answered: impl FnMut(Answer),
 ) {
     let mut translated: Vec<Result<String, Untranslatable>> =
         assertions.iter().map(|a| Ok((*a).to_owned())).collect();
     let (domains, terms) = parse_each(session, declarations, &mut translated);
-    session.solving(timeout_ms, |z3| {
+    session.solving(limit, |z3| {
         for term in &domains {
             z3.assert(term);
         }

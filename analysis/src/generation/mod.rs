@@ -94,16 +94,29 @@ pub struct Skipped {
 }
 
 pub fn budget(config: &Config) -> Budget {
+    let reproducible = config.budget.reproducible;
+    let time = Duration::from_millis(config.budget.function_time_ms);
     Budget {
-        time: Duration::from_millis(config.budget.function_time_ms),
+        // In a reproducible run the function's time is a safety bound only.
+        time: if reproducible {
+            time * crate::config::REPRODUCIBLE_SAFETY
+        } else {
+            time
+        },
         run_share: None,
         stall_share: Some(config.budget.stall_share.0).filter(|s| *s < 1.0),
         executions: config.budget.function_executions,
         execution_timeout_ms: config.budget.execution_timeout_ms,
         loop_bound: config.budget.loop_bound,
-        solver_timeout_ms: config.budget.solver_timeout_ms,
+        solver_timeout_ms: if reproducible {
+            config.budget.solver_timeout_ms * crate::config::REPRODUCIBLE_SOLVER_SAFETY
+        } else {
+            config.budget.solver_timeout_ms
+        },
         solver_memory_mb: config.budget.solver_memory_mb,
         target_obligations: config.mcdc.enabled,
+        reproducible,
+        solver_rlimit: config.budget.solver_timeout_ms * crate::config::RLIMIT_PER_MS,
     }
 }
 

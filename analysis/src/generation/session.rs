@@ -99,13 +99,14 @@ pub fn explore_target(
                 own.run_share = (share.time < budget.time).then_some(share.time);
             }
             let watched = facts.watch.as_ref().and_then(|w| w.of(pool, &target));
-            let e = explore_watching(
-                &target,
-                &sig,
-                pool,
-                &own,
-                watched.as_ref().map(|w| w as &dyn AnomalyCheck),
-            );
+            let watched = watched.as_ref().map(|w| w as &dyn AnomalyCheck);
+            // In a reproducible run the exploration has a worker of its own: what a worker ran
+            // before cannot change its answers.
+            let e = if own.reproducible {
+                explore_watching(&target, &sig, &pool.pinned(), &own, watched)
+            } else {
+                explore_watching(&target, &sig, pool, &own, watched)
+            };
             let subjects = crate::guidance::dependence::subjects(&sig, &e);
             (e, None, Some(subjects))
         }

@@ -107,6 +107,17 @@ pub struct CheckArgs {
     /// time budget.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "static_only")]
     pub budget: Option<u64>,
+    /// Explore by counts, not by the clock: the same code, configuration and store give the
+    /// same results on any machine, however loaded (a CI job's runners, shards, a second run).
+    /// Each function runs up to `function-executions` inputs (or `stall-share` of them without
+    /// a new branch side), each solver query is bounded by z3's own work; the time budgets
+    /// become safety bounds. Replaces `reproducible` of `[tool.lacuna.budget]`.
+    #[arg(long, conflicts_with_all = ["static_only", "budget"])]
+    pub reproducible: bool,
+    /// Inputs run per function at most; replaces `function-executions` of
+    /// `[tool.lacuna.budget]` (the budget of a `--reproducible` run).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "static_only")]
+    pub function_executions: Option<u32>,
     /// Run this many worker processes, even more than the machine has cores (the budget's
     /// `workers` is capped at the cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]

@@ -226,7 +226,7 @@ impl StoppedBy {
             Stop::Executions => StoppedBy::Executions,
             Stop::Time => StoppedBy::Budget,
             Stop::RunShare(_) | Stop::RunSpent => StoppedBy::RunBudget,
-            Stop::Stalled(_) => StoppedBy::Stalled,
+            Stop::Stalled(_) | Stop::StalledRuns(_) => StoppedBy::Stalled,
             Stop::FailingAlike(_) => StoppedBy::SameFailure,
             Stop::Exhausted => StoppedBy::Exhausted,
         }

@@ -57,6 +57,13 @@ pub struct Budget {
     /// Once branches are covered, keep going for unmet MC/DC obligations (and prefer flips
     /// that would show one).
     pub target_obligations: bool,
+    /// A reproducible run: the search is bounded by counts, not by the clock — the stall by
+    /// runs without a new side (`stall_share` of `executions`), each solver check by z3's
+    /// work (`solver_rlimit`) — and `time` is only a safety bound, so that the same code and
+    /// configuration give the same exploration on a loaded machine as on an idle one.
+    pub reproducible: bool,
+    /// z3's resource limit per check in a reproducible run.
+    pub solver_rlimit: u64,
 }
 
 /// What runs an input: the agent's pool, or, in the search's own unit tests, a script.
@@ -68,6 +75,12 @@ pub trait Executor: Sync {
 impl Executor for Pool {
     fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
         Pool::execute(self, request)
+    }
+}
+
+impl Executor for crate::agent::Pinned<'_> {
+    fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        crate::agent::Pinned::execute(self, request)
     }
 }
 
@@ -218,8 +231,10 @@ impl<'a> Search<'a> {
         let start = Instant::now();
         let mut solver = Solver::new(budget.solver_timeout_ms).with_domains(signature.domains());
         // No query outlives the function's time (one in the process z3 is stopped in could
-        // otherwise run its grace past it).
-        if let Some(end) = start.checked_add(budget.time) {
+        // otherwise run its grace past it); in a reproducible run z3's work bounds each one.
+        if budget.reproducible {
+            solver = solver.counting(budget.solver_rlimit);
+        } else if let Some(end) = start.checked_add(budget.time) {
             solver = solver.until(end);
         }
         let mut search = Search {
@@ -361,7 +376,15 @@ impl Search<'_> {
             };
             self.grew_at = Instant::now();
         }
-        if let Some(share) = self.budget.stall_share {
+        if let Some(share) = self.budget.stall_share
+            && self.budget.reproducible
+        {
+            let stall = (f64::from(self.budget.executions) * share).ceil() as u32;
+            let runs = self.out.executions.saturating_sub(self.progress.grew);
+            if runs >= stall.max(1) {
+                return Some(Stop::StalledRuns(runs));
+            }
+        } else if let Some(share) = self.budget.stall_share {
             let stall = self.budget.time.mul_f64(share);
             let since = self.grew_at.elapsed();
             if since >= stall {

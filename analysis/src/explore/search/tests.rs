@@ -155,6 +155,8 @@ fn budget() -> Budget {
         solver_timeout_ms: 5_000,
         solver_memory_mb: 2_048,
         target_obligations: false,
+        reproducible: false,
+        solver_rlimit: 0,
     }
 }
 
@@ -501,6 +503,37 @@ fn a_stall_of_a_share_of_the_time_stops_the_search() {
         e.stop,
         Stop::Exhausted,
         "{STALE} executions without anything new"
+    );
+}
+
+/// In a reproducible run the stall is counted in runs, not time: a slow executor stops it after
+/// the same share of its executions as a fast one, and the clock (a safety bound there) never
+/// decides.
+#[test]
+fn a_reproducible_search_stalls_after_a_share_of_its_runs_however_slow_they_are() {
+    const FLAG: &str = "def check(n: int):\n    if enabled():\n        return n\n    return 0\n";
+    let f = function(FLAG, "check");
+    let mut counted = budget();
+    counted.reproducible = true;
+    counted.time = Duration::from_secs(60);
+    counted.executions = 40;
+    counted.stall_share = Some(0.25);
+    let mut outcomes = vec![];
+    for pause in [0, 20] {
+        let executor = scripted(move |_: &[i64], _: usize| {
+            std::thread::sleep(Duration::from_millis(pause));
+            vec![branch(FLAG, "enabled()", true, None)]
+        });
+        let e = explore(&f, &int_params(&["n"]), &executor, &counted);
+        outcomes.push((e.stop.clone(), e.executions, e.covered.len()));
+    }
+    assert_eq!(outcomes[0], outcomes[1]);
+    let (stop, executions, covered) = &outcomes[0];
+    assert_eq!(*stop, Stop::StalledRuns(10));
+    assert_eq!((*executions, *covered), (15, 1));
+    assert_eq!(
+        stop.describe().as_deref(),
+        Some("stopped after 10 runs without a new branch side: not every side is covered")
     );
 }
 

@@ -36,7 +36,23 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         allow_unconfined: args.allow_unconfined,
     });
     if let Some(seconds) = args.budget {
+        if config.budget.reproducible {
+            anyhow::bail!(
+                "`--budget` shares time among functions, and `reproducible` of `[tool.lacuna.budget]` explores by counts, not by the clock: give one or the other"
+            );
+        }
         config.budget.run_time_s = Some(seconds);
+    }
+    if args.reproducible {
+        if config.budget.run_time_s.is_some() {
+            anyhow::bail!(
+                "`--reproducible` explores by counts, not by the clock: it cannot share the `run-time-s` of `[tool.lacuna.budget]` among functions (remove one)"
+            );
+        }
+        config.budget.reproducible = true;
+    }
+    if let Some(executions) = args.function_executions {
+        config.budget.function_executions = executions;
     }
     if let Some(workers) = args.workers {
         config.budget.workers = workers;
