@@ -103,6 +103,8 @@ pub struct Request {
     #[serde(default)]
     pub negate: Vec<usize>,
     pub vars: Vec<(String, WireSort)>,
+    /// `timeout_ms`, and `rlimit` in a reproducible run.
+    #[serde(flatten)]
     pub limit: QueryLimit,
     /// z3's memory cap, as the exploring process has it (0: none).
     pub memory_mb: u64,
