@@ -139,6 +139,19 @@ def merge(lacuna: str, root: Path, parts: list[Path], out: Path) -> dict:
     return json.loads(out.read_text())
 
 
+def at_once(lacuna: str, project: Path, home: Path, work: Path, args: list[str],
+            name: str) -> tuple[list[dict], float, dict]:
+    """The four shards of `args` started at once: each one's result, the wall time of all
+    four, and their merged document (`DIR/NAME-i.json`, `DIR/NAME-merged.json`)."""
+    outs = [work / f"{name}-{i}.json" for i in range(1, SHARDS + 1)]
+    started = [start(lacuna, project, home, [*args, "--shard", f"{i}/{SHARDS}"], out)
+               for i, out in enumerate(outs, 1)]
+    began = time.monotonic()
+    results = [finish(s) for s in started]
+    wall = time.monotonic() - began
+    return results, wall, merge(lacuna, project, outs, work / f"{name}-merged.json")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", type=Path, required=True)
@@ -200,17 +213,8 @@ def main() -> None:
 
     # The four cold shards again, all at once on this machine (two cores), sharing its store.
     shutil.rmtree(store, ignore_errors=True)
-    started = [
-        start(lacuna, project, home, [*shard_budget, "--shard", f"{i}/{SHARDS}"],
-              work / f"parallel-shard-{i}.json")
-        for i in range(1, SHARDS + 1)
-    ]
-    parallel_started = time.monotonic()
-    parallel = [finish(s) for s in started]
-    parallel_wall = time.monotonic() - parallel_started
-    parallel_merged = merge(lacuna, project, [work / f"parallel-shard-{i}.json"
-                                              for i in range(1, SHARDS + 1)],
-                            work / "parallel-shard-merged.json")
+    parallel, parallel_wall, parallel_merged = at_once(
+        lacuna, project, home, work, shard_budget, "parallel-shard")
     warm, warm_merged = shards("warm-shard", kept_store, budget)
 
     # One function edited, on the one run's store.
@@ -293,16 +297,7 @@ def reproducible(a: argparse.Namespace) -> None:
     whole = run(lacuna, project, home, args, work / "repro-whole.json")
     print(f"one run: {whole['seconds']:.0f} s", file=sys.stderr)
     shutil.rmtree(store, ignore_errors=True)
-    started = [
-        start(lacuna, project, home, [*args, "--shard", f"{i}/{SHARDS}"],
-              work / f"repro-shard-{i}.json")
-        for i in range(1, SHARDS + 1)
-    ]
-    at_once = time.monotonic()
-    parts = [finish(s) for s in started]
-    wall = time.monotonic() - at_once
-    merged = merge(lacuna, project, [work / f"repro-shard-{i}.json" for i in range(1, SHARDS + 1)],
-                   work / "repro-merged.json")
+    parts, wall, merged = at_once(lacuna, project, home, work, args, "repro-shard")
     doc = whole["doc"]
     gen = doc["summary"]
     print(f"\nworkspace: {lines:,} lines, {gen['functions']:,} functions, "

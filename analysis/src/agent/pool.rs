@@ -140,9 +140,7 @@ impl Pool {
 
     /// Runs one execution. Fails only when no worker can be started at all.
     pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
-        let mut json = serde_json::to_value(request).expect("requests serialise");
-        json["op"] = "execute".into();
-        let timeout = Duration::from_millis(request.timeout_ms) + GRACE;
+        let (json, timeout) = wire(request);
         let response = self.send(json, timeout)?;
         Ok(self.execution_of(response))
     }
@@ -260,15 +258,12 @@ impl Pool {
 impl Pinned<'_> {
     /// Runs one execution on the exploration's worker. Fails only when no worker can start.
     pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
-        let mut json = serde_json::to_value(request).expect("requests serialise");
-        json["op"] = "execute".into();
-        let timeout = Duration::from_millis(request.timeout_ms) + GRACE;
+        let (json, timeout) = wire(request);
         let mut slot = self.worker.lock().expect("pinned worker lock");
-        let worker = match slot.take() {
+        let mut worker = match slot.take() {
             Some(w) => w,
             None => self.pool.dedicated()?,
         };
-        let mut worker = worker;
         let response = worker.request(json, timeout);
         if response.is_ok() {
             *slot = Some(worker);
@@ -276,6 +271,13 @@ impl Pinned<'_> {
         drop(slot);
         Ok(self.pool.execution_of(response))
     }
+}
+
+/// An execution as a worker reads it, and how long to wait for its answer.
+fn wire(request: &ExecuteRequest) -> (Json, Duration) {
+    let mut json = serde_json::to_value(request).expect("requests serialise");
+    json["op"] = "execute".into();
+    (json, Duration::from_millis(request.timeout_ms) + GRACE)
 }
 
 impl Drop for Pinned<'_> {

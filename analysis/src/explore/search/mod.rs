@@ -376,19 +376,18 @@ impl Search<'_> {
             };
             self.grew_at = Instant::now();
         }
-        if let Some(share) = self.budget.stall_share
-            && self.budget.reproducible
-        {
-            let stall = (f64::from(self.budget.executions) * share).ceil() as u32;
-            let runs = self.out.executions.saturating_sub(self.progress.grew);
-            if runs >= stall.max(1) {
-                return Some(Stop::StalledRuns(runs));
-            }
-        } else if let Some(share) = self.budget.stall_share {
-            let stall = self.budget.time.mul_f64(share);
-            let since = self.grew_at.elapsed();
-            if since >= stall {
-                return Some(Stop::Stalled(since));
+        if let Some(share) = self.budget.stall_share {
+            if self.budget.reproducible {
+                let stall = (f64::from(self.budget.executions) * share).ceil() as u32;
+                let runs = self.out.executions.saturating_sub(self.progress.grew);
+                if runs >= stall.max(1) {
+                    return Some(Stop::StalledRuns(runs));
+                }
+            } else {
+                let since = self.grew_at.elapsed();
+                if since >= self.budget.time.mul_f64(share) {
+                    return Some(Stop::Stalled(since));
+                }
             }
         }
         None
