@@ -499,3 +499,149 @@ fn a_loop_that_runs_out_is_seen_to_end() {
         .collect();
     assert_eq!(steps, [true, true, false]);
 }
+
+/// Code that closes a standard descriptor (`open(0)` in a `with`: an int path is a
+/// descriptor) or changes an enum member passed to it leaves the worker as it found it: the
+/// same request gives the same answer every time, whatever the worker ran before.
+const LEAKS: &str = r#"import enum
+import os
+
+
+class Tier(enum.Enum):
+    BASIC = "basic"
+    GOLD = "gold"
+
+
+class Customer:
+    def __init__(self, tier: Tier):
+        self.tier = tier
+
+
+def read(path: int) -> str:
+    if os.path.exists(path):
+        with open(path) as f:
+            return "open: " + repr(f.read())
+    return "closed"
+
+
+def gold(customer: Customer) -> bool:
+    return customer.tier is Tier.GOLD and customer.tier.value == "gold"
+"#;
+
+#[test]
+fn an_execution_sees_nothing_an_earlier_one_left_in_the_worker() {
+    let (_dirs, pool) = module_pool("leaks", LEAKS);
+    // Descriptors 0–4: the standard ones (a closed one is opened again) and what the
+    // worker's own pipes would be at the lowest free numbers (none is reachable).
+    for fd in 0..5 {
+        let runs: Vec<_> = (0..3)
+            .map(|_| {
+                let run = pool
+                    .execute(&request("leaks", "read", vec![int(fd, "path")]))
+                    .unwrap();
+                (
+                    run.status,
+                    run.returned.map(|r| r.repr),
+                    run.exception.map(|e| e.type_name),
+                )
+            })
+            .collect();
+        assert!(runs.iter().all(|r| *r == runs[0]), "read({fd}): {runs:?}");
+        let expected = match fd {
+            0 => Some("\"open: ''\""),
+            3 | 4 => Some("'closed'"),
+            _ => runs[0].1.as_deref(),
+        };
+        assert_eq!(runs[0].1.as_deref(), expected, "read({fd}): {runs:?}");
+    }
+    let customer = ValueTree::named(
+        Value::Object {
+            class: "leaks:Customer".into(),
+            args: vec![ValueTree::named(
+                Value::Enum {
+                    class: "leaks:Tier".into(),
+                    member: "GOLD".into(),
+                },
+                "customer.__init__.tier",
+            )],
+            kwargs: BTreeMap::new(),
+            calls: vec![],
+        },
+        "customer",
+    );
+    let runs: Vec<_> = (0..3)
+        .map(|_| {
+            let run = pool
+                .execute(&request("leaks", "gold", vec![customer.clone()]))
+                .unwrap();
+            assert_eq!(run.status, Status::Returned, "{run:?}");
+            (run.returned.unwrap().repr, run.fields)
+        })
+        .collect();
+    assert_eq!(runs[0].0, "True");
+    assert!(runs.iter().all(|r| *r == runs[0]), "{runs:#?}");
+}
+
+/// Confined processes start while z3 works on other threads (a run starts a worker per
+/// function while others solve): a start never waits on a lock a solving thread held when the
+/// launcher forked (libz3's `pthread_atfork` handler did, in the launcher's second fork, and
+/// spun forever). Processes that exit at once, so that many starts can meet a solver's lock.
+#[test]
+fn confined_processes_start_while_other_threads_solve() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, mpsc};
+    let scratch = tempfile::tempdir().unwrap();
+    let policy = lacuna_analysis::sandbox::Policy {
+        scratch: scratch.path().to_owned(),
+        memory_mb: 256,
+        ..Default::default()
+    };
+    // As a run sets it: with a memory limit, every allocation of z3 takes its lock.
+    lacuna_analysis::explore::solver::Solver::limit_memory(2048);
+    let stop = Arc::new(AtomicBool::new(false));
+    let solvers: Vec<_> = (0..2)
+        .map(|k| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut solved = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    // Timed, as every query of a run is: z3 runs the timer on a thread of
+                    // its pool, which its fork handler waits for.
+                    let solver = z3::Solver::new();
+                    let mut params = z3::Params::new();
+                    params.set_u32("timeout", 1000);
+                    solver.set_params(&params);
+                    let x = z3::ast::Int::new_const(format!("x{k}"));
+                    let y = z3::ast::Int::new_const(format!("y{k}"));
+                    solver.assert((&x * &x + &y * &y).eq(z3::ast::Int::from_i64(25 + k)));
+                    solver.assert(x.gt(z3::ast::Int::from_i64(0)));
+                    let _ = solver.check();
+                    solved += 1;
+                }
+                solved
+            })
+        })
+        .collect();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for _ in 0..500 {
+            let mut command = std::process::Command::new("true");
+            lacuna_analysis::sandbox::confine(&mut command, &policy).unwrap();
+            let status = lacuna_analysis::sandbox::spawn(command).and_then(|mut c| c.wait());
+            if tx.send(status.map(|s| s.success()).unwrap_or(false)).is_err() {
+                return;
+            }
+        }
+    });
+    for i in 0..500 {
+        // A liveness bound, not a speed one: a start takes milliseconds.
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(ran) => assert!(ran, "process {i} did not run"),
+            Err(_) => panic!("starting process {i} never ended while z3 solved on other threads"),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for s in solvers {
+        assert!(s.join().unwrap() > 0);
+    }
+}

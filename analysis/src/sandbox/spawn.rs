@@ -72,7 +72,7 @@ pub fn prepare(command: &mut Command, plan: Plan) {
                 if libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
                     return Err(io::Error::last_os_error());
                 }
-                match libc::fork() {
+                match bare_fork() {
                     -1 => return Err(io::Error::last_os_error()),
                     0 => {
                         // PID 1 of the new namespace: reaps, and reports how Python ended.
@@ -80,7 +80,7 @@ pub fn prepare(command: &mut Command, plan: Plan) {
                             return Err(io::Error::last_os_error());
                         }
                         libc::close(ends[0]);
-                        match libc::fork() {
+                        match bare_fork() {
                             -1 => return Err(io::Error::last_os_error()),
                             0 => {
                                 // Python, PID 2: it dies with the namespace's init.
@@ -114,6 +114,28 @@ pub fn prepare(command: &mut Command, plan: Plan) {
             }
             Ok(())
         });
+    }
+}
+
+/// `fork` as the bare system call. This runs in the child of a multi-threaded process, where
+/// glibc's `fork` would first run the handlers libraries registered with `pthread_atfork`:
+/// libz3's takes a lock that one of Lacuna's threads (a solver) may have held when the child
+/// was forked, and the child waited for it forever, spinning (seen on runs that start a
+/// worker for each function while others solve). The system call runs no handler; the child
+/// only makes system calls until it execs Python.
+unsafe fn bare_fork() -> libc::pid_t {
+    let none: libc::c_long = 0;
+    // `clone` with only the signal sent at exit is `fork`; its other arguments (a stack, thread
+    // ids, TLS) are unused, so their order, which differs between architectures, does not matter.
+    unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            libc::SIGCHLD as libc::c_long,
+            none,
+            none,
+            none,
+            none,
+        ) as libc::pid_t
     }
 }
 
