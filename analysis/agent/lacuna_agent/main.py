@@ -40,11 +40,14 @@ def encode(message):
 
 
 def main():
-    proto_in = os.fdopen(os.dup(0), "rb")
-    proto_out = os.fdopen(os.dup(1), "wb")
+    from .sandbox import dup_high
+
+    proto_in = os.fdopen(dup_high(0), "rb")
+    proto_out = os.fdopen(dup_high(1), "wb")
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
+    os.close(devnull)
     sys.stdin = io.StringIO()
     sys.stdout = io.StringIO()
 

@@ -4,6 +4,8 @@ replaced by proxies named by access path (`self._items.__len__`), unless a field
 constructor argument's proxy — that is what makes a field assignable.
 """
 
+import enum
+
 from .containers import SymDict, SymList, SymSet, SymTuple
 from .sym import Sym, var
 
@@ -53,7 +55,12 @@ def wrap(value, name, is_project_object, depth=0, any_length=False):
         items = {k: wrap(v, "%s[%r]" % (name, k), is_project_object, depth)
                  for k, v in value.items()}
         return SymDict(items, ["var", name + ".__len__", "int"])
-    if depth < MAX_OBJECT_DEPTH and is_project_object(value):
+    # An enum member is one object of the whole process, which its class holds: its fields
+    # made proxies in place would stay so after the run (the module's recorded state does not
+    # reach them), named by the path of whichever input first reached it, and later runs on
+    # the worker would find them proxies already and record no `field_values` for them. No
+    # input sets them: the member is chosen whole.
+    if depth < MAX_OBJECT_DEPTH and is_project_object(value) and not isinstance(value, enum.Enum):
         wrap_fields(value, name, is_project_object, depth + 1)
     return value
 

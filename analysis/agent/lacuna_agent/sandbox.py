@@ -217,8 +217,9 @@ class Sandbox:
 
 class Guard:
     """Interpreter state restored after every execution, so that one input cannot break the
-    next: working directory, environment, `sys.path`, recursion limit, standard streams,
-    signal handlers. Guards what has no audit event (`os.chdir` is patched to refuse)."""
+    next: working directory, environment, `sys.path`, recursion limit, standard streams and
+    the descriptors 0, 1 and 2 under them, signal handlers. Guards what has no audit event
+    (`os.chdir` is patched to refuse)."""
 
     def __init__(self, sandbox):
         self._signal = signal
@@ -227,6 +228,19 @@ class Guard:
         self._real_exit = os._exit
         os.chdir = self._chdir
         os._exit = self._exit
+        # What descriptors 0, 1 and 2 are open on now (`/dev/null`, `/dev/null`, the worker's
+        # standard error), each kept in a copy of its own. User code may close them — a path
+        # argument of `0` is a descriptor to `open` and `os.path.exists`, and `with open(0)`
+        # closes it — or reopen another file as the lowest free one: an execution would then
+        # see what the worker's earlier ones did (`os.path.exists(0)` false after one of them,
+        # true on a worker that did not run it). Put back around every execution.
+        self._descriptors = {}
+        for fd in (0, 1, 2):
+            try:
+                copy = dup_high(fd)
+                self._descriptors[fd] = (copy, _identity(copy))
+            except OSError:
+                pass
 
     def _chdir(self, path):
         if self._sandbox.active and not self._sandbox.suite:
@@ -239,13 +253,24 @@ class Guard:
             self._real_exit(code)
         self._real_exit(code)
 
+    def _standard_descriptors(self):
+        for fd, (copy, identity) in self._descriptors.items():
+            try:
+                same = _identity(fd) == identity
+            except OSError:  # closed
+                same = False
+            if not same:
+                os.dup2(copy, fd)
+
     def save(self):
+        self._standard_descriptors()
         return (os.getcwd(), _environment(), list(sys.path), sys.getrecursionlimit(),
                 sys.stdin, sys.stdout, sys.stderr,
                 {s: self._signal.getsignal(s) for s in (self._signal.SIGINT, self._signal.SIGTERM)})
 
     def restore(self, saved):
         cwd, environ, path, limit, stdin, stdout, stderr, handlers = saved
+        self._standard_descriptors()
         if os.getcwd() != cwd:
             self._real_chdir(cwd)
         if _environment() != environ:
@@ -257,6 +282,25 @@ class Guard:
         for s, h in handlers.items():
             if self._signal.getsignal(s) is not h and h is not None:
                 self._signal.signal(s, h)
+
+
+def dup_high(fd):
+    """A copy of descriptor `fd` numbered far above the ones user code names (`open(3)`, an
+    int path argument): the worker's own descriptors — its protocol pipes, the copies of its
+    standard ones — are not reachable by such a number, so an input cannot read, close or
+    write them, and what a small number refers to is the same in every worker."""
+    import fcntl
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    floor = 900 if soft == resource.RLIM_INFINITY or soft > 1000 else max(10, soft - 60)
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, floor)
+
+
+def _identity(fd):
+    """What an open descriptor is open on (raises `OSError` for a closed one)."""
+    st = os.fstat(fd)
+    return (st.st_dev, st.st_ino)
 
 
 def _environment():
