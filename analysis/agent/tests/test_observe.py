@@ -337,3 +337,24 @@ def test_an_object_passed_to_another_carries_how_it_was_built(monkeypatch):
     assert argument["built"]["depth"] == 1
     (inner,) = argument["built"]["constructor"]
     assert inner["kind"] == "object" and "built" not in inner
+
+
+def test_a_slice_is_observed_by_its_parts():
+    """`m[0:2]` and `m[::-1]` differ as the code reads them: by their bounds and step, not
+    only by their type."""
+    o = observer()
+    o.begin_test("t.py::slices")
+
+    def item(key):
+        return observed(o, [1, 2, 3][key])
+
+    item(slice(0, 2))
+    item(slice(None, None, -1))
+    o.end_test(True)
+    first, second = function_named(o, "item")["entry"]["samples"]
+    assert first["type(key)"] == {"kind": "str", "value": "slice"}
+    assert first["key.start"] == {"kind": "int", "value": "0"}
+    assert first["key.stop"] == {"kind": "int", "value": "2"}
+    assert first["key.step is None"] == {"kind": "bool", "value": True}
+    assert second["key.step"] == {"kind": "int", "value": "-1"}
+    assert second["key.start is None"] == {"kind": "bool", "value": True}
