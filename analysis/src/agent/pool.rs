@@ -23,6 +23,9 @@ pub struct Pool {
     scratch: Option<tempfile::TempDir>,
     /// The first worker's `environment` (see [`Pool::environment`]).
     environment: std::sync::OnceLock<String>,
+    /// A worker being started ahead of need, for the next exploration of a reproducible run
+    /// ([`Pool::fresh`]).
+    ahead: Mutex<Option<std::thread::JoinHandle<Result<Worker, WorkerError>>>>,
 }
 
 struct State {
@@ -53,6 +56,7 @@ impl Pool {
             idle_changed: Condvar::new(),
             scratch: None,
             environment: std::sync::OnceLock::new(),
+            ahead: Mutex::new(None),
         }
     }
 
@@ -262,7 +266,7 @@ impl Pinned<'_> {
         let mut slot = self.worker.lock().expect("pinned worker lock");
         let mut worker = match slot.take() {
             Some(w) => w,
-            None => self.pool.dedicated()?,
+            None => self.pool.fresh()?,
         };
         let response = worker.request(json, timeout);
         if response.is_ok() {
@@ -296,6 +300,29 @@ impl Pool {
         Worker::spawn(&self.spec)
     }
 
+    /// A worker that has run nothing yet, for a [`Pinned`] exploration: the one started ahead
+    /// for it when there is one (else one started now), and the next one started ahead, in
+    /// the background, so that a worker's start (the interpreter, the agent's imports)
+    /// overlaps the exploration before it instead of coming before each one. A worker started
+    /// ahead has run nothing, so it is as fresh as one started when it is needed.
+    fn fresh(&self) -> Result<Worker, WorkerError> {
+        let ahead = self.ahead.lock().expect("pool lock").take();
+        let worker = match ahead.map(std::thread::JoinHandle::join) {
+            Some(Ok(Ok(worker))) => {
+                self.state.lock().expect("pool lock").stats.started += 1;
+                worker
+            }
+            // None ahead, or it could not start: the error of one started now is the one told.
+            _ => self.dedicated()?,
+        };
+        let mut ahead = self.ahead.lock().expect("pool lock");
+        if ahead.is_none() {
+            let spec = self.spec.clone();
+            *ahead = Some(std::thread::spawn(move || Worker::spawn(&spec)));
+        }
+        Ok(worker)
+    }
+
     /// Gives the pool its workers' scratch directory to remove when it is dropped.
     pub fn with_scratch(mut self, dir: tempfile::TempDir) -> Pool {
         self.scratch = Some(dir);
@@ -307,6 +334,10 @@ impl Drop for Pool {
     fn drop(&mut self) {
         let idle = std::mem::take(&mut self.state.lock().expect("pool lock").idle);
         for w in idle {
+            w.shutdown();
+        }
+        let ahead = self.ahead.get_mut().expect("pool lock").take();
+        if let Some(Ok(Ok(w))) = ahead.map(std::thread::JoinHandle::join) {
             w.shutdown();
         }
     }
