@@ -628,7 +628,10 @@ fn confined_processes_start_while_other_threads_solve() {
             let mut command = std::process::Command::new("true");
             lacuna_analysis::sandbox::confine(&mut command, &policy).unwrap();
             let status = lacuna_analysis::sandbox::spawn(command).and_then(|mut c| c.wait());
-            if tx.send(status.map(|s| s.success()).unwrap_or(false)).is_err() {
+            if tx
+                .send(status.map(|s| s.success()).unwrap_or(false))
+                .is_err()
+            {
                 return;
             }
         }
@@ -644,4 +647,27 @@ fn confined_processes_start_while_other_threads_solve() {
     for s in solvers {
         assert!(s.join().unwrap() > 0);
     }
+}
+
+/// In a reproducible run (a pinned worker) an execution's time limit is processor time: an
+/// input that waits past it without computing still returns, one that computes past it stops,
+/// however loaded the machine is.
+#[test]
+fn a_pinned_execution_is_timed_by_the_processor() {
+    let (_dirs, pool) = module_pool(
+        "clocks",
+        "import time\n\ndef wait(s: float) -> str:\n    time.sleep(s)\n    return 'woke'\n\n\
+         def spin(n: int) -> int:\n    while True:\n        n += 1\n",
+    );
+    let pinned = pool.pinned();
+    let mut waits = request("clocks", "wait", vec![float(1.2, "s")]);
+    waits.timeout_ms = 500;
+    let run = pinned.execute(&waits).unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
+    let mut spins = request("clocks", "spin", vec![int(0, "n")]);
+    spins.timeout_ms = 500;
+    let run = pinned.execute(&spins).unwrap();
+    assert_eq!(run.status, Status::Timeout, "{run:?}");
+    // The shared pool keeps the wall clock.
+    assert_eq!(pool.execute(&waits).unwrap().status, Status::Timeout);
 }

@@ -241,7 +241,9 @@ impl Pool {
 /// started for it: what one execution does can depend on what the worker ran before (a
 /// module's caches, its logging set up, the interpreter's own), and which executions of a
 /// run share a pool's worker depends on timing; a worker that served only this exploration,
-/// in its order, makes the answers the same on every run. Outside the pool's count (like
+/// in its order, makes the answers the same on every run. Each execution's time limit is
+/// counted in processor time (the wall clock a bound [`crate::config::REPRODUCIBLE_SAFETY`]
+/// times longer). Outside the pool's count (like
 /// [`Pool::dedicated`]), so that a search that also asks the pool (its watch) cannot wait on
 /// itself; a worker that dies or hangs is replaced by another fresh one.
 pub struct Pinned<'a> {
@@ -262,7 +264,16 @@ impl Pool {
 impl Pinned<'_> {
     /// Runs one execution on the exploration's worker. Fails only when no worker can start.
     pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
-        let (json, timeout) = wire(request);
+        let (mut json, _) = wire(request);
+        // Timed by the processor time the worker spends, which load barely changes (an input
+        // that walks a directory tree took 1.2 s alone and timed out beside three other runs);
+        // the wall clock only bounds an input that waits without computing.
+        let wall = request
+            .timeout_ms
+            .saturating_mul(u64::from(crate::config::REPRODUCIBLE_SAFETY));
+        json["cpu_clock"] = true.into();
+        json["wall_timeout_ms"] = wall.into();
+        let timeout = Duration::from_millis(wall) + GRACE;
         let mut slot = self.worker.lock().expect("pinned worker lock");
         let mut worker = match slot.take() {
             Some(w) => w,
