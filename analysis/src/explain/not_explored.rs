@@ -50,25 +50,7 @@ pub fn failed_exploration(target: &FunctionUnderTest, failure: &str) -> Option<D
     not_explored(&target.id, &target.syntax, target.anchor, failure)
 }
 
-/// `text` without the memory addresses Python's reprs carry (`<… object at 0x7f94a698bd90>`),
-/// which differ from run to run.
-pub fn without_addresses(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(" at 0x") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + " at 0x".len()..];
-        let hex = after
-            .find(|c: char| !c.is_ascii_hexdigit())
-            .unwrap_or(after.len());
-        if hex == 0 {
-            out.push_str(" at 0x");
-        }
-        rest = &after[hex..];
-    }
-    out.push_str(rest);
-    out
-}
+pub use crate::explore::exploration::without_addresses;
 
 #[cfg(test)]
 mod tests {

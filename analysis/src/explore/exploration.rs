@@ -312,11 +312,32 @@ impl Stop {
             Stop::FailingAlike(f) => Some(format!(
                 "stopped after {} runs in a row raised `{}`{} before reaching a decision, on every input tried",
                 f.runs,
-                f.exception,
+                // `<NamedNodeMap object at 0x7f2c…>`: the address differs from run to run.
+                without_addresses(&f.exception),
                 f.line.map(|l| format!(" at line {l}")).unwrap_or_default()
             )),
         }
     }
+}
+
+/// `text` without the memory addresses Python's reprs carry (`<… object at 0x7f94a698bd90>`),
+/// which differ from run to run.
+pub fn without_addresses(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(" at 0x") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + " at 0x".len()..];
+        let hex = after
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(after.len());
+        if hex == 0 {
+            out.push_str(" at 0x");
+        }
+        rest = &after[hex..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Runs whose inputs could not be built.

@@ -466,6 +466,21 @@ fn runs_failing_alike_before_any_decision_stop_the_search() {
             "stopped after 20 runs in a row raised `KeyError: 'region'` at line 2 before reaching a decision, on every input tried"
         )
     );
+    // An object's address in the message differs from run to run: it is left out.
+    let by_address = Stop::FailingAlike(FailingAlike {
+        exception:
+            "HierarchyRequestErr: 0 cannot be child of <NamedNodeMap object at 0x7f2c137ad50>"
+                .into(),
+        line: Some(9),
+        file: None,
+        runs: 20,
+    });
+    assert_eq!(
+        by_address.describe().as_deref(),
+        Some(
+            "stopped after 20 runs in a row raised `HierarchyRequestErr: 0 cannot be child of <NamedNodeMap object>` at line 9 before reaching a decision, on every input tried"
+        )
+    );
 }
 
 /// With a stall share, the search stops once that share of its time has passed without a
