@@ -412,9 +412,9 @@ class Observer:
             if number is not None:
                 out[path] = ("float", number)
         elif depth < DEPTH and t is slice:
-            # A slice by its parts (`key.start`, `key.stop`, `key.step`): a generated slice
-            # unlike every one the suite passed breaks its entry's invariants, and what it
-            # returns is not taken for an anomaly.
+            # A slice by its parts (`key.start`, `key.stop`, `key.step`), so that invariants
+            # can be learned over them: a generated slice unlike every one the suite passed
+            # then breaks its entry's (which does not yet set aside what the call returns).
             for name in ("start", "stop", "step"):
                 self._describe(_field_path(path, name), getattr(value, name), depth + 1, out)
         elif depth < DEPTH and t in STD_VALUES:
