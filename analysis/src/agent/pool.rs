@@ -144,7 +144,7 @@ impl Pool {
 
     /// Runs one execution. Fails only when no worker can be started at all.
     pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
-        let (json, timeout) = wire(request);
+        let (json, timeout) = wire(request, Clock::Wall);
         let response = self.send(json, timeout)?;
         Ok(self.execution_of(response))
     }
@@ -264,16 +264,7 @@ impl Pool {
 impl Pinned<'_> {
     /// Runs one execution on the exploration's worker. Fails only when no worker can start.
     pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
-        let (mut json, _) = wire(request);
-        // Timed by the processor time the worker spends, which load barely changes (an input
-        // that walks a directory tree took 1.2 s alone and timed out beside three other runs);
-        // the wall clock only bounds an input that waits without computing.
-        let wall = request
-            .timeout_ms
-            .saturating_mul(u64::from(crate::config::REPRODUCIBLE_SAFETY));
-        json["cpu_clock"] = true.into();
-        json["wall_timeout_ms"] = wall.into();
-        let timeout = Duration::from_millis(wall) + GRACE;
+        let (json, timeout) = wire(request, Clock::Processor);
         let mut slot = self.worker.lock().expect("pinned worker lock");
         let mut worker = match slot.take() {
             Some(w) => w,
@@ -288,11 +279,34 @@ impl Pinned<'_> {
     }
 }
 
+/// What an execution's time limit counts.
+#[derive(Clone, Copy)]
+enum Clock {
+    /// The wall clock (the shared pool).
+    Wall,
+    /// The processor time the worker spends, which load barely changes (an input that walks a
+    /// directory tree took 1.2 s alone and timed out beside three other runs); the wall clock
+    /// then only bounds an input that waits without computing, at
+    /// [`crate::config::REPRODUCIBLE_SAFETY`] times the limit (a reproducible run).
+    Processor,
+}
+
 /// An execution as a worker reads it, and how long to wait for its answer.
-fn wire(request: &ExecuteRequest) -> (Json, Duration) {
+fn wire(request: &ExecuteRequest, clock: Clock) -> (Json, Duration) {
     let mut json = serde_json::to_value(request).expect("requests serialise");
     json["op"] = "execute".into();
-    (json, Duration::from_millis(request.timeout_ms) + GRACE)
+    let wall = match clock {
+        Clock::Wall => request.timeout_ms,
+        Clock::Processor => {
+            let wall = request
+                .timeout_ms
+                .saturating_mul(u64::from(crate::config::REPRODUCIBLE_SAFETY));
+            json["cpu_clock"] = true.into();
+            json["wall_timeout_ms"] = wall.into();
+            wall
+        }
+    };
+    (json, Duration::from_millis(wall) + GRACE)
 }
 
 impl Drop for Pinned<'_> {
