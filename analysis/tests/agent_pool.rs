@@ -582,6 +582,64 @@ fn an_execution_sees_nothing_an_earlier_one_left_in_the_worker() {
     assert!(runs.iter().all(|r| *r == runs[0]), "{runs:#?}");
 }
 
+const THREADED: &str = r#"import os
+import threading
+
+
+def waits(n: int, path: str) -> str:
+    found = []
+    worker = threading.Thread(target=lambda: found.append(os.path.exists(path) or n > 3 or "few"))
+    worker.start()
+    while not found:
+        pass
+    if n > 10:
+        return "big"
+    return "small"
+"#;
+
+/// The path of an execution is its own thread's: the conditions and external calls of a thread
+/// the input starts are not recorded into it (where they fell would be the threads' timing).
+/// The thread works while the input waits for it in its own code.
+#[test]
+fn a_thread_the_input_starts_adds_nothing_to_its_path() {
+    let (dirs, pool) = module_pool("threaded", THREADED);
+    let path = dirs.1.path().join("missing").display().to_string();
+    let run = pool
+        .execute(&request(
+            "threaded",
+            "waits",
+            vec![
+                int(5, "n"),
+                ValueTree::named(Value::Str { value: path }, "path"),
+            ],
+        ))
+        .unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
+    let events: Vec<String> = run
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::Branch {
+                expr: Some(expr),
+                taken,
+                ..
+            } => format!("branch {expr} {taken}"),
+            Event::Call { callee, .. } => format!("call {callee}"),
+            Event::Branch { expr: None, .. } => "branch on a concrete value".into(),
+            other => format!("{other:?}"),
+        })
+        .filter(|e| e != "branch on a concrete value")
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "call threading.Thread",
+            "call threading.Thread.start",
+            "branch n > 10 false"
+        ]
+    );
+}
+
 /// Confined processes start while z3 works on other threads (a run starts a worker per
 /// function while others solve): a start never waits on a lock a solving thread held when the
 /// launcher forked (libz3's `pthread_atfork` handler did, in the launcher's second fork, and

@@ -6,6 +6,7 @@ observed and serialises the events. This module holds no policy and imports noth
 """
 
 import sys
+from threading import get_ident
 
 from .codemap import frame_key
 
@@ -13,12 +14,20 @@ _current = None
 
 
 def current():
-    """The recorder of the execution under way, or None outside an execution."""
-    return _current
+    """The recorder of the execution under way, or None outside an execution — and on every
+    thread but the one that runs it. The tracer follows that thread's path alone; a condition
+    or an external call on a thread the input started (an event loop's executor resolving a
+    host name) would enter the path wherever that thread's timing put it, another place from
+    one run to the next."""
+    rec = _current
+    if rec is not None and get_ident() != rec.thread:
+        return None
+    return rec
 
 
 def start(is_project_code):
-    """Begins recording. `is_project_code(code)` tells the project's code objects from the rest."""
+    """Begins recording on this thread. `is_project_code(code)` tells the project's code
+    objects from the rest."""
     global _current
     _current = Recorder(is_project_code)
     return _current
@@ -31,10 +40,11 @@ def stop():
 
 
 class Recorder:
-    __slots__ = ("is_project_code", "events", "_pending", "_calls", "type_tests")
+    __slots__ = ("is_project_code", "thread", "events", "_pending", "_calls", "type_tests")
 
     def __init__(self, is_project_code):
         self.is_project_code = is_project_code
+        self.thread = get_ident()
         # Wire-format dicts. A condition event also carries `code` and `lasti` (the code object and
         # instruction offset where the truth value was asked for) until the executor resolves them
         # to a source position and drops them.
