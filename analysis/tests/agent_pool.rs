@@ -582,6 +582,37 @@ fn an_execution_sees_nothing_an_earlier_one_left_in_the_worker() {
     assert!(runs.iter().all(|r| *r == runs[0]), "{runs:#?}");
 }
 
+const DRAWN: &str = r#"import os
+import random
+import secrets
+import uuid
+
+
+def names() -> str:
+    return "-".join([os.urandom(4).hex(), uuid.uuid4().hex, secrets.token_hex(4),
+                     str(random.Random().random()), str(random.SystemRandom().random())])
+"#;
+
+/// What an input draws from the system's entropy (`os.urandom` and what reads it, an unseeded
+/// `random.Random()`: temporary and shared-memory names) is drawn from the execution's seed:
+/// the same on every run and in every worker, another with another seed.
+#[test]
+fn an_execution_draws_its_entropy_from_its_seed() {
+    let names = |pool: &Pool, seed: u64| {
+        let mut request = request("drawn", "names", vec![]);
+        request.random_seed = seed;
+        let run = pool.execute(&request).unwrap();
+        assert_eq!(run.status, Status::Returned, "{run:?}");
+        run.returned.unwrap().repr
+    };
+    let (_dirs, pool) = module_pool("drawn", DRAWN);
+    let first = names(&pool, 0);
+    assert_eq!(names(&pool, 0), first);
+    let (_other_dirs, other) = module_pool("drawn", DRAWN);
+    assert_eq!(names(&other, 0), first);
+    assert_ne!(names(&pool, 1), first);
+}
+
 const THREADED: &str = r#"import os
 import threading
 

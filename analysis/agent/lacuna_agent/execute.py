@@ -18,7 +18,7 @@ except ImportError:  # not on every platform
     resource = None
 
 from . import describe as describing
-from . import identity, interpose, objects, positions, recorder, targets, values
+from . import entropy, identity, interpose, objects, positions, recorder, targets, values
 from .modstate import ModuleState
 from .sym import concrete
 from .observe import Observer
@@ -300,6 +300,7 @@ class Runtime:
         restore_mocks = None
         seeded = None
         observer = None
+        entropy.begin(request.get("random_seed", 0))
         try:
             self.sandbox.importing = True
             self.sandbox.active = True
@@ -415,6 +416,7 @@ class Runtime:
                 recorder.stop()
             if restore_mocks is not None:
                 restore_mocks()
+            entropy.end()
             self.guard.restore(saved)
             changed = self.module_state.restore()
             if changed:

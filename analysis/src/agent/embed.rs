@@ -24,6 +24,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/describe.py"),
     ),
     (
+        "lacuna_agent/entropy.py",
+        include_str!("../../agent/lacuna_agent/entropy.py"),
+    ),
+    (
         "lacuna_agent/execute.py",
         include_str!("../../agent/lacuna_agent/execute.py"),
     ),
