@@ -417,6 +417,7 @@ class Runtime:
             if restore_mocks is not None:
                 restore_mocks()
             entropy.end()
+            objects.put_back()
             self.guard.restore(saved)
             changed = self.module_state.restore()
             if changed:

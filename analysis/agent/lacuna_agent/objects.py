@@ -15,6 +15,11 @@ MAX_OBJECT_DEPTH = 3
 # (`self._spent` → `["int", "0"]`): no input sets them directly, so the solver keeps them.
 field_values = {}
 
+# The fields made proxies in place, with what they held, until `put_back()`: an object an
+# input reaches may outlive the run (a factory's shared instance, a module's object), and a
+# later run on the worker would find its fields proxies already, named by this run's paths.
+_replaced = []
+
 
 def _field_value(name, value, depth):
     if depth > 0:
@@ -55,11 +60,8 @@ def wrap(value, name, is_project_object, depth=0, any_length=False):
         items = {k: wrap(v, "%s[%r]" % (name, k), is_project_object, depth)
                  for k, v in value.items()}
         return SymDict(items, ["var", name + ".__len__", "int"])
-    # An enum member is one object of the whole process, which its class holds: its fields
-    # made proxies in place would stay so after the run (the module's recorded state does not
-    # reach them), named by the path of whichever input first reached it, and later runs on
-    # the worker would find them proxies already and record no `field_values` for them. No
-    # input sets them: the member is chosen whole.
+    # An enum member is chosen whole: no input sets its fields (and it is one object of the
+    # whole process, reached by the path of whichever input reaches it first).
     if depth < MAX_OBJECT_DEPTH and is_project_object(value) and not isinstance(value, enum.Enum):
         wrap_fields(value, name, is_project_object, depth + 1)
     return value
@@ -76,7 +78,10 @@ def wrap_fields(obj, name, is_project_object, depth):
             if field.startswith("__"):
                 continue
             try:
-                fields[field] = wrap(value, "%s.%s" % (name, field), is_project_object, depth)
+                proxy = wrap(value, "%s.%s" % (name, field), is_project_object, depth)
+                if proxy is not value:
+                    fields[field] = proxy
+                    _replaced.append((fields, field, value, proxy, False))
             except Exception:  # a field whose proxy cannot be built stays concrete
                 pass
     for field in _slot_names(type(obj)):
@@ -85,9 +90,26 @@ def wrap_fields(obj, name, is_project_object, depth):
         except AttributeError:
             continue
         try:
-            object.__setattr__(obj, field, wrap(value, "%s.%s" % (name, field),
-                                                is_project_object, depth))
+            proxy = wrap(value, "%s.%s" % (name, field), is_project_object, depth)
+            if proxy is not value:
+                object.__setattr__(obj, field, proxy)
+                _replaced.append((obj, field, value, proxy, True))
         except (AttributeError, TypeError):
+            pass
+
+
+def put_back():
+    """Every field made a proxy in place since the last call holds its value again — unless
+    the run set it to something else since, which is what the run did to the object."""
+    while _replaced:
+        holder, field, value, proxy, slot = _replaced.pop()
+        try:
+            if slot:
+                if object.__getattribute__(holder, field) is proxy:
+                    object.__setattr__(holder, field, value)
+            elif holder.get(field) is proxy:
+                holder[field] = value
+        except Exception:  # a field deleted since, or a slot that refuses
             pass
 
 
