@@ -621,8 +621,7 @@ def waits(n: int, path: str) -> str:
     found = []
     worker = threading.Thread(target=lambda: found.append(os.path.exists(path) or n > 3 or "few"))
     worker.start()
-    while not found:
-        pass
+    worker.join()
     if n > 10:
         return "big"
     return "small"
@@ -630,7 +629,6 @@ def waits(n: int, path: str) -> str:
 
 /// The path of an execution is its own thread's: the conditions and external calls of a thread
 /// the input starts are not recorded into it (where they fell would be the threads' timing).
-/// The thread works while the input waits for it in its own code.
 #[test]
 fn a_thread_the_input_starts_adds_nothing_to_its_path() {
     let (dirs, pool) = module_pool("threaded", THREADED);
@@ -666,6 +664,7 @@ fn a_thread_the_input_starts_adds_nothing_to_its_path() {
         [
             "call threading.Thread",
             "call threading.Thread.start",
+            "call threading.Thread.join",
             "branch n > 10 false"
         ]
     );
