@@ -737,20 +737,35 @@ fn confined_processes_start_while_other_threads_solve() {
     }
 }
 
-/// In a reproducible run (a pinned worker) an execution's time limit is processor time: an
-/// input that waits past it without computing still returns, one that computes past it stops,
-/// however loaded the machine is.
+/// In a reproducible run (a pinned worker) an execution's time limit is processor time, which
+/// load barely changes: an input that computes past it stops. One that waits without computing
+/// (a sleep, a lock) is stopped at the limit by the wall clock too — on a loaded machine as on
+/// an idle one, since it spends next to nothing on the processor either way.
 #[test]
 fn a_pinned_execution_is_timed_by_the_processor() {
     let (_dirs, pool) = module_pool(
         "clocks",
         "import time\n\ndef wait(s: float) -> str:\n    time.sleep(s)\n    return 'woke'\n\n\
-         def spin(n: int) -> int:\n    while True:\n        n += 1\n",
+         def spin(n: int) -> int:\n    while True:\n        n += 1\n\n\
+         def halves(n: int) -> int:\n    end = time.monotonic() + 0.8\n    \
+         while time.monotonic() < end:\n        until = time.process_time() + 0.02\n        \
+         while time.process_time() < until:\n            n += 1\n        time.sleep(0.02)\n    \
+         return n\n",
     );
     let pinned = pool.pinned();
+    // Half its time on the processor, as an input computing on a loaded machine: past the
+    // limit by the wall clock, within it by the processor's.
+    let mut halves = request("clocks", "halves", vec![int(0, "n")]);
+    halves.timeout_ms = 500;
+    let run = pinned.execute(&halves).unwrap();
+    assert_eq!(run.status, Status::Returned, "{run:?}");
     let mut waits = request("clocks", "wait", vec![float(1.2, "s")]);
     waits.timeout_ms = 500;
     let run = pinned.execute(&waits).unwrap();
+    assert_eq!(run.status, Status::Timeout, "{run:?}");
+    let mut naps = request("clocks", "wait", vec![float(0.2, "s")]);
+    naps.timeout_ms = 500;
+    let run = pinned.execute(&naps).unwrap();
     assert_eq!(run.status, Status::Returned, "{run:?}");
     let mut spins = request("clocks", "spin", vec![int(0, "n")]);
     spins.timeout_ms = 500;

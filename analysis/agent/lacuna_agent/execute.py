@@ -11,6 +11,7 @@ import os
 import random
 import signal
 import sys
+import time
 
 try:
     import resource
@@ -567,20 +568,40 @@ def _alarm(signum, frame):
     raise ExecutionTimeout()
 
 
+# In an execution timed by the processor, the share of the wall clock below which the input is
+# taken to be waiting: a computing input gets a quarter of a core or more on a loaded machine
+# (four runs on two cores), one that waits (a sleep, a lock, a pipe no one reads) next to none.
+WAITING_SHARE = 0.1
+# The clocks as the agent found them (an input may replace the module's: a frozen clock).
+_monotonic, _process_time = time.monotonic, time.process_time
+
+
 def _start_timers(request, timeout):
     """The execution's time limit: `timeout` seconds of the wall clock; or, when the request
     asks for the processor's clock (`cpu_clock`, a reproducible run), `timeout` seconds of the
     processor time this process spends — which a loaded machine barely changes, where it
-    stretches wall time — with the wall clock kept as a bound for code that waits without
-    computing (a sleep, a lock), at `wall_timeout_ms`."""
-    signal.signal(signal.SIGALRM, _alarm)
-    if request.get("cpu_clock"):
-        signal.signal(signal.SIGPROF, _alarm)
-        signal.setitimer(signal.ITIMER_PROF, timeout)
-        wall = float(request.get("wall_timeout_ms", timeout * 1000.0)) / 1000.0
-        signal.setitimer(signal.ITIMER_REAL, max(wall, timeout))
-    else:
+    stretches wall time. An input that waits without computing is stopped after `timeout`
+    seconds of the wall clock as well (it has spent less than `WAITING_SHARE` of them on the
+    processor, loaded machine or not); one that computes slowly only at `wall_timeout_ms`."""
+    if not request.get("cpu_clock"):
+        signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
+        return
+    wall = max(float(request.get("wall_timeout_ms", timeout * 1000.0)) / 1000.0, timeout)
+    started, spent_before = _monotonic(), _process_time()
+
+    def waiting_or_slow(signum, frame):
+        elapsed = _monotonic() - started
+        spent = _process_time() - spent_before
+        left = wall - elapsed
+        if spent < WAITING_SHARE * elapsed or left < 0.001:
+            raise ExecutionTimeout()
+        signal.setitimer(signal.ITIMER_REAL, min(timeout, left))
+
+    signal.signal(signal.SIGPROF, _alarm)
+    signal.signal(signal.SIGALRM, waiting_or_slow)
+    signal.setitimer(signal.ITIMER_PROF, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
 
 
 def _stop_timers():
