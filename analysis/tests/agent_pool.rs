@@ -670,6 +670,46 @@ fn a_thread_the_input_starts_adds_nothing_to_its_path() {
     );
 }
 
+const LEFT: &str = r#"import os
+
+
+def make(name: str) -> bool:
+    with open(name, "w") as f:
+        f.write("x")
+    return os.path.exists(name)
+
+
+def find(name: str) -> bool:
+    return os.path.exists(name)
+"#;
+
+/// A pinned worker (a reproducible run's) writes in a directory of its own: another one finds
+/// nothing of what it wrote, whichever ran first.
+#[test]
+fn a_pinned_worker_finds_nothing_another_one_wrote() {
+    let (_dirs, pool) = module_pool("left", LEFT);
+    let name = || {
+        vec![ValueTree::named(
+            Value::Str {
+                value: "made.txt".into(),
+            },
+            "name",
+        )]
+    };
+    let returned = |run: lacuna_analysis::agent::Execution| {
+        assert_eq!(run.status, Status::Returned, "{run:?}");
+        run.returned.unwrap().repr
+    };
+    let first = pool.pinned();
+    let made = first.execute(&request("left", "make", name())).unwrap();
+    assert_eq!(returned(made), "True");
+    let found = first.execute(&request("left", "find", name())).unwrap();
+    assert_eq!(returned(found), "True");
+    let second = pool.pinned();
+    let found = second.execute(&request("left", "find", name())).unwrap();
+    assert_eq!(returned(found), "False");
+}
+
 /// Confined processes start while z3 works on other threads (a run starts a worker per
 /// function while others solve): a start never waits on a lock a solving thread held when the
 /// launcher forked (libz3's `pthread_atfork` handler did, in the launcher's second fork, and

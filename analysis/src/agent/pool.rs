@@ -325,7 +325,8 @@ impl Pool {
         Worker::spawn(&self.spec)
     }
 
-    /// A worker that has run nothing yet, for a [`Pinned`] exploration: the one started ahead
+    /// A worker that has run nothing yet, in a directory of its own
+    /// ([`Worker::spawn_alone`]), for a [`Pinned`] exploration: the one started ahead
     /// for it when there is one (else one started now), and the next one started ahead, in
     /// the background, so that a worker's start (the interpreter, the agent's imports)
     /// overlaps the exploration before it instead of coming before each one. A worker started
@@ -338,12 +339,15 @@ impl Pool {
                 worker
             }
             // None ahead, or it could not start: the error of one started now is the one told.
-            _ => self.dedicated()?,
+            _ => {
+                self.state.lock().expect("pool lock").stats.started += 1;
+                Worker::spawn_alone(&self.spec)?
+            }
         };
         let mut ahead = self.ahead.lock().expect("pool lock");
         if ahead.is_none() {
             let spec = self.spec.clone();
-            *ahead = Some(std::thread::spawn(move || Worker::spawn(&spec)));
+            *ahead = Some(std::thread::spawn(move || Worker::spawn_alone(&spec)));
         }
         Ok(worker)
     }

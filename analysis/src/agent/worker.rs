@@ -58,9 +58,32 @@ pub struct Worker {
     pub python_version: String,
     /// What identifies the packages its interpreter can import (the greeting's `environment`).
     pub environment: String,
+    /// A scratch directory of its own, removed after it ([`Worker::spawn_alone`]).
+    own_scratch: Option<tempfile::TempDir>,
 }
 
 impl Worker {
+    /// A worker whose working directory, `TMPDIR` and the only directory it may write to are
+    /// a new, empty directory inside `spec`'s scratch directory, removed after it: what it
+    /// finds there is what its own runs wrote — not what another worker's left, which the
+    /// order the workers of a run happened to run in decided (`dbm.whichdb` found the files
+    /// `dbm.open` had made, or not).
+    pub fn spawn_alone(spec: &WorkerSpec) -> Result<Worker, WorkerError> {
+        let dir = tempfile::Builder::new()
+            .prefix("worker-")
+            .tempdir_in(&spec.policy.scratch)
+            .map_err(|e| WorkerError::Spawn {
+                python: spec.python.display().to_string(),
+                why: format!("cannot create its scratch directory: {e}"),
+            })?;
+        let mut own = spec.clone();
+        own.policy.scratch = dir.path().to_owned();
+        own.configure.scratch = dir.path().to_owned();
+        let mut worker = Worker::spawn(&own)?;
+        worker.own_scratch = Some(dir);
+        Ok(worker)
+    }
+
     pub fn spawn(spec: &WorkerSpec) -> Result<Worker, WorkerError> {
         let mut command = Command::new(&spec.python);
         // Isolated from the user's site directory and PYTHON* variables, as `-I` would be, but
@@ -141,6 +164,7 @@ impl Worker {
             next_id: 1,
             python_version: String::new(),
             environment: String::new(),
+            own_scratch: None,
         };
         let hello = worker.read(START_TIMEOUT).map_err(|e| {
             WorkerError::Handshake(format!("{e}; it printed: {}", worker.stderr_tail()))
