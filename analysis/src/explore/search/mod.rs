@@ -94,6 +94,9 @@ struct Search<'a> {
     strings: Vec<String>,
     numbers: Vec<i64>,
     start: Instant,
+    /// In a reproducible run, what the function's time bound counts besides the clock: its
+    /// executions that reached their limit ([`Search::spent`]).
+    charged: Duration,
     out: Exploration,
     seen_candidates: FxHashSet<String>,
     /// Flips tried, by (hash of the path before the flipped step, hash of the negation).
@@ -247,6 +250,7 @@ impl<'a> Search<'a> {
             strings,
             numbers,
             start,
+            charged: Duration::ZERO,
             out: Exploration::default(),
             seen_candidates: FxHashSet::default(),
             tried_flips: FxHashSet::default(),
@@ -340,6 +344,31 @@ impl Search<'_> {
             .any(|l| observed.lines.contains(l) && !self.lines.contains(l))
     }
 
+    /// The time the function's bound (`budget.time`) counts: the clock's. In a reproducible
+    /// run, its executions that reached their limit, each at what such a run may take on its
+    /// worker ([`crate::config::REPRODUCIBLE_SAFETY`] times the limit; so a function reaches
+    /// the limit about as often as a timed run's budget allows) — the same on every run, where the
+    /// clock is what waiting inputs and the machine's load make it (`Connection._send` stopped
+    /// after 15 to 20 runs from one run to the next) — or the clock's divided by
+    /// `REPRODUCIBLE_SAFETY`, the guard against what counts do not bound.
+    fn spent(&self) -> Duration {
+        let elapsed = self.start.elapsed();
+        if self.budget.reproducible {
+            self.charged
+                .max(elapsed / crate::config::REPRODUCIBLE_SAFETY)
+        } else {
+            elapsed
+        }
+    }
+
+    /// Counts a run toward the function's time bound in a reproducible run.
+    fn charge(&mut self, run: &crate::agent::protocol::Execution) {
+        if self.budget.reproducible && run.status == crate::agent::protocol::Status::Timeout {
+            self.charged += Duration::from_millis(self.budget.execution_timeout_ms)
+                * crate::config::REPRODUCIBLE_SAFETY;
+        }
+    }
+
     /// Why the search must stop now, if it must.
     fn limit(&mut self) -> Option<Stop> {
         if self.out.covered.len() >= self.total_sides()
@@ -361,8 +390,7 @@ impl Search<'_> {
         if self.out.executions >= self.budget.executions {
             return Some(Stop::Executions);
         }
-        let elapsed = self.start.elapsed();
-        if elapsed >= self.budget.time {
+        if self.spent() >= self.budget.time {
             return Some(match self.budget.run_share {
                 Some(share) => Stop::RunShare(share),
                 None => Stop::Time,

@@ -23,6 +23,7 @@ impl Search<'_> {
             }
         };
         self.out.executions += 1;
+        self.charge(&run);
         tracing::debug!(
             input = %candidate.key(),
             status = ?run.status,
@@ -361,6 +362,7 @@ impl Search<'_> {
             return;
         };
         self.out.executions += 1;
+        self.charge(&again);
         // A run stopped by its timeout still shows the sides it took before it stopped.
         let second = match again.status {
             Status::Returned | Status::Raised | Status::Timeout => {

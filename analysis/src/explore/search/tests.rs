@@ -552,6 +552,49 @@ fn a_reproducible_search_stalls_after_a_share_of_its_runs_however_slow_they_are(
     );
 }
 
+/// An executor whose every run reaches its limit, after `pause` (an input that waits).
+struct TimingOut {
+    text: &'static str,
+    pause: Duration,
+}
+
+impl Executor for TimingOut {
+    fn execute(&self, _: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        std::thread::sleep(self.pause);
+        let mut run = run(vec![branch(self.text, "enabled()", true, None)]);
+        run.status = Status::Timeout;
+        Ok(run)
+    }
+}
+
+/// In a reproducible run the function's time bound counts the limits of the runs that reached
+/// theirs, not the clock: runs that wait stop it after the same number of runs however long
+/// each one waits.
+#[test]
+fn a_reproducible_search_counts_the_runs_that_reached_their_limit_not_the_clock() {
+    const FLAG: &str = "def check(n: int):\n    if enabled():\n        return n\n    return 0\n";
+    let f = function(FLAG, "check");
+    let mut counted = budget();
+    counted.reproducible = true;
+    // A timed run's three seconds with runs of one: three runs that reach their limit.
+    counted.execution_timeout_ms = 1_000;
+    counted.time = Duration::from_secs(3) * crate::config::REPRODUCIBLE_SAFETY;
+    counted.executions = 40;
+    let outcomes: Vec<_> = [0, 40]
+        .into_iter()
+        .map(|pause| {
+            let executor = TimingOut {
+                text: FLAG,
+                pause: Duration::from_millis(pause),
+            };
+            let e = explore(&f, &int_params(&["n"]), &executor, &counted);
+            (e.stop.clone(), e.executions)
+        })
+        .collect();
+    assert_eq!(outcomes[0], outcomes[1]);
+    assert_eq!(outcomes[0], (Stop::Time, 4));
+}
+
 /// When nothing can run, the search stops at once and says why.
 #[test]
 fn an_executor_that_cannot_run_ends_the_search_with_its_reason() {

@@ -73,25 +73,23 @@ impl Search<'_> {
             }
         }
         // Its own time: what is left of the function's, at least a quarter of it (in a
-        // reproducible run, the runs and tries alone bound it; the function's time is then
-        // its safety bound).
-        let deadline = if self.budget.reproducible {
-            self.start + self.budget.time
-        } else {
+        // reproducible run, the runs and tries alone bound it; the function's time, as
+        // `spent` counts it, is then its safety bound).
+        let deadline = (!self.budget.reproducible).then(|| {
             Instant::now()
                 + self
                     .budget
                     .time
                     .saturating_sub(self.start.elapsed())
                     .max(self.budget.time / 4)
-        };
+        });
         // What each run near the tests' broke, and how many runs broke each invariant.
         let mut breaking: Vec<(Candidate, Vec<String>)> = vec![];
         let mut counts: BTreeMap<String, u32> = BTreeMap::new();
         let mut tries = 0;
         while (self.out.neighbours.run as usize) < runs
             && tries < runs * TRIES_PER_RUN
-            && Instant::now() < deadline
+            && deadline.map_or(self.spent() < self.budget.time, |d| Instant::now() < d)
         {
             tries += 1;
             let base = bases[self.rng.below(bases.len())].clone();
@@ -137,6 +135,7 @@ impl Search<'_> {
                 break;
             };
             self.out.executions += 1;
+            self.charge(&run);
             if !matches!(run.status, Status::Returned | Status::Raised) {
                 continue;
             }
