@@ -145,14 +145,16 @@ impl Pool {
     /// Runs one execution. Fails only when no worker can be started at all.
     pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
         let (json, timeout) = wire(request, Clock::Wall);
-        let response = self.send(json, timeout)?;
+        let mut worker = self.checkout()?;
+        let response = worker.request_text(json, timeout);
+        self.checkin(response.is_ok().then_some(worker));
         Ok(self.execution_of(response))
     }
 
     /// What an execution's answer (or the worker's failure) says, counted in the statistics.
-    fn execution_of(&self, response: Result<Json, WorkerError>) -> Execution {
+    fn execution_of(&self, response: Result<String, WorkerError>) -> Execution {
         let execution = match response {
-            Ok(json) => match serde_json::from_value::<Execution>(json) {
+            Ok(text) => match serde_json::from_str::<Execution>(&text) {
                 Ok(e) => e,
                 Err(e) => Execution::ended(Status::Error, format!("malformed response: {e}")),
             },
@@ -270,7 +272,7 @@ impl Pinned<'_> {
             Some(w) => w,
             None => self.pool.fresh()?,
         };
-        let response = worker.request(json, timeout);
+        let response = worker.request_text(json, timeout);
         if response.is_ok() {
             *slot = Some(worker);
         }

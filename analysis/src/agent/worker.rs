@@ -197,7 +197,25 @@ impl Worker {
 
     /// Sends one request and waits for its answer. On a timeout or death the worker is
     /// killed and must be dropped.
-    pub fn request(&mut self, mut request: Json, timeout: Duration) -> Result<Json, WorkerError> {
+    pub fn request(&mut self, request: Json, timeout: Duration) -> Result<Json, WorkerError> {
+        let line = self.request_text(request, timeout)?;
+        Ok(serde_json::from_str(&line).expect("an answer is checked to be JSON"))
+    }
+
+    /// [`Worker::request`], with the answer as the agent wrote it: for an answer read into a
+    /// type of its own (an execution's, where a path's events are most of the time Lacuna
+    /// spends on it), without building a JSON tree first.
+    pub fn request_text(
+        &mut self,
+        mut request: Json,
+        timeout: Duration,
+    ) -> Result<String, WorkerError> {
+        /// What an answer is matched to its request by; the rest is skipped.
+        #[derive(serde::Deserialize)]
+        struct Envelope {
+            #[serde(default)]
+            id: Option<u64>,
+        }
         let id = self.next_id;
         self.next_id += 1;
         request["id"] = id.into();
@@ -213,16 +231,13 @@ impl Worker {
         }
         loop {
             let line = self.read(timeout)?;
-            let response = match serde_json::from_str::<Json>(&line) {
-                Ok(response) => response,
+            match serde_json::from_str::<Envelope>(&line) {
+                Ok(envelope) if envelope.id == Some(id) => return Ok(line),
+                Ok(_) => {}
                 Err(e) => {
                     // Not a protocol line: ignored, but said (a lost answer is waited for).
                     tracing::warn!(error = %e, bytes = line.len(), "the agent sent a line that is not JSON");
-                    continue;
                 }
-            };
-            if response["id"] == id {
-                return Ok(response);
             }
         }
     }
