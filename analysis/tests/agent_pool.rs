@@ -793,24 +793,24 @@ fn a_pinned_execution_is_timed_by_the_processor() {
          return n\n",
     );
     let pinned = pool.pinned();
-    // Half its time on the processor, as an input computing on a loaded machine: past the
-    // limit by the wall clock, within it by the processor's.
-    let mut halves = request("clocks", "halves", vec![int(0, "n")]);
-    halves.timeout_ms = 500;
-    let run = pinned.execute(&halves).unwrap();
-    assert_eq!(run.status, Status::Returned, "{run:?}");
-    let mut waits = request("clocks", "wait", vec![float(1.2, "s")]);
-    waits.timeout_ms = 500;
-    let run = pinned.execute(&waits).unwrap();
-    assert_eq!(run.status, Status::Timeout, "{run:?}");
-    let mut naps = request("clocks", "wait", vec![float(0.2, "s")]);
-    naps.timeout_ms = 500;
-    let run = pinned.execute(&naps).unwrap();
-    assert_eq!(run.status, Status::Returned, "{run:?}");
-    let mut spins = request("clocks", "spin", vec![int(0, "n")]);
-    spins.timeout_ms = 500;
-    let run = pinned.execute(&spins).unwrap();
-    assert_eq!(run.status, Status::Timeout, "{run:?}");
+    let within = |qualname: &str, args: Vec<ValueTree>| {
+        let mut r = request("clocks", qualname, args);
+        r.timeout_ms = 500;
+        r
+    };
+    let waits = within("wait", vec![float(1.2, "s")]);
+    let cases = [
+        // Half its time on the processor, as an input computing on a loaded machine: past the
+        // limit by the wall clock, within it by the processor's.
+        (within("halves", vec![int(0, "n")]), Status::Returned),
+        (waits.clone(), Status::Timeout),
+        (within("wait", vec![float(0.2, "s")]), Status::Returned),
+        (within("spin", vec![int(0, "n")]), Status::Timeout),
+    ];
+    for (input, status) in cases {
+        let run = pinned.execute(&input).unwrap();
+        assert_eq!(run.status, status, "{}: {run:?}", input.target.qualname);
+    }
     // The shared pool keeps the wall clock.
     assert_eq!(pool.execute(&waits).unwrap().status, Status::Timeout);
 }

@@ -17,8 +17,7 @@ _REAL_SEED = random.Random.seed
 
 def begin(seed):
     """Draws entropy from `seed` until `end()`."""
-    source = random.Random()
-    _REAL_SEED(source, "lacuna-entropy-%d" % seed)
+    source = random.Random("lacuna-entropy-%d" % seed)
 
     def urandom(size):
         size = operator.index(size)

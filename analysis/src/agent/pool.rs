@@ -145,9 +145,7 @@ impl Pool {
     /// Runs one execution. Fails only when no worker can be started at all.
     pub fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
         let (json, timeout) = wire(request, Clock::Wall);
-        let mut worker = self.checkout()?;
-        let response = worker.request_text(json, timeout);
-        self.checkin(response.is_ok().then_some(worker));
+        let response = self.on_worker(|worker| worker.request_text(json, timeout))?;
         Ok(self.execution_of(response))
     }
 
@@ -224,18 +222,19 @@ impl Pool {
         request: Json,
         timeout: Duration,
     ) -> Result<Result<Json, WorkerError>, WorkerError> {
+        self.on_worker(|worker| worker.request(request, timeout))
+    }
+
+    /// `ask` of an idle worker, given back to the pool when it answered (one that timed out
+    /// or died is dropped, killed); the outer error is a worker that could not start.
+    fn on_worker<T>(
+        &self,
+        ask: impl FnOnce(&mut Worker) -> Result<T, WorkerError>,
+    ) -> Result<Result<T, WorkerError>, WorkerError> {
         let mut worker = self.checkout()?;
-        match worker.request(request, timeout) {
-            Ok(response) => {
-                self.checkin(Some(worker));
-                Ok(Ok(response))
-            }
-            Err(e) => {
-                drop(worker);
-                self.checkin(None);
-                Ok(Err(e))
-            }
-        }
+        let response = ask(&mut worker);
+        self.checkin(response.is_ok().then_some(worker));
+        Ok(response)
     }
 }
 
@@ -287,9 +286,9 @@ enum Clock {
     /// The wall clock (the shared pool).
     Wall,
     /// The processor time the worker spends, which load barely changes (an input that walks a
-    /// directory tree took 1.2 s alone and timed out beside three other runs); the wall clock
-    /// then only bounds an input that waits without computing, at
-    /// [`crate::config::REPRODUCIBLE_SAFETY`] times the limit (a reproducible run).
+    /// directory tree took 1.2 s alone and timed out beside three other runs): the agent stops
+    /// an input that waits without computing at the limit, and a slowly computing one at
+    /// [`crate::config::REPRODUCIBLE_SAFETY`] times it by the wall clock (a reproducible run).
     Processor,
 }
 
@@ -335,16 +334,11 @@ impl Pool {
     /// ahead has run nothing, so it is as fresh as one started when it is needed.
     fn fresh(&self) -> Result<Worker, WorkerError> {
         let ahead = self.ahead.lock().expect("pool lock").take();
+        self.state.lock().expect("pool lock").stats.started += 1;
         let worker = match ahead.map(std::thread::JoinHandle::join) {
-            Some(Ok(Ok(worker))) => {
-                self.state.lock().expect("pool lock").stats.started += 1;
-                worker
-            }
+            Some(Ok(Ok(worker))) => worker,
             // None ahead, or it could not start: the error of one started now is the one told.
-            _ => {
-                self.state.lock().expect("pool lock").stats.started += 1;
-                Worker::spawn_alone(&self.spec)?
-            }
+            _ => Worker::spawn_alone(&self.spec)?,
         };
         let mut ahead = self.ahead.lock().expect("pool lock");
         if ahead.is_none() {

@@ -361,8 +361,10 @@ impl Search<'_> {
         }
     }
 
-    /// Counts a run toward the function's time bound in a reproducible run.
-    fn charge(&mut self, run: &crate::agent::protocol::Execution) {
+    /// Counts a run that ran: toward the executions, and, in a reproducible run, toward the
+    /// function's time bound when it reached its limit.
+    fn count_run(&mut self, run: &crate::agent::protocol::Execution) {
+        self.out.executions += 1;
         if self.budget.reproducible && run.status == crate::agent::protocol::Status::Timeout {
             self.charged += Duration::from_millis(self.budget.execution_timeout_ms)
                 * crate::config::REPRODUCIBLE_SAFETY;

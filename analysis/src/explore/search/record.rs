@@ -22,8 +22,7 @@ impl Search<'_> {
                 return None;
             }
         };
-        self.out.executions += 1;
-        self.charge(&run);
+        self.count_run(&run);
         tracing::debug!(
             input = %candidate.key(),
             status = ?run.status,
@@ -361,8 +360,7 @@ impl Search<'_> {
         let Ok(again) = self.executor.execute(request) else {
             return;
         };
-        self.out.executions += 1;
-        self.charge(&again);
+        self.count_run(&again);
         // A run stopped by its timeout still shows the sides it took before it stopped.
         let second = match again.status {
             Status::Returned | Status::Raised | Status::Timeout => {

@@ -134,8 +134,7 @@ impl Search<'_> {
             let Ok(run) = self.executor.execute(&request) else {
                 break;
             };
-            self.out.executions += 1;
-            self.charge(&run);
+            self.count_run(&run);
             if !matches!(run.status, Status::Returned | Status::Raised) {
                 continue;
             }
