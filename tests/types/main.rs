@@ -122,6 +122,16 @@ fn each_declared_type_is_built_through_its_constructor_and_coverage_confirms_it(
             "= datetime(2024, 2, 29,",
             "= date(2024, 1, 31)",
             "= timedelta(4,",
+            "result = within(timedelta_value)",
+            "= timezone(timedelta_value)",
+            "result = east(timezone_value)",
+            "result = offset(timezone_value)",
+            // Equal to one date, one time of day: found by the solver, not by chance.
+            "= date(1999, 12, 31)",
+            "= time(9, 30,",
+            // An aware datetime returned is rebuilt at its offset.
+            "assert result == datetime(2024, 1, 1, 12, 0, 0, 0, tzinfo=timezone(timedelta(seconds=-18000)))",
+            "tzinfo=timezone.utc)",
             "= Movie(title=",
             "result = kind(Special)",
             "result = kind(Item)",

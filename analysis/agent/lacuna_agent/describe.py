@@ -280,6 +280,9 @@ def type_tree(t, is_project_class, depth=0):
                        is_project_class, depth)
     if isinstance(t, type) and is_project_class(t):
         return describe_class(t, is_project_class, depth + 1)
+    if t is datetime.tzinfo:
+        # The abstract zone: one at a fixed offset, the zone the standard library builds.
+        return _TIMEZONE
     if isinstance(t, type):
         if _value_type_init(t) is not None:
             return _value_type(t)
@@ -346,12 +349,17 @@ def _value_type_init(t):
     second = ("second", 0, {"min": 0, "max": 59})
     microsecond = ("microsecond", 0, {"min": 0, "max": 999999})
     days = ("days", 0, {"min": -999999999, "max": 999999999})
+    # Naive by default; aware at a fixed offset when the generator chooses a zone.
+    tzinfo = ("tzinfo", {"kind": "union", "of": [{"kind": "none"}, _TIMEZONE]}, None)
     fields = {
-        datetime.datetime: (year, month, day, hour, minute, second, microsecond),
+        datetime.datetime: (year, month, day, hour, minute, second, microsecond, tzinfo),
         datetime.date: (year, month, day),
-        datetime.time: (hour, minute, second, microsecond),
+        datetime.time: (hour, minute, second, microsecond, tzinfo),
         datetime.timedelta: (days, ("seconds", 0, {"min": 0, "max": 86399}),
                              ("microseconds", 0, {"min": 0, "max": 999999})),
+        # A fixed offset from UTC, strictly within a day, in whole minutes (what ISO 8601 and
+        # RFC 3339 write): `timezone(timedelta(minutes=-300))`.
+        datetime.timezone: _TIMEZONE["init"],
         # Built from an integer: never a float's binary expansion in an emitted test.
         decimal.Decimal: (("value", 0, None),),
         fractions.Fraction: (("numerator", 0, None), ("denominator", 1, {"min": 1})),
@@ -382,6 +390,8 @@ def _value_type_init(t):
     }.get(t)
     if fields is None:
         return _named_tuple_init(t)
+    if fields and isinstance(fields[0], dict):
+        return list(fields)
     init = []
     for name, default, domain in fields:
         param = {"name": name, "kind": "positional_or_keyword"}
@@ -401,6 +411,13 @@ def _value_type_init(t):
 
 
 _STR_INTS = {"kind": "dict", "key": {"kind": "str"}, "value": {"kind": "int"}}
+
+# The offset of a `datetime.timezone`: a duration in whole minutes, strictly within a day.
+_UTC_OFFSET = {"kind": "class", "class": "datetime:timedelta", "methods": [], "init": [
+    {"name": "minutes", "kind": "keyword_only", "type": {"kind": "int"}, "default": "0",
+     "domain": {"min": -1439, "max": 1439}}]}
+_TIMEZONE = {"kind": "class", "class": "datetime:timezone", "methods": [], "init": [
+    {"name": "offset", "kind": "positional_or_keyword", "type": _UTC_OFFSET}]}
 
 # `os.stat_result`'s fields, in the order its constructor takes them.
 _STAT_FIELDS = ("st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size",

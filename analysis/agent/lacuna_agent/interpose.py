@@ -9,6 +9,7 @@ Exception classes, constants and classes used only for `isinstance` pass through
 """
 
 import builtins
+import datetime
 import functools
 import enum
 import numbers
@@ -16,7 +17,7 @@ import operator
 import os
 import types
 
-from . import recorder
+from . import measures, recorder
 from .containers import SymDict, SymList, SymRange, SymTuple
 from .sym import TRUTH_OF_WRAPPED, Sym, SymBool, apply, concrete, make
 
@@ -324,13 +325,17 @@ class ReturnedObject:
     argument is that argument's symbol (`$mock:0[0].__init__.hour`,
     `$mock:0[0].__init__.sequence[6]` for `st_size`)."""
 
-    __slots__ = ("_target", "_base", "_init")
+    __slots__ = ("_target", "_base", "_init", "_measure")
 
-    def __init__(self, target, base, init=None):
+    def __init__(self, target, base, init=None, measure=None):
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_base", base)
         # Attribute name → the constructor argument's path it reads.
         object.__setattr__(self, "_init", dict(init or {}))
+        # Of an ordered standard value an input built (a duration, a zone, a naive date or
+        # time): its measure, symbolic in the constructor's arguments (`measures`), so that
+        # comparing such values is a condition the solver can flip.
+        object.__setattr__(self, "_measure", measure)
 
     @property
     def __class__(self):
@@ -340,6 +345,11 @@ class ReturnedObject:
         target = object.__getattribute__(self, "_target")
         value = getattr(target, name)
         base = object.__getattribute__(self, "_base")
+        measure = object.__getattribute__(self, "_measure")
+        if measure is not None:
+            duration = _duration_attribute(target, base, measure, name, value)
+            if duration is not None:
+                return duration
         if callable(value) and not isinstance(value, type):
             return ExternalFunction("%s.%s" % (_qualname(type(target)), name), value)
         argument = object.__getattribute__(self, "_init").get(name)
@@ -357,30 +367,57 @@ class ReturnedObject:
         return str(object.__getattribute__(self, "_target"))
 
     def __bool__(self):
+        if type(object.__getattribute__(self, "_target")) is datetime.timedelta:
+            compared = _measures_compared(self, "!=", datetime.timedelta(0))
+            if compared is not None:
+                return bool(compared)
         return bool(object.__getattribute__(self, "_target"))
 
     def __eq__(self, other):
+        compared = _measures_compared(self, "==", other)
+        if compared is not None:
+            return compared
         return object.__getattribute__(self, "_target") == concrete(_unwrap(other))
+
+    def __ne__(self, other):
+        compared = _measures_compared(self, "!=", other)
+        if compared is not None:
+            return compared
+        return object.__getattribute__(self, "_target") != concrete(_unwrap(other))
 
     def __hash__(self):
         return hash(object.__getattribute__(self, "_target"))
 
     def __lt__(self, other):
+        compared = _measures_compared(self, "<", other)
+        if compared is not None:
+            return compared
         return object.__getattribute__(self, "_target") < _unwrap(other)
 
     def __le__(self, other):
+        compared = _measures_compared(self, "<=", other)
+        if compared is not None:
+            return compared
         return object.__getattribute__(self, "_target") <= _unwrap(other)
 
     def __gt__(self, other):
+        compared = _measures_compared(self, ">", other)
+        if compared is not None:
+            return compared
         return object.__getattribute__(self, "_target") > _unwrap(other)
 
     def __ge__(self, other):
+        compared = _measures_compared(self, ">=", other)
+        if compared is not None:
+            return compared
         return object.__getattribute__(self, "_target") >= _unwrap(other)
 
     # Arithmetic on a returned object (`today - epoch`, `root / "x.json"`) gives a value that
     # still comes from the call: its attributes and methods stay symbols and external calls.
-    def _derived(self, value, op):
+    def _derived(self, value, op, measure=None):
         name = "%s.%s" % (object.__getattribute__(self, "_base"), op)
+        if measure is not None and type(value) is datetime.timedelta:
+            return ReturnedObject(value, name, None, measure)
         if _SORTS.get(type(value)) is not None:
             return _path(value, name)
         if value is None or value is NotImplemented or callable(value) \
@@ -424,13 +461,54 @@ class ReturnedObject:
 
 TRUTH_OF_WRAPPED[ReturnedObject] = lambda wrapper: object.__getattribute__(wrapper, "_target")
 
+def measure_of(value):
+    """The class of an ordered standard value and its measure (see `measures`): symbolic for
+    one an input built, else its plain value's; (None, None) for anything else."""
+    if isinstance(value, ReturnedObject):
+        target = object.__getattribute__(value, "_target")
+        measure = object.__getattribute__(value, "_measure")
+        return type(target), measure if measure is not None else measures.of_plain(target)
+    return type(value), measures.of_plain(value)
+
+
+def _measures_compared(wrapper, op, other):
+    """`wrapper op other` as a condition on their measures, when `wrapper` is an ordered
+    value an input built and `other` one of the same class; else None."""
+    if object.__getattribute__(wrapper, "_measure") is None:
+        return None
+    return measures.compared(op, *measure_of(wrapper), *measure_of(other))
+
+
+def _derived_measure(wrapper, op, other):
+    """The measure of a duration computed from one an input built, or None."""
+    if object.__getattribute__(wrapper, "_measure") is None:
+        return None
+    cls, mine = measure_of(wrapper)
+    other_cls, theirs = measure_of(other[0]) if len(other) == 1 else (None, None)
+    return measures.derived(cls, op, mine, other_cls, theirs, other[0] if other else None)
+
+
+def _duration_attribute(target, base, measure, name, value):
+    """What reading `name` of a duration an input built gives, kept symbolic in its
+    microseconds: a `timezone`'s `utcoffset()`, a `timedelta`'s `total_seconds()`; or None."""
+    if type(target) is datetime.timezone and name == "utcoffset":
+        def utcoffset(dt=None):
+            return ReturnedObject(target.utcoffset(concrete(_unwrap(dt)) if dt is not None
+                                                   else None),
+                                  "%s.utcoffset()" % base, None, measure)
+        return utcoffset
+    if type(target) is datetime.timedelta and name == "total_seconds":
+        return lambda: measure / 1000000
+    return None
+
 
 def _derived_operator(name, compute):
     """The method `name` of a returned object: `compute` on the value it stands for (and the
     other operand's plain value), itself a value derived from the call (`_derived`)."""
     def method(self, *other):
         target = object.__getattribute__(self, "_target")
-        return ReturnedObject._derived(self, compute(target, *map(_unwrap, other)), name)
+        value = compute(target, *map(_unwrap, other))
+        return ReturnedObject._derived(self, value, name, _derived_measure(self, name, other))
 
     method.__name__ = name
     return method

@@ -12,7 +12,7 @@ import math
 import types
 import uuid
 
-from . import objects
+from . import measures, objects
 
 
 class InputError(Exception):
@@ -33,6 +33,10 @@ callables = {}
 # The inputs by identity, with their access path: a type test on one of them names the input it
 # tested.
 named_inputs = {}
+
+# Ordered standard values built for the execution under way (durations, zones, naive dates and
+# times) by identity, with their measure (see `measures`).
+_measured = {}
 
 
 class Raise:
@@ -91,6 +95,7 @@ def clear():
     """Forgets the previous execution's inputs."""
     callables.clear()
     named_inputs.clear()
+    _measured.clear()
 
 
 def resolve(name):
@@ -107,6 +112,9 @@ def decode(tree, is_project_object):
     value = _decode(tree, is_project_object)
     name = tree.get("sym")
     if name is not None and tree.get("kind") == "object" and type(value) in _VALUE_TYPES:
+        return _reading_arguments(value, tree, name)
+    if name is not None and tree.get("kind") == "object" and type(value) is datetime.timezone:
+        # A zone at a fixed offset: its `utcoffset()` lasts what its offset's arguments say.
         return _reading_arguments(value, tree, name)
     if name is not None:
         value = objects.wrap(value, name, is_project_object,
@@ -142,7 +150,11 @@ def _reading_arguments(value, tree, name):
     prefix = name + ".__init__."
     params = [a["sym"][len(prefix):] for a in tree.get("args", [])
               if str(a.get("sym", "")).startswith(prefix)]
-    return ReturnedObject(value, name, {p: p for p in params})
+    built, measure = _measured.pop(id(value), (None, None))
+    return ReturnedObject(value, name, {p: p for p in params},
+                          measure if built is value else None)
+
+
 
 
 def _float(v):
@@ -196,12 +208,22 @@ def _decode(tree, is_project_object):
         target = resolve(tree["class"] if kind == "object" else tree["function"])
         args = [sub(t) for t in tree.get("args", [])]
         kwargs = {k: sub(t) for k, t in tree.get("kwargs", {}).items()}
+        from .interpose import measure_of
+
+        measure = measures.built(target, args, kwargs, lambda a: measure_of(a)[1])
+        if _built_in_c(target):
+            # C code checks the exact type of what it is given (`timezone(offset)` takes a
+            # `timedelta`, not the proxy that reads a value type's arguments).
+            args = [_plain_value(a) for a in args]
+            kwargs = {k: _plain_value(a) for k, a in kwargs.items()}
         try:
             obj = target(*args, **kwargs)
         except Exception as e:
             raise InputError("%s(...) raised %s: %s" % (tree.get("class") or tree.get("function"),
                                                         type(e).__name__, e),
                              building=tree.get("class") if kind == "object" else None) from e
+        if measure is not None:
+            _measured[id(obj)] = (obj, measure)
         if kwargs:
             _keep_symbols(obj, kwargs)
         for call in tree.get("calls", []):
@@ -215,6 +237,22 @@ def _decode(tree, is_project_object):
                                  building=tree.get("class"), method=call["method"]) from e
         return obj
     raise InputError("unknown value kind %r" % (kind,))
+
+
+def _built_in_c(target):
+    """Whether `target` is a class whose constructor is C code (`datetime.timezone`): neither
+    its `__new__` nor its `__init__` is a Python function."""
+    return isinstance(target, type) and not any(
+        isinstance(getattr(target, m, None), types.FunctionType) for m in ("__new__", "__init__"))
+
+
+def _plain_value(value):
+    """A value type input as itself, without the proxy that reads its arguments."""
+    from .interpose import ReturnedObject
+
+    if isinstance(value, ReturnedObject):
+        return object.__getattribute__(value, "_target")
+    return value
 
 
 def _keep_symbols(obj, kwargs):
@@ -345,9 +383,10 @@ STD_VALUES = {
 def std_value(value):
     """A standard-library value (a date, a time, a duration, a `Decimal`, a `Fraction`, a
     complex number) as the constructor call that rebuilds an equal one, its arguments literal
-    trees: `{"kind": "std", "class": "datetime.date", "args": [...]}`; None for anything else,
-    for a time zone (its class is not known to be importable) and for values equal to nothing
-    (NaN)."""
+    trees: `{"kind": "std", "class": "datetime.date", "args": [...]}`, an aware datetime with its
+    offset from UTC in whole seconds (`"utcoffset": -18000`: rebuilt at a fixed-offset zone,
+    which names the same instant); None for anything else, for an aware time or an offset
+    within a second, and for values equal to nothing (NaN)."""
     t = type(value)
     try:
         if t is decimal.Decimal:
@@ -359,14 +398,26 @@ def std_value(value):
         if known is None:
             return None
         name, attributes = known
+        offset = None
         if getattr(value, "tzinfo", None) is not None:
-            return None
+            # An aware datetime: rebuilt at a zone of its offset (equal: the same instant).
+            delta = value.utcoffset() if t is datetime.datetime else None
+            if type(delta) is not datetime.timedelta or delta % _SECOND \
+                    or abs(delta) >= datetime.timedelta(days=1):
+                return None
+            offset = delta // _SECOND
         args = [literal(getattr(value, a)) for a in attributes]
     except Exception:
         return None
     if any(a is None for a in args) or (t is complex and value != value):
         return None
-    return {"kind": "std", "class": name, "args": args}
+    out = {"kind": "std", "class": name, "args": args}
+    if offset is not None:
+        out["utcoffset"] = offset
+    return out
+
+
+_SECOND = datetime.timedelta(seconds=1)
 
 
 def assertable(value):

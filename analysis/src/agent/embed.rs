@@ -44,6 +44,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../agent/lacuna_agent/main.py"),
     ),
     (
+        "lacuna_agent/measures.py",
+        include_str!("../../agent/lacuna_agent/measures.py"),
+    ),
+    (
         "lacuna_agent/modstate.py",
         include_str!("../../agent/lacuna_agent/modstate.py"),
     ),

@@ -1,0 +1,93 @@
+"""Ordered standard values an input built compared as conditions on their measure, symbolic in
+the constructor arguments the generator chose: durations (a `timedelta`, a `timezone`'s offset)
+by the microseconds they last, naive dates, datetimes and times by a key that sorts as they do;
+zones and offsets built through C constructors that take the plain values."""
+
+import datetime
+
+from lacuna_agent import values
+from lacuna_agent.sym import SymBool, concrete, expr_of
+
+
+def _int(value, sym):
+    return {"kind": "int", "value": str(value), "sym": sym}
+
+
+def _offset(minutes, name="z.__init__.offset"):
+    return {"kind": "object", "class": "datetime:timedelta", "sym": name, "args": [],
+            "kwargs": {"minutes": _int(minutes, name + ".__init__.minutes")}}
+
+
+def _decode(tree):
+    values.clear()
+    return values.decode(tree, lambda _: False)
+
+
+def test_a_duration_compared_with_another_is_a_condition_on_its_arguments():
+    d = _decode(_offset(90, "d"))
+    assert d == datetime.timedelta(minutes=90)
+    longer = d >= datetime.timedelta(hours=2)
+    assert isinstance(longer, SymBool) and concrete(longer) is False
+    assert "d.__init__.minutes" in repr(expr_of(longer))
+    # Reflected, negated, added to and scaled, it stays a condition on the same argument.
+    for condition in (datetime.timedelta(hours=1) < d, -d < datetime.timedelta(0),
+                      d + datetime.timedelta(minutes=40) > datetime.timedelta(hours=2),
+                      d * 2 == datetime.timedelta(hours=3), d != datetime.timedelta(0)):
+        assert isinstance(condition, SymBool) and concrete(condition) is True, condition
+        assert "d.__init__.minutes" in repr(expr_of(condition))
+    assert d.total_seconds() == 5400.0 and expr_of(d.total_seconds()) is not None
+
+
+def test_a_zone_is_built_from_its_offset_and_reads_it_symbolically():
+    zone = _decode({"kind": "object", "class": "datetime:timezone", "sym": "z",
+                    "args": [_offset(-301)], "kwargs": {}})
+    assert zone == datetime.timezone(datetime.timedelta(minutes=-301))
+    west = zone.utcoffset(None) < datetime.timedelta(hours=-5)
+    assert isinstance(west, SymBool) and concrete(west) is True
+    assert "z.__init__.offset.__init__.minutes" in repr(expr_of(west))
+    # An aware datetime takes the plain zone: C code checks the exact type.
+    when = datetime.datetime(2024, 1, 1, tzinfo=values._plain_value(zone))
+    assert when.utcoffset() == datetime.timedelta(minutes=-301)
+
+
+def test_a_duration_from_float_arguments_is_compared_on_its_value():
+    d = _decode({"kind": "object", "class": "datetime:timedelta", "sym": "d", "args": [],
+                 "kwargs": {"hours": {"kind": "float", "value": 1.5, "sym": "d.h"}}})
+    assert (d > datetime.timedelta(hours=1)) is True
+
+
+def _date(cls, fields, name="t"):
+    return {"kind": "object", "class": "datetime:" + cls, "sym": name,
+            "args": [_int(v, "%s.__init__.%s" % (name, n)) for n, v in fields], "kwargs": {}}
+
+
+def test_naive_dates_and_times_compare_as_conditions_on_their_fields():
+    day = _decode(_date("date", [("year", 2024), ("month", 2), ("day", 29)]))
+    before = day < datetime.date(2024, 3, 1)
+    assert isinstance(before, SymBool) and concrete(before) is True
+    assert "t.__init__.day" in repr(expr_of(before))
+    assert concrete(day == datetime.date(2024, 2, 29)) is True
+    assert concrete(datetime.date(2025, 1, 1) <= day) is False
+    # The key sorts as the calendar does, across months and years.
+    keys = [__import__("lacuna_agent.measures").measures.of_plain(d) for d in (
+        datetime.date(2023, 12, 31), datetime.date(2024, 1, 1), datetime.date(2024, 1, 31),
+        datetime.date(2024, 2, 1))]
+    assert keys == sorted(keys) and len(set(keys)) == 4
+    noon = _decode(_date("time", [("hour", 12), ("minute", 30)], "n"))
+    assert isinstance(noon >= datetime.time(12), SymBool)
+    when = _decode(_date("datetime", [("year", 2024), ("month", 1), ("day", 1), ("hour", 23)],
+                         "w"))
+    assert concrete(when > datetime.datetime(2024, 1, 1, 22, 59)) is True
+    # Of different classes, or aware: compared as the values are, not as a condition.
+    assert (when == day) is False
+
+
+def test_an_aware_datetime_has_no_key():
+    zone = {"kind": "object", "class": "datetime:timezone", "sym": "z",
+            "args": [_offset(60)], "kwargs": {}}
+    tree = _date("datetime", [("year", 2024), ("month", 1), ("day", 1)], "w")
+    tree["kwargs"]["tzinfo"] = zone
+    values.clear()
+    when = values.decode(tree, lambda _: False)
+    assert when.tzinfo is not None
+    assert (when > datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)) is False
