@@ -330,7 +330,7 @@ impl Search<'_> {
     }
 
     /// How many `except` clauses a kept test enters.
-    fn handlers_entered(&self) -> usize {
+    pub(super) fn handlers_entered(&self) -> usize {
         self.handler_lines
             .iter()
             .filter(|l| self.lines.contains(l))

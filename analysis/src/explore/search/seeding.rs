@@ -512,8 +512,13 @@ impl Search<'_> {
         added
     }
 
-    /// Whether some uncovered side might be reached by an input the solver did not propose.
+    /// Whether some uncovered side might be reached by an input the solver did not propose, or
+    /// an `except` clause no kept test enters might be (a date string that matches the pattern
+    /// but names no real day: only a mutated input shows the handler).
     pub(super) fn worth_mutating(&self) -> bool {
+        if self.handlers_entered() < self.handler_lines.len() {
+            return true;
+        }
         self.f
             .syntax
             .decisions

@@ -812,3 +812,46 @@ fn a_function_without_decisions_is_explored_until_its_except_clauses_are_entered
     // Runs that raise alike before any decision do not end it while another returned.
     assert!(e.executions < 20, "{} executions", e.executions);
 }
+
+const LOOKUP: &str = "def lookup(key: int, double: int):\n    if double == 1:\n        key = key * 2\n    try:\n        return table(key)\n    except KeyError:\n        return None\n";
+
+/// `lookup` as CPython runs it: `table` (code the tracer does not see into) raises `KeyError`
+/// for a key whose remainder by 7 is 5, caught by the `except` clause (lines 6–7).
+struct Lookup;
+
+impl Executor for Lookup {
+    fn execute(&self, request: &ExecuteRequest) -> Result<Execution, WorkerError> {
+        let arg = |i: usize| match &request.args[i].value {
+            Value::Int { value } => value.parse().unwrap_or(0),
+            _ => 0,
+        };
+        let (key, double): (i64, i64) = (arg(0), arg(1));
+        let taken = double == 1;
+        let key = if taken { key * 2 } else { key };
+        let mut out = run(vec![branch(
+            LOOKUP,
+            "double == 1",
+            taken,
+            Some(compare(Op::Eq, "double", 1)),
+        )]);
+        let mut lines = vec![2, 4, 5];
+        if taken {
+            lines.insert(1, 3);
+        }
+        if key.rem_euclid(7) == 5 {
+            lines.extend([6, 7]);
+        }
+        out.lines.insert("0".into(), lines);
+        Ok(out)
+    }
+}
+
+/// Every side covered is no reason to stop while an `except` clause is not entered: mutated
+/// inputs go on until one enters it (or nothing new comes of them).
+#[test]
+fn mutations_go_on_for_an_except_clause_no_test_entered() {
+    let f = function(LOOKUP, "lookup");
+    let e = explore(&f, &int_params(&["key", "double"]), &Lookup, &budget());
+    assert_eq!(e.covered.len(), 2, "{:?}", e.covered);
+    assert_eq!(e.handlers, [true], "{} executions", e.executions);
+}
