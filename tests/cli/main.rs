@@ -1884,18 +1884,18 @@ def rounded(value: Decimal) -> Decimal:
         .filter(|l| l.starts_with("assert"))
         .collect();
     let expected = [
-        "assert result == datetime.date(2024, 2, 1)",
-        "assert result == datetime.date(2024, 1, 1)",
-        "assert result == decimal.Decimal('0.00')",
-        "assert result == decimal.Decimal('1.25')",
+        "assert result == date(2024, 2, 1)",
+        "assert result == date(2024, 1, 1)",
+        "assert result == Decimal('0.00')",
+        "assert result == Decimal('1.25')",
         "assert type(result).__name__ == 'Span'",
-        "assert result.start == datetime.date(2024, 1, 1)",
+        "assert result.start == date(2024, 1, 1)",
         "assert result.days == 7",
         "assert result.days == 1",
         "assert result.label == 'span'",
-        // An input built as `decimal_2 = Decimal(…)`: no variable shadows the module.
-        "assert result == decimal.Decimal('1.00')",
-        "assert result == decimal.Decimal('0.50')",
+        // An input built as `decimal_2 = Decimal(…)`: no variable shadows the class.
+        "assert result == Decimal('1.00')",
+        "assert result == Decimal('0.50')",
     ];
     assert_eq!(
         asserted,
@@ -1904,7 +1904,7 @@ def rounded(value: Decimal) -> Decimal:
         stderr(&out)
     );
     assert!(
-        tests.contains("import datetime\nimport decimal\n"),
+        tests.contains("from datetime import date\nfrom decimal import Decimal\n"),
         "{tests}"
     );
     // The same tests fail on code that returns other values of the same types.

@@ -82,7 +82,14 @@ impl StdClass {
 pub struct StdValue {
     pub class: StdClass,
     pub args: Vec<Literal>,
+    /// Of an aware `datetime`: its offset from UTC in whole seconds, strictly within a day (it is
+    /// rebuilt at a fixed-offset zone; aware datetimes are equal when they name the same
+    /// instant, whatever their zones).
+    pub utc_offset: Option<i32>,
 }
+
+/// The largest offset from UTC a zone may have, in seconds (exclusive).
+const DAY_SECONDS: i64 = 86_400;
 
 impl StdValue {
     fn from_json(value: &serde_json::Value) -> Option<StdValue> {
@@ -97,15 +104,33 @@ impl StdValue {
             .iter()
             .map(Literal::from_json)
             .collect::<Option<_>>()?;
-        class.accepts(&args).then_some(StdValue { class, args })
+        let utc_offset = match node.get("utcoffset") {
+            None => None,
+            Some(offset) => {
+                let seconds = offset.as_i64()?;
+                if class != StdClass::DateTime || seconds.abs() >= DAY_SECONDS {
+                    return None;
+                }
+                Some(seconds as i32)
+            }
+        };
+        class.accepts(&args).then_some(StdValue {
+            class,
+            args,
+            utc_offset,
+        })
     }
 
     fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "kind": "std",
             "class": self.class.constructor(),
             "args": self.args.iter().map(Literal::to_json).collect::<Vec<_>>(),
-        })
+        });
+        if let Some(seconds) = self.utc_offset {
+            out["utcoffset"] = seconds.into();
+        }
+        out
     }
 }
 
@@ -145,8 +170,9 @@ pub const MAX_FIELDS: usize = 8;
 /// What a test can assert of a returned value beyond its type.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectState {
-    /// A standard-library value: asserted equal to its rebuilt self.
-    pub std: Option<StdValue>,
+    /// A standard-library value: asserted equal to its rebuilt self (boxed: most results are
+    /// none, and an execution's outcome holds several states).
+    pub std: Option<Box<StdValue>>,
     /// Public fields (Python identifiers) with values a test can write, in the object's order.
     pub fields: Vec<(String, Assertable)>,
 }
@@ -172,14 +198,14 @@ impl ObjectState {
             })
             .unwrap_or_default();
         ObjectState {
-            std: std.and_then(StdValue::from_json),
+            std: std.and_then(StdValue::from_json).map(Box::new),
             fields,
         }
     }
 
     fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
-            "std": self.std.as_ref().map(StdValue::to_json),
+            "std": self.std.as_deref().map(StdValue::to_json),
             "fields": self.fields.iter().map(|(n, v)| serde_json::json!([n, v.to_json()])).collect::<Vec<_>>(),
         })
     }
@@ -308,6 +334,10 @@ mod tests {
         for forged in [
             json!({"kind": "std", "class": "os.system", "args": [int("1"), int("2"), int("3")]}),
             json!({"kind": "std", "class": "datetime.date", "args": [int("1985"), int("4")]}),
+            // A zone only on a datetime, and strictly within a day.
+            json!({"kind": "std", "class": "datetime.date", "args": [int("1985"), int("4"), int("15")], "utcoffset": 0}),
+            json!({"kind": "std", "class": "datetime.datetime", "args": [int("1985"), int("4"), int("15"), int("0"), int("0"), int("0"), int("0")], "utcoffset": 86400}),
+            json!({"kind": "std", "class": "datetime.datetime", "args": [int("1985"), int("4"), int("15"), int("0"), int("0"), int("0"), int("0")], "utcoffset": "0)+x("}),
             json!({"kind": "std", "class": "decimal.Decimal", "args": [{"kind": "str", "value": "1)+__import__('os')"}]}),
         ] {
             assert_eq!(ObjectState::from_json(Some(&forged), None).std, None);

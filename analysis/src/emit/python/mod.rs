@@ -319,7 +319,6 @@ struct Imports {
     /// Some test changes module-level state: the file defines `_restoring`.
     restoring: bool,
     /// Modules of the standard-library values some test rebuilds: `datetime`.
-    std: BTreeSet<&'static str>,
     from: BTreeSet<(String, String)>,
 }
 
@@ -338,12 +337,32 @@ impl Imports {
         Some(qualname.to_owned())
     }
 
-    /// The call rebuilding a standard-library value, its module imported:
-    /// `datetime.date(1985, 4, 15)`.
+    /// The call rebuilding a standard-library value, its class imported by name as the inputs'
+    /// classes are (`from datetime import date`: a module imported whole would be shadowed by
+    /// the class `datetime` an input of the same test imports): `date(1985, 4, 15)`.
     fn std_expr(&mut self, value: &StdValue) -> String {
-        self.std.extend(value.class.module());
-        let args: Vec<String> = value.args.iter().map(literal_expr).collect();
-        format!("{}({})", value.class.constructor(), args.join(", "))
+        let constructor = value.class.constructor();
+        let class = match constructor.rsplit_once('.') {
+            Some((module, class)) => self
+                .name(&format!("{module}:{class}"))
+                .unwrap_or_else(|| constructor.to_owned()),
+            None => constructor.to_owned(),
+        };
+        let mut args: Vec<String> = value.args.iter().map(literal_expr).collect();
+        if let Some(seconds) = value.utc_offset {
+            let timezone = self
+                .name("datetime:timezone")
+                .unwrap_or_else(|| "timezone".into());
+            args.push(if seconds == 0 {
+                format!("tzinfo={timezone}.utc")
+            } else {
+                let timedelta = self
+                    .name("datetime:timedelta")
+                    .unwrap_or_else(|| "timedelta".into());
+                format!("tzinfo={timezone}({timedelta}(seconds={seconds}))")
+            });
+        }
+        format!("{class}({})", args.join(", "))
     }
 
     /// The assertion that `subject` (`result.months`) is `value`.
@@ -364,7 +383,6 @@ impl Imports {
     fn render(&self) -> String {
         let mut out = String::new();
         let mut modules: BTreeSet<&str> = BTreeSet::from(["os", "sys", "tempfile"]);
-        modules.extend(self.std.iter().copied());
         for (used, module) in [
             (self.asyncio, "asyncio"),
             (self.mock || self.restoring, "importlib"),
