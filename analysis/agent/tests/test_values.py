@@ -96,10 +96,19 @@ def test_standard_library_values_are_rebuilt_by_their_constructors():
     assert values.std_value(decimal.Decimal("-1.50"))["args"] == [
         {"kind": "str", "value": "-1.50"}]
     assert values.std_value(fractions.Fraction(2, 6))["args"] == [int_(1), int_(3)]
-    # Equal to nothing, or with a zone whose class a test may not import: none.
+    # Equal to nothing: none.
     assert values.std_value(decimal.Decimal("NaN")) is None
+    # An aware datetime: its offset from UTC in seconds (rebuilt at a fixed-offset zone, the
+    # same instant, whatever its zone's class); an aware time, or an offset within a second,
+    # none.
     utc = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
-    assert values.std_value(utc) is None
+    assert values.std_value(utc)["utcoffset"] == 0
+    east = datetime.timezone(datetime.timedelta(hours=5, minutes=30), "IST")
+    assert values.std_value(datetime.datetime(2020, 1, 1, 9, tzinfo=east))["utcoffset"] == 19800
+    assert values.std_value(datetime.time(9, tzinfo=east)) is None
+    odd = datetime.timezone(datetime.timedelta(microseconds=5))
+    assert values.std_value(datetime.datetime(2020, 1, 1, tzinfo=odd)) is None
+    assert "utcoffset" not in values.std_value(datetime.datetime(2020, 1, 1))
 
     # A subclass's attributes could be user code: never read.
     class Day(datetime.date):
