@@ -347,7 +347,7 @@ class ReturnedObject:
         base = object.__getattribute__(self, "_base")
         measure = object.__getattribute__(self, "_measure")
         if measure is not None:
-            duration = _duration_attribute(target, base, measure, name, value)
+            duration = _duration_attribute(target, base, measure, name)
             if duration is not None:
                 return duration
         if callable(value) and not isinstance(value, type):
@@ -373,44 +373,8 @@ class ReturnedObject:
                 return bool(compared)
         return bool(object.__getattribute__(self, "_target"))
 
-    def __eq__(self, other):
-        compared = _measures_compared(self, "==", other)
-        if compared is not None:
-            return compared
-        return object.__getattribute__(self, "_target") == concrete(_unwrap(other))
-
-    def __ne__(self, other):
-        compared = _measures_compared(self, "!=", other)
-        if compared is not None:
-            return compared
-        return object.__getattribute__(self, "_target") != concrete(_unwrap(other))
-
     def __hash__(self):
         return hash(object.__getattribute__(self, "_target"))
-
-    def __lt__(self, other):
-        compared = _measures_compared(self, "<", other)
-        if compared is not None:
-            return compared
-        return object.__getattribute__(self, "_target") < _unwrap(other)
-
-    def __le__(self, other):
-        compared = _measures_compared(self, "<=", other)
-        if compared is not None:
-            return compared
-        return object.__getattribute__(self, "_target") <= _unwrap(other)
-
-    def __gt__(self, other):
-        compared = _measures_compared(self, ">", other)
-        if compared is not None:
-            return compared
-        return object.__getattribute__(self, "_target") > _unwrap(other)
-
-    def __ge__(self, other):
-        compared = _measures_compared(self, ">=", other)
-        if compared is not None:
-            return compared
-        return object.__getattribute__(self, "_target") >= _unwrap(other)
 
     # Arithmetic on a returned object (`today - epoch`, `root / "x.json"`) gives a value that
     # still comes from the call: its attributes and methods stay symbols and external calls.
@@ -461,6 +425,29 @@ class ReturnedObject:
 
 TRUTH_OF_WRAPPED[ReturnedObject] = lambda wrapper: object.__getattribute__(wrapper, "_target")
 
+
+def _comparison(op, compute, plain):
+    """The comparison `op` of a returned object: a condition on the measures when it is an
+    ordered value an input built (`measures`), else `compute` on the plain values."""
+    def method(self, other):
+        compared = _measures_compared(self, op, other)
+        if compared is not None:
+            return compared
+        return compute(object.__getattribute__(self, "_target"), plain(other))
+
+    return method
+
+
+for _name, _op, _compute, _plain in (
+        ("__eq__", "==", operator.eq, lambda o: concrete(_unwrap(o))),
+        ("__ne__", "!=", operator.ne, lambda o: concrete(_unwrap(o))),
+        ("__lt__", "<", operator.lt, lambda o: _unwrap(o)),
+        ("__le__", "<=", operator.le, lambda o: _unwrap(o)),
+        ("__gt__", ">", operator.gt, lambda o: _unwrap(o)),
+        ("__ge__", ">=", operator.ge, lambda o: _unwrap(o))):
+    setattr(ReturnedObject, _name, _comparison(_op, _compute, _plain))
+del _name, _op, _compute, _plain
+
 def measure_of(value):
     """The class of an ordered standard value and its measure (see `measures`): symbolic for
     one an input built, else its plain value's; (None, None) for anything else."""
@@ -488,7 +475,7 @@ def _derived_measure(wrapper, op, other):
     return measures.derived(cls, op, mine, other_cls, theirs, other[0] if other else None)
 
 
-def _duration_attribute(target, base, measure, name, value):
+def _duration_attribute(target, base, measure, name):
     """What reading `name` of a duration an input built gives, kept symbolic in its
     microseconds: a `timezone`'s `utcoffset()`, a `timedelta`'s `total_seconds()`; or None."""
     if type(target) is datetime.timezone and name == "utcoffset":

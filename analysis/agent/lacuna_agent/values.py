@@ -113,9 +113,6 @@ def decode(tree, is_project_object):
     name = tree.get("sym")
     if name is not None and tree.get("kind") == "object" and type(value) in _VALUE_TYPES:
         return _reading_arguments(value, tree, name)
-    if name is not None and tree.get("kind") == "object" and type(value) is datetime.timezone:
-        # A zone at a fixed offset: its `utcoffset()` lasts what its offset's arguments say.
-        return _reading_arguments(value, tree, name)
     if name is not None:
         value = objects.wrap(value, name, is_project_object,
                              any_length=tree.get("kind") == "tuple-of")
@@ -139,7 +136,9 @@ async def _async_items(items):
 
 # Standard value types whose attributes are their constructor's arguments unchanged
 # (`date(y, m, d).day == d`): an input of one reads each argument's symbol.
-_VALUE_TYPES = (datetime.date, datetime.datetime, datetime.time, datetime.timedelta, uuid.UUID)
+# (And a zone at a fixed offset: its `utcoffset()` lasts what its offset's arguments say.)
+_VALUE_TYPES = (datetime.date, datetime.datetime, datetime.time, datetime.timedelta, uuid.UUID,
+                datetime.timezone)
 
 
 def _reading_arguments(value, tree, name):
@@ -153,8 +152,6 @@ def _reading_arguments(value, tree, name):
     built, measure = _measured.pop(id(value), (None, None))
     return ReturnedObject(value, name, {p: p for p in params},
                           measure if built is value else None)
-
-
 
 
 def _float(v):
@@ -208,14 +205,14 @@ def _decode(tree, is_project_object):
         target = resolve(tree["class"] if kind == "object" else tree["function"])
         args = [sub(t) for t in tree.get("args", [])]
         kwargs = {k: sub(t) for k, t in tree.get("kwargs", {}).items()}
-        from .interpose import measure_of
+        from .interpose import measure_of, unwrap
 
         measure = measures.built(target, args, kwargs, lambda a: measure_of(a)[1])
         if _built_in_c(target):
             # C code checks the exact type of what it is given (`timezone(offset)` takes a
             # `timedelta`, not the proxy that reads a value type's arguments).
-            args = [_plain_value(a) for a in args]
-            kwargs = {k: _plain_value(a) for k, a in kwargs.items()}
+            args = [unwrap(a) for a in args]
+            kwargs = {k: unwrap(a) for k, a in kwargs.items()}
         try:
             obj = target(*args, **kwargs)
         except Exception as e:
@@ -244,15 +241,6 @@ def _built_in_c(target):
     its `__new__` nor its `__init__` is a Python function."""
     return isinstance(target, type) and not any(
         isinstance(getattr(target, m, None), types.FunctionType) for m in ("__new__", "__init__"))
-
-
-def _plain_value(value):
-    """A value type input as itself, without the proxy that reads its arguments."""
-    from .interpose import ReturnedObject
-
-    if isinstance(value, ReturnedObject):
-        return object.__getattribute__(value, "_target")
-    return value
 
 
 def _keep_symbols(obj, kwargs):
@@ -401,7 +389,9 @@ def std_value(value):
         offset = None
         if getattr(value, "tzinfo", None) is not None:
             # An aware datetime: rebuilt at a zone of its offset (equal: the same instant).
-            delta = value.utcoffset() if t is datetime.datetime else None
+            # Only a `timezone`'s offset is read: another zone's `utcoffset` may be user code.
+            delta = value.utcoffset() if t is datetime.datetime \
+                and type(value.tzinfo) is datetime.timezone else None
             if type(delta) is not datetime.timedelta or delta % _SECOND \
                     or abs(delta) >= datetime.timedelta(days=1):
                 return None

@@ -110,6 +110,13 @@ def test_standard_library_values_are_rebuilt_by_their_constructors():
     assert values.std_value(datetime.datetime(2020, 1, 1, tzinfo=odd)) is None
     assert "utcoffset" not in values.std_value(datetime.datetime(2020, 1, 1))
 
+    # Another zone's offset could be user code: never read.
+    class Zone(datetime.tzinfo):
+        def utcoffset(self, dt):
+            raise AssertionError("user code ran")
+
+    assert values.std_value(datetime.datetime(2020, 1, 1, tzinfo=Zone())) is None
+
     # A subclass's attributes could be user code: never read.
     class Day(datetime.date):
         @property
