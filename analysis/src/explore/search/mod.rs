@@ -1,6 +1,7 @@
 //! The search: dynamic symbolic execution of one function. Inputs run in the agent; each run's
 //! path condition is negated step by step (uncovered branch sides and unseen condition values
-//! first) and solved; models become new inputs. Object state the solver asks for but no input
+//! first; negations aimed at nothing open wait until no other input is queued) and solved;
+//! models become new inputs. Object state the solver asks for but no input
 //! can set directly (`self._items.__len__ >= 5`) is built through the methods that write the
 //! field; choices the solver cannot see (enum members, `None`, the type of an unannotated
 //! parameter) are enumerated. The search stops when everything is covered, the budget (time,
@@ -102,6 +103,8 @@ struct Search<'a> {
     /// Flips tried, by (hash of the path before the flipped step, hash of the negation).
     tried_flips: FxHashSet<(u64, u64)>,
     frontier: Vec<(u32, Candidate)>,
+    /// Runs whose flips aimed at nothing open wait here until the frontier is empty.
+    deferred: std::collections::VecDeque<flip::Deferred>,
     all_conditions: FxHashSet<(usize, u16, bool)>,
     /// The most calls of each mocked callee (by its index in the guidance) seen in one run:
     /// how many return values the next requests carry.
@@ -255,6 +258,7 @@ impl<'a> Search<'a> {
             seen_candidates: FxHashSet::default(),
             tried_flips: FxHashSet::default(),
             frontier: vec![],
+            deferred: Default::default(),
             all_conditions: FxHashSet::default(),
             mock_calls: FxHashMap::default(),
             callable_calls: BTreeMap::new(),
@@ -400,6 +404,13 @@ impl Search<'_> {
         }
         let now = self.progress_made();
         if now != self.progress.made {
+            tracing::debug!(
+                made = now,
+                executions = self.out.executions,
+                elapsed_ms = self.start.elapsed().as_millis() as u64,
+                waited_ms = self.grew_at.elapsed().as_millis() as u64,
+                "progress"
+            );
             self.progress = Progress {
                 made: now,
                 grew: self.out.executions,
@@ -499,8 +510,12 @@ impl Search<'_> {
                 // mutations get the rest of the budget.
                 self.phase = Phase::SolverStale;
                 self.frontier.clear();
+                self.deferred.clear();
             }
             let Some((_, candidate)) = self.pop() else {
+                if self.solve_deferred() {
+                    continue;
+                }
                 let widened = self.phase == Phase::Solver
                     && (self.observed_seeds() || self.widen() || self.call_sequences());
                 if !widened && !self.mutate() {

@@ -855,3 +855,37 @@ fn mutations_go_on_for_an_except_clause_no_test_entered() {
     assert_eq!(e.covered.len(), 2, "{:?}", e.covered);
     assert_eq!(e.handlers, [true], "{} executions", e.executions);
 }
+
+/// Flips that aim at nothing open (both sides of their decision covered, both values of their
+/// condition seen) wait until the frontier is empty, and are solved then: a search that
+/// covers everything first never pays for them.
+#[test]
+fn flips_at_nothing_open_wait_for_an_empty_frontier() {
+    let f = function(GRADE, "grade");
+    let executor = scripted(grade);
+    let signature = int_params(&["score", "bonus"]);
+    let budget = budget();
+    let mut search = Search::new(&f, &signature, &executor, &budget);
+    let input = |score: i64, bonus: i64| {
+        let mut c = Candidate::default();
+        c.vars
+            .insert("score".into(), ModelValue::Int(score.to_string()));
+        c.vars
+            .insert("bonus".into(), ModelValue::Int(bonus.to_string()));
+        c
+    };
+    for (score, bonus) in [(95, 0), (0, 0), (0, 7)] {
+        search.execute(&input(score, bonus)).expect("it ran");
+    }
+    assert_eq!(search.out.covered.len(), 4, "{:?}", search.out.covered);
+    let last = input(1, 1);
+    let observed = search.execute(&last).expect("it ran");
+    search.expand(&last, &observed);
+    assert!(search.frontier.is_empty(), "{:?}", search.frontier);
+    assert_eq!(search.deferred.len(), 1);
+    assert!(search.solve_deferred());
+    assert!(search.deferred.is_empty());
+    let queued: Vec<u32> = search.frontier.iter().map(|(p, _)| *p).collect();
+    assert_eq!(queued, [0, 0], "{:?}", search.frontier);
+    assert!(!search.solve_deferred());
+}
