@@ -347,9 +347,9 @@ class ReturnedObject:
         base = object.__getattribute__(self, "_base")
         measure = object.__getattribute__(self, "_measure")
         if measure is not None:
-            duration = _duration_attribute(target, base, measure, name)
-            if duration is not None:
-                return duration
+            measured = _measured_attribute(target, base, measure, name)
+            if measured is not None:
+                return measured
         if callable(value) and not isinstance(value, type):
             return ExternalFunction("%s.%s" % (_qualname(type(target)), name), value)
         argument = object.__getattribute__(self, "_init").get(name)
@@ -380,7 +380,7 @@ class ReturnedObject:
     # still comes from the call: its attributes and methods stay symbols and external calls.
     def _derived(self, value, op, measure=None):
         name = "%s.%s" % (object.__getattribute__(self, "_base"), op)
-        if measure is not None and type(value) is datetime.timedelta:
+        if measure is not None and measures.kind_of(value) in measures.DERIVED:
             return ReturnedObject(value, name, None, measure)
         if _SORTS.get(type(value)) is not None:
             return _path(value, name)
@@ -454,8 +454,9 @@ def measure_of(value):
     if isinstance(value, ReturnedObject):
         target = object.__getattribute__(value, "_target")
         measure = object.__getattribute__(value, "_measure")
-        return type(target), measure if measure is not None else measures.of_plain(target)
-    return type(value), measures.of_plain(value)
+        return (measures.kind_of(target),
+                measure if measure is not None else measures.of_plain(target))
+    return measures.kind_of(value), measures.of_plain(value)
 
 
 def _measures_compared(wrapper, op, other):
@@ -466,27 +467,28 @@ def _measures_compared(wrapper, op, other):
     return measures.compared(op, *measure_of(wrapper), *measure_of(other))
 
 
-def _derived_measure(wrapper, op, other):
-    """The measure of a duration computed from one an input built, or None."""
+def _derived_measure(wrapper, op, other, result):
+    """The measure of `result`, computed by `op` from an ordered value an input built (and
+    `other`), or None."""
     if object.__getattribute__(wrapper, "_measure") is None:
         return None
     cls, mine = measure_of(wrapper)
     other_cls, theirs = measure_of(other[0]) if len(other) == 1 else (None, None)
-    return measures.derived(cls, op, mine, other_cls, theirs, other[0] if other else None)
+    return measures.derived(op, cls, mine, other_cls, theirs, other[0] if other else None,
+                            measures.kind_of(result))
 
 
-def _duration_attribute(target, base, measure, name):
-    """What reading `name` of a duration an input built gives, kept symbolic in its
-    microseconds: a `timezone`'s `utcoffset()`, a `timedelta`'s `total_seconds()`; or None."""
+def _measured_attribute(target, base, measure, name):
+    """What reading `name` of an ordered value an input built gives, kept symbolic in its
+    measure: a `timezone`'s `utcoffset()`, a duration's `days` or `total_seconds()`, a date's
+    `weekday()` (`measures.attribute`); or None."""
     if type(target) is datetime.timezone and name == "utcoffset":
         def utcoffset(dt=None):
             return ReturnedObject(target.utcoffset(concrete(_unwrap(dt)) if dt is not None
                                                    else None),
                                   "%s.utcoffset()" % base, None, measure)
         return utcoffset
-    if type(target) is datetime.timedelta and name == "total_seconds":
-        return lambda: measure / 1000000
-    return None
+    return measures.attribute(measures.kind_of(target), measure, name)
 
 
 def _derived_operator(name, compute):
@@ -495,7 +497,8 @@ def _derived_operator(name, compute):
     def method(self, *other):
         target = object.__getattribute__(self, "_target")
         value = compute(target, *map(_unwrap, other))
-        return ReturnedObject._derived(self, value, name, _derived_measure(self, name, other))
+        return ReturnedObject._derived(self, value, name,
+                                       _derived_measure(self, name, other, value))
 
     method.__name__ = name
     return method

@@ -82,12 +82,67 @@ def test_naive_dates_and_times_compare_as_conditions_on_their_fields():
     assert (when == day) is False
 
 
-def test_an_aware_datetime_has_no_key():
+def test_an_aware_datetime_is_measured_by_its_instant():
     zone = {"kind": "object", "class": "datetime:timezone", "sym": "z",
             "args": [_offset(60)], "kwargs": {}}
-    tree = _date("datetime", [("year", 2024), ("month", 1), ("day", 1)], "w")
+    tree = _date("datetime", [("year", 2024), ("month", 1), ("day", 1), ("hour", 0)], "w")
     tree["kwargs"]["tzinfo"] = zone
     values.clear()
     when = values.decode(tree, lambda _: False)
     assert when.tzinfo is not None
-    assert (when > datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)) is False
+    # Midnight at +01:00 is 23:00 UTC the day before: earlier than midnight UTC, whatever the
+    # fields say, and a condition on the hour and the zone's offset alike.
+    utc = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    earlier = when < utc
+    assert isinstance(earlier, SymBool) and concrete(earlier) is True
+    assert "w.__init__.hour" in repr(expr_of(earlier))
+    assert "z.__init__.offset.__init__.minutes" in repr(expr_of(earlier))
+    assert concrete(when == datetime.datetime(2023, 12, 31, 23, tzinfo=datetime.timezone.utc))
+    # The duration between two instants, and an instant moved; never compared with a naive one
+    # (Python refuses to order them, and they are never equal).
+    assert concrete(utc - when == datetime.timedelta(hours=1)) is True
+    assert isinstance(when + datetime.timedelta(hours=1) >= utc, SymBool)
+    assert (when == datetime.datetime(2024, 1, 1)) is False
+    with __import__("pytest").raises(TypeError):
+        _ = when < datetime.datetime(2024, 1, 1)
+
+
+def test_date_arithmetic_keeps_the_measure_in_days():
+    from lacuna_agent import measures
+    # The ordinal as arithmetic is the calendar's, leap days and centuries included.
+    for day in (datetime.date(1, 1, 1), datetime.date(1900, 2, 28), datetime.date(1900, 3, 1),
+                datetime.date(2000, 2, 29), datetime.date(2024, 12, 31),
+                datetime.date(9999, 12, 31)):
+        assert measures.ordinal(day.year, day.month, day.day) == day.toordinal(), day
+    due = _decode(_date("date", [("year", 2024), ("month", 2), ("day", 28)], "due"))
+    today = datetime.date(2024, 1, 30)
+    # The days between two dates: a duration whose days the solver sees across months.
+    late = (due - today).days > 30
+    assert isinstance(late, SymBool) and concrete(late) is False
+    assert "due.__init__.month" in repr(expr_of(late))
+    assert concrete((due - today).days == 29) is True
+    # A date moved by a duration, compared with another date; a weekday.
+    moved = due + datetime.timedelta(days=2)
+    assert moved == datetime.date(2024, 3, 1)
+    assert concrete(moved > datetime.date(2024, 2, 29)) is True
+    assert isinstance(moved > datetime.date(2024, 2, 29), SymBool)
+    back = due - datetime.timedelta(hours=1)
+    assert back == datetime.date(2024, 2, 27) and isinstance(back < today, SymBool)
+    weekend = due.weekday() >= 5
+    assert isinstance(weekend, SymBool) and concrete(weekend) is False  # a Wednesday
+    assert concrete(due.isoweekday() == 3) is True
+
+
+def test_datetime_arithmetic_keeps_the_measure_in_microseconds():
+    start = _decode(_date("datetime", [("year", 2024), ("month", 12), ("day", 31),
+                                       ("hour", 23), ("minute", 30)], "s"))
+    end = start + datetime.timedelta(hours=1)
+    assert end == datetime.datetime(2025, 1, 1, 0, 30)
+    new_year = end > datetime.datetime(2025, 1, 1)
+    assert isinstance(new_year, SymBool) and concrete(new_year) is True
+    assert "s.__init__.minute" in repr(expr_of(new_year))
+    elapsed = end - start
+    assert elapsed == datetime.timedelta(hours=1)
+    assert concrete(elapsed.total_seconds() == 3600) is True
+    since = (datetime.datetime(2025, 1, 2) - start).seconds
+    assert concrete(since == 1800) is True and expr_of(since) is not None
