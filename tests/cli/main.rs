@@ -1837,6 +1837,41 @@ def shade(level: int) -> Colour:
     );
 }
 
+/// A result computed from the clock (`time.time()`, `datetime.now()`) is asserted in a test that
+/// replays what the run read: the test passes as generated, and at any later time, where a test
+/// pinning one moment's value failed the moment after (it was kept without its assertion).
+#[test]
+fn clock_readings_are_replayed_by_the_emitted_test() {
+    let source = r#"import datetime
+import time
+
+
+def stamp(offset: int) -> float:
+    if offset > 10:
+        return time.time() + offset
+    return 0.0
+
+
+def age(born: int) -> int:
+    if born > 2000:
+        return datetime.datetime.now().year - born
+    return 0
+"#;
+    let (out, _, tests, _project) = generate_module("clock.py", source);
+    assert_contains!(stderr(&out), "0 without their assertion, 0 left out");
+    assert_contains!(&tests, "_mock(monkeypatch, 'clock', 'time.time', ");
+    assert_contains!(
+        &tests,
+        "_mock(monkeypatch, 'clock', 'datetime.datetime.now', datetime_value)"
+    );
+    let asserted = tests
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("assert result == "))
+        .count();
+    assert_eq!(asserted, 4, "{tests}");
+}
+
 /// A returned date, decimal or object is asserted by what it holds, not only by its type: a
 /// standard-library value equal to its rebuilt self, an object field by field (public fields
 /// only), so that a change of value fails the emitted test.

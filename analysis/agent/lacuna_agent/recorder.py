@@ -130,6 +130,12 @@ class Recorder:
         if sort is not None or paths:
             event["ret_var"] = "$ret:%d" % n
 
+    def clock_read(self, n, tree):
+        """External call `n` read a clock and returned the value `tree` rebuilds (None: a value
+        the emitted test cannot rebuild)."""
+        event = self._call_event(n)
+        event["clock"] = tree
+
     def symbol_value(self, n, name, literal):
         """The concrete value (a wire-form literal) of symbol `name`, made from the return
         value of external call `n`: what the call returned in this execution."""

@@ -515,6 +515,11 @@ pub enum Event {
         /// (`$ret:3`, `$ret:3.hour`, `$ret:3["mode"]`), as literals of the expression wire form.
         #[serde(default)]
         values: std::collections::BTreeMap<String, serde_json::Value>,
+        /// Of a call that read a clock (`datetime.datetime.now`, `time.time`): what it
+        /// returned, as an input tree the emitted test replays; absent for another call, or
+        /// a reading the emitted test could not rebuild.
+        #[serde(default)]
+        clock: Option<ValueTree>,
     },
     /// A side effect the sandbox refused.
     Blocked {

@@ -4,7 +4,7 @@
 
 use super::Search;
 use crate::agent::protocol::{
-    Event, ExecuteRequest, Execution, Literal, ReturnValue, SideEffect, Status,
+    Event, ExecuteRequest, Execution, Literal, Mock, ReturnValue, SideEffect, Status,
 };
 use crate::explore::coverage::{Observed, Origin, observe};
 use crate::explore::exploration::{ExternalCallSeen, GeneratedTest, Outcome, Unbuilt, Unfinished};
@@ -168,6 +168,25 @@ impl Search<'_> {
             for s in &new_sides {
                 self.out.covered.insert(*s, index);
             }
+            let mut request = request;
+            let mut mocked: BTreeSet<String> = run
+                .events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Call {
+                        callee,
+                        mocked: true,
+                        ..
+                    } => Some(callee.clone()),
+                    _ => None,
+                })
+                .collect();
+            for replay in clock_replays(run) {
+                if !request.mocks.iter().any(|m| m.target == replay.target) {
+                    mocked.insert(replay.target.clone());
+                    request.mocks.push(replay);
+                }
+            }
             self.out.tests.push(GeneratedTest {
                 request,
                 candidate: candidate.clone(),
@@ -176,18 +195,7 @@ impl Search<'_> {
                 new_obligations,
                 sides: observed.sides.iter().copied().collect(),
                 found_after: self.start.elapsed(),
-                mocked: run
-                    .events
-                    .iter()
-                    .filter_map(|e| match e {
-                        Event::Call {
-                            callee,
-                            mocked: true,
-                            ..
-                        } => Some(callee.clone()),
-                        _ => None,
-                    })
-                    .collect(),
+                mocked,
                 side_effect: run.effects.first().cloned().or_else(|| {
                     run.events.iter().find_map(|e| match e {
                         Event::Blocked { event, detail, .. } => Some(SideEffect {
@@ -434,4 +442,35 @@ impl Search<'_> {
 /// limit or a crash.
 fn finished(status: Status) -> bool {
     matches!(status, Status::Returned | Status::Raised)
+}
+
+/// The most readings of one clock a test replays: a run that polls a clock more often (a wait
+/// loop) is left to the clock.
+const MAX_CLOCK_REPLAYS: usize = 32;
+
+/// The clocks a run read (`datetime.datetime.now`, `time.time`), each as a mock that returns
+/// what the run read, call by call: an emitted test that pins a value computed from the time
+/// would fail at another time, and one that replays the run's readings computes that value
+/// again.
+fn clock_replays(run: &Execution) -> Vec<Mock> {
+    let mut out: Vec<Mock> = vec![];
+    for event in &run.events {
+        if let Event::Call {
+            callee,
+            mocked: false,
+            clock: Some(value),
+            ..
+        } = event
+        {
+            match out.iter_mut().find(|m| m.target == *callee) {
+                Some(m) => m.returns.push(value.clone()),
+                None => out.push(Mock {
+                    target: callee.clone(),
+                    returns: vec![value.clone()],
+                }),
+            }
+        }
+    }
+    out.retain(|m| m.returns.len() <= MAX_CLOCK_REPLAYS);
+    out
 }
