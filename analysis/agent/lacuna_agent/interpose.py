@@ -571,6 +571,16 @@ def unwrap(value):
     return _unwrap(value)
 
 
+def unwrap_object(value):
+    """The object behind a returned or external object's proxy; any other value as it is (a
+    symbolic number stays symbolic)."""
+    if isinstance(value, ReturnedObject):
+        return object.__getattribute__(value, "_target")
+    if type(value) is ExternalObject:
+        return value._target
+    return value
+
+
 def _qualname(obj):
     module = getattr(obj, "__module__", None) or ""
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)

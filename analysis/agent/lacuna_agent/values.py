@@ -205,14 +205,15 @@ def _decode(tree, is_project_object):
         target = resolve(tree["class"] if kind == "object" else tree["function"])
         args = [sub(t) for t in tree.get("args", [])]
         kwargs = {k: sub(t) for k, t in tree.get("kwargs", {}).items()}
-        from .interpose import measure_of, unwrap
+        from .interpose import measure_of, unwrap_object
 
         measure = measures.built(target, args, kwargs, lambda a: measure_of(a)[1])
         if _built_in_c(target):
             # C code checks the exact type of what it is given (`timezone(offset)` takes a
-            # `timedelta`, not the proxy that reads a value type's arguments).
-            args = [unwrap(a) for a in args]
-            kwargs = {k: unwrap(a) for k, a in kwargs.items()}
+            # `timedelta`, not the proxy that reads a value type's arguments); symbolic numbers
+            # stay symbolic (they are `int`s and `float`s to C code).
+            args = [unwrap_object(a) for a in args]
+            kwargs = {k: unwrap_object(a) for k, a in kwargs.items()}
         try:
             obj = target(*args, **kwargs)
         except Exception as e:

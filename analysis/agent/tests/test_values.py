@@ -345,3 +345,18 @@ def test_an_iterator_input_is_consumed_by_next_and_each_step_is_a_condition_on_i
     assert values.named_inputs[id(it)] == (it, "it"), "a type test on it names the input"
     empty = values.decode({"kind": "iterator", "items": []}, lambda obj: False)
     assert iter(empty) is empty and next(empty, "none") == "none"
+
+
+def test_a_class_built_in_c_keeps_its_symbolic_numbers():
+    """C code is given the object behind a returned object's proxy (a `timezone` takes a
+    `timedelta`), but numbers the generator chose stay symbolic: a `slice` of them, or any
+    C class that stores its arguments, still answers conditions the solver can flip."""
+    from lacuna_agent.sym import expr_of
+
+    values.clear()
+    part = values.decode({"kind": "object", "class": "builtins:slice", "sym": "s", "args": [
+        {"kind": "int", "value": "2", "sym": "s.start"},
+        {"kind": "int", "value": "9", "sym": "s.stop"}], "kwargs": {}}, lambda _: False)
+    assert (part.start, part.stop) == (2, 9)
+    assert isinstance(part.start, SymInt)
+    assert "s.start" in repr(expr_of(part.start > 5))
