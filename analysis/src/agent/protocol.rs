@@ -519,7 +519,7 @@ pub enum Event {
         /// returned, as an input tree the emitted test replays; absent for another call, or
         /// a reading the emitted test could not rebuild.
         #[serde(default)]
-        clock: Option<ValueTree>,
+        clock: Option<Box<ValueTree>>,
     },
     /// A side effect the sandbox refused.
     Blocked {

@@ -462,11 +462,12 @@ fn clock_replays(run: &Execution) -> Vec<Mock> {
             ..
         } = event
         {
+            let value = (**value).clone();
             match out.iter_mut().find(|m| m.target == *callee) {
-                Some(m) => m.returns.push(value.clone()),
+                Some(m) => m.returns.push(value),
                 None => out.push(Mock {
                     target: callee.clone(),
-                    returns: vec![value.clone()],
+                    returns: vec![value],
                 }),
             }
         }
