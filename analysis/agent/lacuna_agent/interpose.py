@@ -212,46 +212,20 @@ def call_external(name, target, args, kwargs):
     _state["depth"] -= 1
     _write_back(copies)
     if name in CLOCK_READS:
-        rec.clock_read(n, clock_value(result))
+        from .values import assertable
+
+        rec.clock_read(n, assertable(result))
     return returned(rec, n, result)
 
 
 # The calls that read the wall clock: a test that pins what a run computed from them would fail
 # at another time, so the emitted test replays the values the run read (`clock` of the call's
-# event) through the same patch as a mocked call. Not the monotonic clocks: an event loop
-# measures its timeouts with `time.monotonic`, which a replay's repeated last value would stop.
+# event, as `values.assertable` writes it) through the same patch as a mocked call. Not the
+# monotonic clocks: an event loop measures its timeouts with `time.monotonic`, which a replay's
+# repeated last value would stop.
 CLOCK_READS = frozenset((
     "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today",
     "datetime.date.today", "time.time", "time.time_ns"))
-
-
-def clock_value(value):
-    """A clock's reading as an input tree the emitted test can rebuild (`datetime(...)`, a
-    number), or None for one it cannot (a datetime at a zone other than a fixed offset)."""
-    t = type(value)
-    if t is float:
-        return {"kind": "float", "value": value}
-    if t is int:
-        return {"kind": "int", "value": str(value)}
-    if t not in (datetime.datetime, datetime.date):
-        return None
-    names = ("year", "month", "day") if t is datetime.date else (
-        "year", "month", "day", "hour", "minute", "second", "microsecond")
-    tree = {"kind": "object", "class": "datetime:" + t.__name__,
-            "args": [{"kind": "int", "value": str(getattr(value, n))} for n in names],
-            "kwargs": {}}
-    zone = getattr(value, "tzinfo", None)
-    if zone is not None:
-        if type(zone) is not datetime.timezone:
-            return None
-        micro = zone.utcoffset(None) // datetime.timedelta(microseconds=1)
-        unit, amount = ("seconds", micro // 1000000) if micro % 1000000 == 0 else (
-            "microseconds", micro)
-        tree["kwargs"]["tzinfo"] = {
-            "kind": "object", "class": "datetime:timezone", "kwargs": {}, "args": [{
-                "kind": "object", "class": "datetime:timedelta", "args": [],
-                "kwargs": {unit: {"kind": "int", "value": str(amount)}}}]}
-    return tree
 
 
 def returned(rec, n, result):

@@ -131,8 +131,8 @@ class Recorder:
             event["ret_var"] = "$ret:%d" % n
 
     def clock_read(self, n, tree):
-        """External call `n` read a clock and returned the value `tree` rebuilds (None: a value
-        the emitted test cannot rebuild)."""
+        """External call `n` read a clock and returned the value `tree` (`values.assertable`'s
+        literal or standard value) stands for; None for one an emitted test cannot write."""
         event = self._call_event(n)
         event["clock"] = tree
 

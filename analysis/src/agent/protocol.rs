@@ -516,10 +516,11 @@ pub enum Event {
         #[serde(default)]
         values: std::collections::BTreeMap<String, serde_json::Value>,
         /// Of a call that read a clock (`datetime.datetime.now`, `time.time`): what it
-        /// returned, as an input tree the emitted test replays; absent for another call, or
-        /// a reading the emitted test could not rebuild.
-        #[serde(default)]
-        clock: Option<Box<ValueTree>>,
+        /// returned, read through the checks of an asserted value (a literal, or a standard
+        /// value from the closed set), which the emitted test replays; absent for another
+        /// call, or a reading no test can write.
+        #[serde(default, deserialize_with = "clock_reading")]
+        clock: Option<Box<crate::agent::state::Assertable>>,
     },
     /// A side effect the sandbox refused.
     Blocked {
@@ -536,6 +537,13 @@ pub enum Event {
     /// The inputs are built: the events before it happened while the agent built them
     /// (constructors, a factory's method calls); an input error has no such event.
     Built,
+}
+
+fn clock_reading<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Box<crate::agent::state::Assertable>>, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    Ok(crate::agent::state::Assertable::from_json(&value).map(Box::new))
 }
 
 fn expr<'de, D: Deserializer<'de>>(d: D) -> Result<Expr, D::Error> {

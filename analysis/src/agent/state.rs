@@ -142,7 +142,7 @@ pub enum Assertable {
 }
 
 impl Assertable {
-    fn from_json(value: &serde_json::Value) -> Option<Assertable> {
+    pub(crate) fn from_json(value: &serde_json::Value) -> Option<Assertable> {
         StdValue::from_json(value)
             .map(Assertable::Std)
             .or_else(|| Literal::from_json(value).map(Assertable::Literal))

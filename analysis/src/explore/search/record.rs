@@ -4,13 +4,15 @@
 
 use super::Search;
 use crate::agent::protocol::{
-    Event, ExecuteRequest, Execution, Literal, Mock, ReturnValue, SideEffect, Status,
+    Event, ExecuteRequest, Execution, Literal, Mock, ReturnValue, SideEffect, Status, Value,
+    ValueTree,
 };
+use crate::agent::state::{Assertable, StdClass};
 use crate::explore::coverage::{Observed, Origin, observe};
 use crate::explore::exploration::{ExternalCallSeen, GeneratedTest, Outcome, Unbuilt, Unfinished};
 use crate::explore::inputs::Candidate;
 use rustc_hash::FxHashMap;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 impl Search<'_> {
     pub(super) fn execute(&mut self, candidate: &Candidate) -> Option<Observed> {
@@ -462,7 +464,9 @@ fn clock_replays(run: &Execution) -> Vec<Mock> {
             ..
         } = event
         {
-            let value = (**value).clone();
+            let Some(value) = reading_tree(value) else {
+                continue;
+            };
             match out.iter_mut().find(|m| m.target == *callee) {
                 Some(m) => m.returns.push(value),
                 None => out.push(Mock {
@@ -474,4 +478,59 @@ fn clock_replays(run: &Execution) -> Vec<Mock> {
     }
     out.retain(|m| m.returns.len() <= MAX_CLOCK_REPLAYS);
     out
+}
+
+/// A clock's reading as the input tree its mock returns: a number, or a date or datetime (an
+/// aware one at a zone of its offset); None for anything a clock does not return.
+pub(super) fn reading_tree(reading: &Assertable) -> Option<ValueTree> {
+    let int = |digits: &str| {
+        ValueTree::new(Value::Int {
+            value: digits.to_owned(),
+        })
+    };
+    let object = |class: &str, args: Vec<ValueTree>, kwargs: BTreeMap<String, ValueTree>| {
+        ValueTree::new(Value::Object {
+            class: class.to_owned(),
+            args,
+            kwargs,
+            calls: vec![],
+        })
+    };
+    match reading {
+        Assertable::Literal(Literal::Int(digits)) => Some(int(digits)),
+        Assertable::Literal(Literal::Float(x)) if x.is_finite() => {
+            Some(ValueTree::new(Value::Float {
+                value: serde_json::json!(x),
+            }))
+        }
+        Assertable::Std(std) => {
+            let class = match std.class {
+                StdClass::Date => "datetime:date",
+                StdClass::DateTime => "datetime:datetime",
+                _ => return None,
+            };
+            let args = std
+                .args
+                .iter()
+                .map(|a| match a {
+                    Literal::Int(digits) => Some(int(digits)),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let mut kwargs = BTreeMap::new();
+            if let Some(seconds) = std.utc_offset {
+                let offset = object(
+                    "datetime:timedelta",
+                    vec![],
+                    BTreeMap::from([("seconds".to_owned(), int(&seconds.to_string()))]),
+                );
+                kwargs.insert(
+                    "tzinfo".to_owned(),
+                    object("datetime:timezone", vec![offset], BTreeMap::new()),
+                );
+            }
+            Some(object(class, args, kwargs))
+        }
+        _ => None,
+    }
 }

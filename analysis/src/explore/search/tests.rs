@@ -160,6 +160,16 @@ fn budget() -> Budget {
     }
 }
 
+/// A candidate giving these integer inputs.
+fn ints(values: &[(&str, i64)]) -> Candidate {
+    let mut c = Candidate::default();
+    for (name, n) in values {
+        c.vars
+            .insert((*name).into(), ModelValue::Int(n.to_string()));
+    }
+    c
+}
+
 fn compare(op: Op, var: &str, n: i64) -> Expr {
     Expr::app(op, vec![Expr::var(var, Sort::Int), Expr::int(n)])
 }
@@ -402,12 +412,7 @@ fn the_frontier_pops_by_priority_and_never_queues_an_input_twice() {
     let signature = int_params(&["score", "bonus"]);
     let budget = budget();
     let mut search = Search::new(&f, &signature, &executor, &budget);
-    let input = |score: i64| {
-        let mut c = Candidate::default();
-        c.vars
-            .insert("score".into(), ModelValue::Int(score.to_string()));
-        c
-    };
+    let input = |score: i64| ints(&[("score", score)]);
     search.push(0, input(1));
     search.push(3, input(2));
     search.push(0, input(3));
@@ -866,14 +871,7 @@ fn flips_at_nothing_open_wait_for_an_empty_frontier() {
     let signature = int_params(&["score", "bonus"]);
     let budget = budget();
     let mut search = Search::new(&f, &signature, &executor, &budget);
-    let input = |score: i64, bonus: i64| {
-        let mut c = Candidate::default();
-        c.vars
-            .insert("score".into(), ModelValue::Int(score.to_string()));
-        c.vars
-            .insert("bonus".into(), ModelValue::Int(bonus.to_string()));
-        c
-    };
+    let input = |score: i64, bonus: i64| ints(&[("score", score), ("bonus", bonus)]);
     for (score, bonus) in [(95, 0), (0, 0), (0, 7)] {
         search.execute(&input(score, bonus)).expect("it ran");
     }
@@ -888,4 +886,40 @@ fn flips_at_nothing_open_wait_for_an_empty_frontier() {
     let queued: Vec<u32> = search.frontier.iter().map(|(p, _)| *p).collect();
     assert_eq!(queued, [0, 0], "{:?}", search.frontier);
     assert!(!search.solve_deferred());
+}
+
+/// A clock's reading comes from the worker, where project code runs: it is read through the
+/// checks of an asserted value, so a forged one (`os.system`) is no reading at all, and a real
+/// one becomes the tree its mock returns.
+#[test]
+fn a_clock_reading_is_read_through_the_checks_of_an_asserted_value() {
+    let call = |clock: serde_json::Value| -> Event {
+        serde_json::from_value(serde_json::json!({
+            "k": "call", "n": 1, "callee": "datetime.datetime.now", "arg_vars": [],
+            "clock": clock,
+        }))
+        .expect("a call event")
+    };
+    let reading = |event: Event| match event {
+        Event::Call { clock, .. } => clock,
+        _ => unreachable!(),
+    };
+    let int = |n: &str| serde_json::json!({"kind": "int", "value": n});
+    let forged = serde_json::json!({"kind": "object", "class": "os:system",
+        "args": [{"kind": "str", "value": "rm -rf ~"}]});
+    assert_eq!(reading(call(forged)), None);
+    let now = serde_json::json!({"kind": "std", "class": "datetime.datetime",
+        "args": [int("2026"), int("12"), int("8"), int("1"), int("24"), int("34"), int("5")],
+        "utcoffset": -18000});
+    let tree = record::reading_tree(&reading(call(now)).expect("a reading")).expect("a tree");
+    assert_eq!(
+        serde_json::to_value(&tree).unwrap(),
+        serde_json::json!({"kind": "object", "class": "datetime:datetime",
+            "args": [int("2026"), int("12"), int("8"), int("1"), int("24"), int("34"), int("5")],
+            "kwargs": {"tzinfo": {"kind": "object", "class": "datetime:timezone",
+                "args": [{"kind": "object", "class": "datetime:timedelta", "args": [],
+                    "kwargs": {"seconds": int("-18000")}, "calls": []}],
+                "kwargs": {}, "calls": []}},
+            "calls": []})
+    );
 }
